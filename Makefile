@@ -1,0 +1,154 @@
+# flipkit — one entry point. `make run` runs the default scene, `make check` is the self-check.
+# `make help` lists every target. Objects and binaries live under build/ (build/asan with SANITIZE=1).
+
+STAGES   := advect gravity p2g g2p divergence laplacian jacobi gradient
+SCENE    ?= scenes/ball_drop.json
+ARGS     ?=
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+STD      := -std=c11 -D_POSIX_C_SOURCE=200809L
+PKGS_LIB := jansson libpng check
+SANITIZE ?= 0
+
+ifeq ($(SANITIZE),1)
+BUILD    := build/asan
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+BUILD    := build
+SANFLAGS :=
+endif
+
+# Debian/Ubuntu package names of everything the kit needs (the OpenCL ones are for the
+# reference pipeline; a student's own build only needs a compiler, make, Check, jansson, libpng).
+DEB_PKGS := check pkg-config ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo gcovr \
+            libjansson-dev libpng-dev
+DEPS_OK  := build/.deps-ok
+
+PKG_CFLAGS = $(shell pkg-config --cflags jansson libpng 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs jansson libpng 2>/dev/null)
+CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
+
+ALL_CFLAGS  = $(STD) $(WARN) $(CFLAGS) $(SANFLAGS) -Icommon $(PKG_CFLAGS) -MMD -MP
+ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
+LIBS        = $(PKG_LIBS) -lm
+
+COMMON_SRC := $(filter-out common/flipsim_main.c,$(wildcard common/*.c))
+COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
+REF_STAGE_OBJ := $(STAGES:%=$(BUILD)/reference/%.o)
+REF_OTHER_SRC := $(filter-out $(STAGES:%=reference/%.c) reference/flipsim_main.c,$(wildcard reference/*.c))
+REF_OBJ    := $(REF_STAGE_OBJ) $(REF_OTHER_SRC:%.c=$(BUILD)/%.o)
+STU_OBJ    := $(STAGES:%=$(BUILD)/assignment/%.o) $(BUILD)/assignment/track.o
+SIM_OBJ    := $(COMMON_OBJ) $(REF_OBJ) $(STU_OBJ)
+
+FLIPSIM    := $(BUILD)/flipsim
+COMMON_TESTS := grid scene ply state seed
+PHYS_TESTS   := physics
+TEST_BINS  := $(COMMON_TESTS:%=$(BUILD)/tests/test_%) $(PHYS_TESTS:%=$(BUILD)/tests/test_%)
+
+.PHONY: all run check help deps clean stubs check-stubs test-common test-physics check-scenes \
+        check-warnings check-sanitize check-determinism
+.DEFAULT_GOAL := all
+
+all: $(FLIPSIM)
+
+help:
+	@echo "flipkit targets:"
+	@echo "  make run [SCENE=scenes/ball_drop.json] [ARGS='--frames 10']  build and run a scene"
+	@echo "                                      (writes out/<scene name>/particles/*.ply)"
+	@echo "  make check                          the whole self-check (what CI runs)"
+	@echo "  make test-common                    the Check suites for common/"
+	@echo "  make test-physics                   the physical validation suite (reference track)"
+	@echo "  make stubs                          regenerate assignment/ from reference/"
+	@echo "  make SANITIZE=1 ...                 build with ASan+UBSan into build/asan/"
+	@echo "  make deps                           install missing system packages"
+	@echo "  make clean                          remove build/"
+	@echo "Check suites: CK_FORK=no to debug in gdb, CK_RUN_CASE='name' to run one case."
+
+# ---- system packages --------------------------------------------------------------------
+deps: $(DEPS_OK)
+$(DEPS_OK): Makefile
+	@missing=""; \
+	if command -v dpkg-query >/dev/null 2>&1; then \
+	  for p in $(DEB_PKGS); do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	  done; \
+	  if [ -n "$$missing" ]; then \
+	    if [ "$$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi; \
+	    echo "flipkit: installing missing packages:$$missing"; \
+	    echo "+ $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq$$missing"; \
+	    $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null \
+	      || { echo "flipkit: apt-get failed; install these packages by hand:$$missing" >&2; exit 1; }; \
+	  fi; \
+	elif ! pkg-config --exists $(PKGS_LIB) 2>/dev/null; then \
+	  echo "flipkit: this is not Debian/Ubuntu and some libraries are missing." >&2; \
+	  echo "flipkit: install the equivalents of: $(DEB_PKGS)" >&2; \
+	  exit 1; \
+	fi
+	@mkdir -p $(@D) && touch $@
+
+# ---- compiling ------------------------------------------------------------------------
+# Reference stages share their names with the student's; they are renamed ref_<stage> at
+# compile time so both tracks live in one binary (--use-reference swaps between them).
+$(REF_STAGE_OBJ): $(BUILD)/reference/%.o: reference/%.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -D$*=ref_$* -c $< -o $@
+
+$(BUILD)/%.o: %.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/tests/%.o: tests/%.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Ireference $(CHECK_CFLAGS) -c $< -o $@
+
+$(FLIPSIM): $(SIM_OBJ) $(BUILD)/reference/flipsim_main.o
+	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -o $@
+
+$(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(BUILD)/tests/harness.o $(SIM_OBJ)
+	$(CC) $(ALL_LDFLAGS) $^ $(CHECK_LIBS) $(LIBS) -o $@
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# ---- running --------------------------------------------------------------------------
+run: $(FLIPSIM)
+	$(FLIPSIM) $(ARGS) $(SCENE)
+
+# ---- stubs: assignment/ is reference/ with the solution blocks stripped ----------------
+stubs:
+	@for s in $(STAGES); do awk -v stage=$$s -f reference/mkstub.awk reference/$$s.c > assignment/$$s.c; done
+	@echo "assignment/: regenerated $(words $(STAGES)) stubs from reference/"
+
+check-stubs:
+	@fail=0; for s in $(STAGES); do \
+	  awk -v stage=$$s -f reference/mkstub.awk reference/$$s.c | cmp -s - assignment/$$s.c \
+	    || { echo "check-stubs: assignment/$$s.c differs from what 'make stubs' makes from reference/$$s.c" >&2; fail=1; }; \
+	done; exit $$fail
+	@echo "check-stubs: assignment/ matches reference/"
+
+# ---- self-check ------------------------------------------------------------------------
+test-common: $(COMMON_TESTS:%=$(BUILD)/tests/test_%)
+	@for t in $^; do $$t || exit 1; done
+
+test-physics: $(BUILD)/tests/test_physics
+	$<
+
+check-scenes: $(FLIPSIM)
+	@tests/check_scenes.sh $(FLIPSIM)
+
+check-determinism: $(FLIPSIM)
+	@tests/check_determinism.sh $(FLIPSIM)
+
+check-warnings: | $(DEPS_OK)
+	@tests/check_warnings.sh
+
+check-sanitize: | $(DEPS_OK)
+	@$(MAKE) --no-print-directory SANITIZE=1 build/asan/flipsim
+	@tests/check_bad_scenes.sh build/asan/flipsim
+
+check: check-stubs test-common test-physics check-scenes check-determinism check-sanitize check-warnings
+	@echo "make check: all passed"
+
+clean:
+	rm -rf build

@@ -1,0 +1,375 @@
+/* cli.c — flipsim's command line: parse options, load the scene, run frames, write files.
+ * flipkit common/: the only place that prints. Errors are one line naming the file or the
+ * option and what was expected; the exit statuses are listed in cli.h and in --help. */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ply.h"
+#include "sim.h"
+
+enum { MAX_SETS = 64 };
+
+typedef struct {
+    const char *scene_path;
+    const char *out;             /* NULL: out/<scene name> */
+    const char *track;           /* NULL: reference when linked, else student */
+    const char *use_reference;
+    const char *resume;
+    const char *sets[MAX_SETS];
+    int nsets;
+    int frames;                  /* -1: the scene's */
+    int checkpoint_every;
+    int quiet;
+} Options;
+
+typedef struct {
+    const Options *opt;
+    Scene scene;
+    Sim sim;
+    char out[1024];
+    FILE *log;
+    int progress;                /* print a progress line (stderr is a terminal) */
+    int first_frame;             /* the frame the run started from */
+} Run;
+
+static void cli_usage(FILE *f, int with_reference)
+{
+    fprintf(f,
+        "usage: flipsim [options] SCENE.json\n"
+        "       flipsim [options] --resume OUT/state/000010.state\n"
+        "Runs a PIC/FLIP liquid simulation and writes OUT/particles/000000.ply ... (frame N is\n"
+        "the state at time N/frame_rate; frame 0 is the initial state) and OUT/log.txt.\n\n"
+        "options (default in brackets):\n"
+        "  --frames N              last frame to simulate [the scene's \"frames\"]\n"
+        "  --out DIR               output directory [out/<scene name>]\n"
+        "  --track student|reference\n"
+        "                          whose stages run [%s]\n"
+        "  --use-reference=LIST    run these stages (comma-separated, or \"all\") from the\n"
+        "                          reference, the rest from --track [none]%s\n"
+        "  --set KEY.PATH=VALUE    override a scene value, VALUE in JSON; repeatable\n"
+        "                          (e.g. --set grid.resolution=[64,64,64] --set use_gauss_seidel=true)\n"
+        "  --resume FILE           continue from a state file (it holds the scene) [off]\n"
+        "  --checkpoint-every K    write OUT/state/NNNNNN.state every K frames [0 = never]\n"
+        "  --quiet                 print only errors [off]\n"
+        "  --help                  this text\n\n"
+        "exit status: 0 done; 1 output could not be written; 2 bad option, scene or state\n"
+        "file; 3 a stage produced NaN/Inf (the frames already written are kept).\n\n",
+        with_reference ? "reference" : "student",
+        with_reference ? "" : "\n                          (not in this build: it has no reference stages)");
+    fprintf(f, "scene keys (scenes/README.md has the full schema):\n");
+    scene_print_schema(f);
+}
+
+static int cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("flipsim: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return EXIT_INPUT;
+}
+
+static int cli_parse_count(const char *opt, const char *text, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < 0 || v > 1000000)
+        return cli_error("%s: expected a whole number from 0 to 1000000, got \"%s\"", opt, text);
+    *out = (int)v;
+    return 0;
+}
+
+static int cli_parse(int argc, char **argv, Options *o, int with_reference)
+{
+    enum { O_FRAMES = 256, O_OUT, O_TRACK, O_USEREF, O_SET, O_RESUME, O_CKPT, O_QUIET, O_HELP };
+    static const struct option longs[] = {
+        { "frames", required_argument, NULL, O_FRAMES },
+        { "out", required_argument, NULL, O_OUT },
+        { "track", required_argument, NULL, O_TRACK },
+        { "use-reference", required_argument, NULL, O_USEREF },
+        { "set", required_argument, NULL, O_SET },
+        { "resume", required_argument, NULL, O_RESUME },
+        { "checkpoint-every", required_argument, NULL, O_CKPT },
+        { "quiet", no_argument, NULL, O_QUIET },
+        { "help", no_argument, NULL, O_HELP },
+        { NULL, 0, NULL, 0 },
+    };
+    *o = (Options){ .frames = -1 };
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+        int rc = 0;
+        switch (c) {
+        case O_FRAMES: rc = cli_parse_count("--frames", optarg, &o->frames); break;
+        case O_OUT: o->out = optarg; break;
+        case O_TRACK: o->track = optarg; break;
+        case O_USEREF: o->use_reference = optarg; break;
+        case O_SET:
+            if (o->nsets == MAX_SETS)
+                return cli_error("--set: at most %d overrides", MAX_SETS);
+            o->sets[o->nsets++] = optarg;
+            break;
+        case O_RESUME: o->resume = optarg; break;
+        case O_CKPT: rc = cli_parse_count("--checkpoint-every", optarg, &o->checkpoint_every); break;
+        case O_QUIET: o->quiet = 1; break;
+        case 'h':
+        case O_HELP: cli_usage(stdout, with_reference); exit(EXIT_OK);
+        case ':': return cli_error("%s: needs a value (see --help)", argv[optind - 1]);
+        default: return cli_error("%s: unknown option (see --help)", argv[optind - 1]);
+        }
+        if (rc)
+            return rc;
+    }
+    if (optind < argc)
+        o->scene_path = argv[optind++];
+    if (optind < argc)
+        return cli_error("%s: only one scene per run (see --help)", argv[optind]);
+    if (!o->scene_path && !o->resume)
+        return cli_error("no scene given: flipsim [options] SCENE.json (see --help)");
+    if (o->scene_path && o->resume)
+        return cli_error("give either SCENE.json or --resume FILE, not both: the state file "
+                         "holds its scene");
+    if (o->resume && o->nsets)
+        return cli_error("--set cannot change a resumed run: it continues the saved scene");
+    return 0;
+}
+
+/* ---- set-up ------------------------------------------------------------------------------ */
+
+static int cli_mkdirs(const char *path)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static int cli_load_scene(Run *r)
+{
+    const Options *o = r->opt;
+    char err[1024];
+    int rc;
+    if (o->resume) {
+        char *json = sim_state_scene(o->resume, err, sizeof err);
+        if (!json)
+            return cli_error("%s", err);
+        rc = scene_load_text(json, o->resume, NULL, 0, &r->scene, err, sizeof err);
+        free(json);
+    } else {
+        rc = scene_load(o->scene_path, o->sets, o->nsets, &r->scene, err, sizeof err);
+    }
+    return rc ? cli_error("%s", err) : 0;
+}
+
+static int cli_pick_track(const Options *o, const Track *student, const Track *reference,
+                          Track *out)
+{
+    const char *name = o->track ? o->track : reference ? "reference" : "student";
+    const Track *base;
+    if (strcmp(name, "student") == 0)
+        base = student;
+    else if (strcmp(name, "reference") == 0 && reference)
+        base = reference;
+    else if (strcmp(name, "reference") == 0)
+        return cli_error("--track reference: this build has no reference stages (the student "
+                         "kit ships without them); use --track student");
+    else
+        return cli_error("--track %s: expected student or reference", name);
+    *out = *base;
+    if (!o->use_reference)
+        return 0;
+    if (!reference)
+        return cli_error("--use-reference=%s: not available in this build (the student kit "
+                         "ships without reference stages; ask your instructor)", o->use_reference);
+    char err[512];
+    if (track_mix(out, base, reference, o->use_reference, err, sizeof err) != 0)
+        return cli_error("%s", err);
+    return 0;
+}
+
+/* ---- output ------------------------------------------------------------------------------ */
+
+static void cli_log(Run *r, const char *fmt, ...)
+{
+    if (!r->log)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(r->log, fmt, ap);
+    va_end(ap);
+    fflush(r->log);
+}
+
+static int cli_write_frame(Run *r)
+{
+    const Sim *s = &r->sim;
+    char path[1200], err[1300];
+    if (r->scene.output.particles) {
+        snprintf(path, sizeof path, "%s/particles/%06d.ply", r->out, s->frame);
+        if (ply_write_particles(path, &s->particles, err, sizeof err) != 0) {
+            fprintf(stderr, "flipsim: %s\n", err);
+            return EXIT_IO;
+        }
+    }
+    int every = r->opt->checkpoint_every;
+    if (every > 0 && s->frame % every == 0 && s->frame != r->first_frame) {
+        snprintf(path, sizeof path, "%s/state/%06d.state", r->out, s->frame);
+        if (sim_save_state(s, path, err, sizeof err) != 0) {
+            fprintf(stderr, "flipsim: %s\n", err);
+            return EXIT_IO;
+        }
+    }
+    return EXIT_OK;
+}
+
+static void cli_progress(Run *r, int last, double elapsed)
+{
+    int done = r->sim.frame - r->first_frame, total = last - r->first_frame;
+    double per = done > 0 ? elapsed / done : 0.0;
+    if (r->progress)
+        fprintf(stderr, "\rflipsim: frame %d/%d  substeps %d  %.2f s/frame  ETA %.0f s   ",
+                r->sim.frame, last, r->sim.stats.frame_substeps, per, per * (total - done));
+}
+
+static void cli_log_frame(Run *r, double seconds)
+{
+    const Sim *s = &r->sim;
+    const SolveResult *sr = &s->stats.last_solve;
+    cli_log(r, "frame %06d t=%.6f substeps=%d particles=%zu solver=%s iterations=%d "
+               "residual=%.3e%s seconds=%.3f\n",
+            s->frame, s->time, s->stats.frame_substeps, s->particles.count, s->solver_name,
+            sr->iterations, sr->residual,
+            s->stats.unconverged_solves ? " NOT-CONVERGED" : "", seconds);
+}
+
+static void cli_summary(Run *r, double elapsed)
+{
+    const Sim *s = &r->sim;
+    int frames = s->frame - r->first_frame;
+    long substeps = s->stats.substeps;
+    printf("flipsim: %s, %s track, %s solver: frames %d-%d, %zu particles, %ld substeps, "
+           "%.2f s (%.3f s/frame)\n",
+           r->scene.name, s->track.name, s->solver_name, r->first_frame, s->frame,
+           s->particles.count, substeps, elapsed, frames > 0 ? elapsed / frames : 0.0);
+    double total = 0.0;
+    for (int q = 0; q < PHASE_COUNT; q++)
+        total += s->stats.seconds[q];
+    printf("  %-12s %10s %12s %7s\n", "stage", "seconds", "ms/substep", "share");
+    for (int q = 0; q < PHASE_COUNT; q++)
+        printf("  %-12s %10.3f %12.3f %6.1f%%\n", sim_phase_names[q], s->stats.seconds[q],
+               substeps ? 1e3 * s->stats.seconds[q] / (double)substeps : 0.0,
+               total > 0.0 ? 100.0 * s->stats.seconds[q] / total : 0.0);
+    printf("  output: %s/particles/\n", r->out);
+}
+
+static double cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cli_run_frames(Run *r, int last)
+{
+    double start = cli_now();
+    int rc = EXIT_OK;
+    while (r->sim.frame < last && rc == EXIT_OK) {
+        double t0 = cli_now();
+        if (sim_advance_frame(&r->sim) != 0) {
+            if (r->progress)
+                fputc('\n', stderr);
+            fprintf(stderr, "flipsim: %s: frame %d: %s; frames up to %06d are kept in %s/particles\n",
+                    r->scene.name, r->sim.frame + 1, r->sim.error.message, r->sim.frame, r->out);
+            cli_log(r, "error: frame %d: %s\n", r->sim.frame + 1, r->sim.error.message);
+            return EXIT_BLOWUP;
+        }
+        rc = cli_write_frame(r);
+        cli_log_frame(r, cli_now() - t0);
+        cli_progress(r, last, cli_now() - start);
+    }
+    if (r->progress)
+        fputc('\n', stderr);
+    if (rc == EXIT_OK && !r->opt->quiet)
+        cli_summary(r, cli_now() - start);
+    return rc;
+}
+
+static int cli_start(Run *r, const Track *track)
+{
+    const Options *o = r->opt;
+    char err[1300];
+    snprintf(r->out, sizeof r->out, "%s", o->out ? o->out : "out/");
+    if (!o->out)
+        snprintf(r->out, sizeof r->out, "out/%s", r->scene.name);
+    char sub[1200];
+    snprintf(sub, sizeof sub, "%s/particles", r->out);
+    if (cli_mkdirs(sub) != 0 ||
+        (o->checkpoint_every > 0 && (snprintf(sub, sizeof sub, "%s/state", r->out), cli_mkdirs(sub) != 0))) {
+        fprintf(stderr, "flipsim: %s: cannot create: %s\n", sub, strerror(errno));
+        return EXIT_IO;
+    }
+    snprintf(sub, sizeof sub, "%s/log.txt", r->out);
+    r->log = fopen(sub, o->resume ? "a" : "w");
+    if (!r->log) {
+        fprintf(stderr, "flipsim: %s: cannot write: %s\n", sub, strerror(errno));
+        return EXIT_IO;
+    }
+    if (sim_init(&r->sim, &r->scene, track) != 0) {
+        fprintf(stderr, "flipsim: %s\n", r->sim.error.message);
+        return EXIT_IO;
+    }
+    if (o->resume && sim_load_state(&r->sim, o->resume, err, sizeof err) != 0)
+        return cli_error("%s", err);
+    r->first_frame = r->sim.frame;
+    cli_log(r, "%s %s: %s track, solver %s, %zu particles, from frame %d\n",
+            o->resume ? "resume" : "start", r->scene.path, r->sim.track.name, r->sim.solver_name,
+            r->sim.particles.count, r->sim.frame);
+    if (strcmp(r->sim.solver_name, r->scene.pressure.solver) != 0 && !r->scene.use_gauss_seidel &&
+        !o->quiet)
+        fprintf(stderr, "flipsim: note: pressure.solver \"%s\" is not in the %s track; using "
+                "its jacobi stage (set use_gauss_seidel=true for the given solver)\n",
+                r->scene.pressure.solver, r->sim.track.name);
+    return o->resume ? EXIT_OK : cli_write_frame(r);
+}
+
+int cli_main(int argc, char **argv, const Track *student, const Track *reference)
+{
+    Options opt;
+    Run r = { .opt = &opt };
+    Track track;
+    int rc = cli_parse(argc, argv, &opt, reference != NULL);
+    if (rc == 0)
+        rc = cli_pick_track(&opt, student, reference, &track);
+    if (rc == 0)
+        rc = cli_load_scene(&r);
+    if (rc == 0) {
+        r.progress = !opt.quiet && isatty(STDERR_FILENO);
+        rc = cli_start(&r, &track);
+    }
+    if (rc == 0)
+        rc = cli_run_frames(&r, opt.frames >= 0 ? opt.frames : r.scene.frames);
+    if (r.log)
+        fclose(r.log);
+    sim_free(&r.sim);
+    scene_free(&r.scene);
+    return rc;
+}

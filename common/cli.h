@@ -1,0 +1,16 @@
+/* cli.h — the flipsim command line: options, the run loop's printing, files written.
+ * flipkit common/: each binary's main hands in the tracks it links (the student tarball has
+ * only the student's; the kit's flipsim has both). */
+#ifndef FLIPKIT_CLI_H
+#define FLIPKIT_CLI_H
+
+#include "track.h"
+
+/* Exit statuses: 0 done, 1 could not write output or out of memory, 2 bad input (options,
+ * scene, state file), 3 the simulation produced NaN/Inf (frames written so far are kept). */
+enum { EXIT_OK = 0, EXIT_IO = 1, EXIT_INPUT = 2, EXIT_BLOWUP = 3 };
+
+/* reference may be NULL (student-only build). */
+int cli_main(int argc, char **argv, const Track *student, const Track *reference);
+
+#endif

@@ -1,0 +1,449 @@
+/* sim.c — the simulation driver: set-up, the frame loop with CFL substeps, and one substep.
+ * flipkit common/: sim_substep is the algorithm, one named call per line; every stage's
+ * output is checked for NaN/Inf right after it runs, so a blow-up names its stage. */
+#include "sim.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "state.h"
+
+const char *const sim_phase_names[PHASE_COUNT] = {
+    "p2g", "classify", "gravity", "divergence", "pressure",
+    "gradient", "extrapolate", "g2p", "advect", "keep_inside",
+};
+
+/* Layers of velocity extrapolated into the air: g2p reads at most one face beyond the
+ * fluid (its stencil is one cell wide), a second layer keeps the average smooth there. */
+enum { EXTRAPOLATE_LAYERS = 2 };
+
+static void sim_fail(Sim *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->error.message, sizeof s->error.message, fmt, ap);
+    va_end(ap);
+}
+
+static double sim_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- NaN/Inf checks: the first bad value, named by stage, field and place ---------------- */
+
+static const char *const sim_face_names[3] = { "u", "v", "w" };
+
+static bool sim_faces_finite(Sim *s, const char *stage, float *const vel[3])
+{
+    const MacGrid *g = &s->grid;
+    for (int a = 0; a < 3; a++)
+        for (size_t f = 0; f < grid_faces(g, a); f++)
+            if (!isfinite(vel[a][f])) {
+                const int *n = g->face[a].n;
+                int i = (int)(f % (size_t)n[0]), j = (int)(f / (size_t)n[0] % (size_t)n[1]);
+                int k = (int)(f / ((size_t)n[0] * (size_t)n[1]));
+                sim_fail(s, "stage %s wrote %g to %s at face (%d,%d,%d)", stage, vel[a][f],
+                         sim_face_names[a], i, j, k);
+                return false;
+            }
+    return true;
+}
+
+static bool sim_cells_finite(Sim *s, const char *stage, const char *field, const float *v)
+{
+    const MacGrid *g = &s->grid;
+    for (size_t c = 0; c < grid_cells(g); c++)
+        if (!isfinite(v[c])) {
+            int i = (int)(c % (size_t)g->nx), j = (int)(c / (size_t)g->nx % (size_t)g->ny);
+            int k = (int)(c / ((size_t)g->nx * (size_t)g->ny));
+            sim_fail(s, "stage %s wrote %g to %s at cell (%d,%d,%d)", stage, v[c], field, i, j, k);
+            return false;
+        }
+    return true;
+}
+
+static bool sim_particles_finite(Sim *s, const char *stage, const char *field, const Vec3 *v)
+{
+    for (size_t p = 0; p < s->particles.count; p++)
+        if (!isfinite(v[p].x) || !isfinite(v[p].y) || !isfinite(v[p].z)) {
+            sim_fail(s, "stage %s wrote (%g, %g, %g) to the %s of particle %zu", stage, v[p].x,
+                     v[p].y, v[p].z, field, p);
+            return false;
+        }
+    return true;
+}
+
+/* ---- the pressure solve ------------------------------------------------------------------ */
+
+/* |rhs - L p| / |rhs| over FLUID cells, with L the track's laplacian stage. */
+static double sim_jacobi_residual(Sim *s, const float *p, double bnorm)
+{
+    const MacGrid *g = &s->grid;
+    s->track.laplacian(g, p, s->lap);
+    double r2 = 0.0;
+    for (size_t c = 0; c < grid_cells(g); c++)
+        if (g->cell[c] == CELL_FLUID) {
+            double r = (double)s->rhs[c] - s->lap[c];
+            r2 += r * r;
+        }
+    return sqrt(r2) / bnorm;
+}
+
+/* The student's solver: the jacobi stage repeated, the residual measured every few sweeps
+ * with the laplacian stage. */
+static SolveResult sim_solve_jacobi(Sim *s, double bnorm)
+{
+    enum { CHECK_EVERY = 10 };
+    const PressureSettings *set = &s->scene->pressure;
+    MacGrid *g = &s->grid;
+    float *p = g->p, *next = s->scratch;
+    SolveResult res = { 0, sim_jacobi_residual(s, p, bnorm), false };
+    res.converged = res.residual <= set->tolerance;
+    while (!res.converged && res.iterations < set->iterations && isfinite(res.residual)) {
+        s->track.jacobi(g, p, s->rhs, set->jacobi_omega, next);
+        float *tmp = p;
+        p = next;
+        next = tmp;
+        res.iterations++;
+        if (res.iterations % CHECK_EVERY == 0 || res.iterations == set->iterations) {
+            res.residual = sim_jacobi_residual(s, p, bnorm);
+            res.converged = res.residual <= set->tolerance;
+        }
+    }
+    if (p != g->p)
+        memcpy(g->p, p, grid_cells(g) * sizeof *p);
+    return res;
+}
+
+/* rhs = (rho/dt) div, then L p = rhs with the chosen solver. */
+static bool sim_solve_pressure(Sim *s, float dt)
+{
+    MacGrid *g = &s->grid;
+    float scale = s->scene->density / dt;
+    double b2 = 0.0;
+    for (size_t c = 0; c < grid_cells(g); c++) {
+        s->rhs[c] = g->cell[c] == CELL_FLUID ? scale * s->div[c] : 0.0f;
+        b2 += (double)s->rhs[c] * s->rhs[c];
+    }
+    SolveResult res = { 0, 0.0, true };
+    if (b2 == 0.0)
+        memset(g->p, 0, grid_cells(g) * sizeof *g->p); /* nothing to correct: p = 0 solves it */
+    else if (s->solver)
+        res = s->solver(g, s->rhs, g->p, &s->scene->pressure);
+    else
+        res = sim_solve_jacobi(s, sqrt(b2));
+    s->stats.last_solve = res;
+    s->stats.solve_iterations += res.iterations;
+    s->stats.unconverged_solves += !res.converged;
+    if (!s->solver && !sim_cells_finite(s, "laplacian", "L p", s->lap))
+        return false;
+    return sim_cells_finite(s, s->solver ? s->solver_name : "jacobi", "p", g->p);
+}
+
+/* ---- one substep ------------------------------------------------------------------------- */
+
+static void sim_keep_old_velocity(Sim *s)
+{
+    for (int a = 0; a < 3; a++)
+        memcpy(s->vel_old[a], s->grid.vel[a], grid_faces(&s->grid, a) * sizeof(float));
+}
+
+/* Runs one step of the substep, adds its time to its phase, and stops the substep when the
+ * check after it fails. */
+#define RUN(phase, call, check)                                                          \
+    do {                                                                                 \
+        double t0_ = sim_clock();                                                        \
+        call;                                                                            \
+        s->stats.seconds[phase] += sim_clock() - t0_;                                    \
+        if (!(check))                                                                    \
+            return -1;                                                                   \
+    } while (0)
+
+int sim_substep(Sim *s, float dt)
+{
+    const Track *t = &s->track;
+    const Scene *sc = s->scene;
+    MacGrid *g = &s->grid;
+    Particles *ps = &s->particles;
+    bool ok = true;
+
+    RUN(PHASE_P2G,        t->p2g(ps, g),                       sim_faces_finite(s, "p2g", g->vel));
+    RUN(PHASE_P2G,        sim_keep_old_velocity(s),            true);
+    RUN(PHASE_CLASSIFY,   given_classify(g, s->solid, ps),     true);
+    RUN(PHASE_GRAVITY,    t->gravity(g, sc->gravity, dt),      sim_faces_finite(s, "gravity", g->vel));
+    RUN(PHASE_DIVERGENCE, t->divergence(g, s->div),            sim_cells_finite(s, "divergence", "div", s->div));
+    RUN(PHASE_PRESSURE,   ok = sim_solve_pressure(s, dt),      ok);
+    RUN(PHASE_GRADIENT,   t->gradient(g, g->p, dt / sc->density), sim_faces_finite(s, "gradient", g->vel));
+    RUN(PHASE_EXTRAPOLATE, given_extrapolate(g, EXTRAPOLATE_LAYERS, s->extrap_scratch), true);
+    RUN(PHASE_G2P,        t->g2p(ps, g, s->vel_old, sc->pic_flip_alpha),
+                          sim_particles_finite(s, "g2p", "velocity", ps->vel));
+    RUN(PHASE_ADVECT,     t->advect(ps, dt),                   sim_particles_finite(s, "advect", "position", ps->pos));
+    RUN(PHASE_KEEP_INSIDE, given_keep_inside(ps, g),           true);
+    s->stats.substeps++;
+    s->stats.frame_substeps++;
+    return 0;
+}
+
+/* ---- frames ------------------------------------------------------------------------------ */
+
+float sim_cfl_dt(const Sim *s)
+{
+    float vmax2 = 0.0f;
+    for (size_t p = 0; p < s->particles.count; p++) {
+        Vec3 v = s->particles.vel[p];
+        float v2 = v.x * v.x + v.y * v.y + v.z * v.z;
+        vmax2 = v2 > vmax2 ? v2 : vmax2;
+    }
+    /* Bridson (2nd ed., sec. 3.3) adds sqrt(5 dx |g|) for the speed gravity adds within the
+     * step, so a fluid starting at rest does not take one huge first step. */
+    Vec3 gr = s->scene->gravity;
+    float gmag = sqrtf(gr.x * gr.x + gr.y * gr.y + gr.z * gr.z);
+    float umax = sqrtf(vmax2) + sqrtf(5.0f * s->grid.dx * gmag);
+    return umax > 0.0f ? s->scene->cfl * s->grid.dx / umax : INFINITY;
+}
+
+static int sim_fire_events(Sim *s, int frame)
+{
+    const Scene *sc = s->scene;
+    for (int e = 0; e < sc->nevents; e++) {
+        if (sc->events[e].frame != frame)
+            continue;
+        long added = given_seed_fluid(&s->particles, &s->grid, s->solid, sc->events[e].fluid,
+                                      sc->events[e].nfluid, sc->particles_per_cell, sc->seed,
+                                      (uint32_t)e + 1u);
+        if (added < 0) {
+            sim_fail(s, "out of memory seeding events[%d]", e);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int sim_advance_frame(Sim *s)
+{
+    int next = s->frame + 1;
+    double t_end = next / s->scene->frame_rate;
+    double eps = 1e-9 / s->scene->frame_rate;
+    s->stats.frame_substeps = 0;
+    s->stats.unconverged_solves = 0;
+    while (t_end - s->time > eps) {
+        double remaining = t_end - s->time;
+        double dt = sim_cfl_dt(s);
+        /* Split what is left evenly rather than finish with a sliver of a substep. */
+        dt = dt >= remaining ? remaining : dt > 0.5 * remaining ? 0.5 * remaining : dt;
+        if (sim_substep(s, (float)dt) != 0)
+            return -1;
+        s->time += dt;
+    }
+    s->time = t_end;
+    s->frame = next;
+    return sim_fire_events(s, next);
+}
+
+/* ---- set-up ------------------------------------------------------------------------------ */
+
+static PressureSolver sim_track_solver(const Track *t, const char *name)
+{
+    for (const NamedSolver *n = t->solvers; n && n->name; n++)
+        if (strcmp(n->name, name) == 0)
+            return n->solve;
+    return NULL;
+}
+
+static SolveResult sim_given_sor(const MacGrid *g, const float *rhs, float *p,
+                                 const PressureSettings *set)
+{
+    return given_solve_sor(g, rhs, p, set, set->sor_omega);
+}
+
+static SolveResult sim_given_gauss_seidel(const MacGrid *g, const float *rhs, float *p,
+                                          const PressureSettings *set)
+{
+    return given_solve_sor(g, rhs, p, set, 1.0f);
+}
+
+/* use_gauss_seidel wins; otherwise the scene's pressure.solver, where "jacobi" means the
+ * track's own jacobi stage. The student track has no solvers of its own, so a scene asking
+ * for pcg runs the student's jacobi there (the CLI says so). */
+static int sim_pick_solver(Sim *s)
+{
+    const Scene *sc = s->scene;
+    const char *name = sc->use_gauss_seidel ? "sor" : sc->pressure.solver;
+    s->solver_name = name;
+    if (strcmp(name, "jacobi") == 0)
+        s->solver = NULL;
+    else if (strcmp(name, "sor") == 0)
+        s->solver = sim_given_sor;
+    else if (strcmp(name, "gauss_seidel") == 0)
+        s->solver = sim_given_gauss_seidel;
+    else if (!(s->solver = sim_track_solver(&s->track, name))) {
+        s->solver_name = "jacobi";
+    }
+    return 0;
+}
+
+static int sim_alloc(Sim *s)
+{
+    const MacGrid *g = &s->grid;
+    size_t n = grid_cells(g), fmax = 0;
+    s->solid = calloc(n, sizeof *s->solid);
+    s->div = calloc(n, sizeof(float));
+    s->rhs = calloc(n, sizeof(float));
+    s->scratch = calloc(n, sizeof(float));
+    s->lap = calloc(n, sizeof(float));
+    int ok = s->solid && s->div && s->rhs && s->scratch && s->lap;
+    for (int a = 0; a < 3; a++) {
+        s->vel_old[a] = calloc(grid_faces(g, a), sizeof(float));
+        ok = ok && s->vel_old[a];
+        fmax = grid_faces(g, a) > fmax ? grid_faces(g, a) : fmax;
+    }
+    s->extrap_scratch = calloc(2 * fmax, 1);
+    return ok && s->extrap_scratch ? 0 : -1;
+}
+
+int sim_init(Sim *s, const Scene *scene, const Track *track)
+{
+    *s = (Sim){ .scene = scene, .track = *track };
+    part_init(&s->particles);
+    if (grid_init(&s->grid, scene->resolution[0], scene->resolution[1], scene->resolution[2],
+                  scene->cell_size) != 0 || sim_alloc(s) != 0) {
+        sim_fail(s, "%s: out of memory for a %dx%dx%d grid", scene->path, scene->resolution[0],
+                 scene->resolution[1], scene->resolution[2]);
+        return -1;
+    }
+    sim_pick_solver(s);
+    given_mark_solids(s->solid, &s->grid, scene->solids, scene->nsolids);
+    if (given_seed_fluid(&s->particles, &s->grid, s->solid, scene->fluid, scene->nfluid,
+                         scene->particles_per_cell, scene->seed, 0) < 0) {
+        sim_fail(s, "out of memory seeding the fluid");
+        return -1;
+    }
+    if (sim_fire_events(s, 0) != 0)
+        return -1;
+    given_classify(&s->grid, s->solid, &s->particles);
+    return 0;
+}
+
+void sim_free(Sim *s)
+{
+    grid_free(&s->grid);
+    part_free(&s->particles);
+    free(s->solid);
+    free(s->div);
+    free(s->rhs);
+    free(s->scratch);
+    free(s->lap);
+    free(s->extrap_scratch);
+    for (int a = 0; a < 3; a++)
+        free(s->vel_old[a]);
+}
+
+/* ---- checkpoints ------------------------------------------------------------------------- */
+
+_Static_assert(sizeof(Vec3) == 3 * sizeof(float), "Vec3 must be three packed floats");
+
+int sim_save_state(const Sim *s, const char *path, char *err, size_t errlen)
+{
+    StateFile sf;
+    state_init(&sf);
+    const MacGrid *g = &s->grid;
+    int32_t dims[3] = { g->nx, g->ny, g->nz }, frame = s->frame;
+    double time = s->time, substeps = (double)s->stats.substeps;
+    const char *json = s->scene->json ? s->scene->json : "";
+    int rc = state_add(&sf, "scene", STATE_U8, json, strlen(json)) |
+             state_add(&sf, "grid", STATE_I32, dims, 3) |
+             state_add(&sf, "frame", STATE_I32, &frame, 1) |
+             state_add(&sf, "time", STATE_F64, &time, 1) |
+             state_add(&sf, "substeps", STATE_F64, &substeps, 1) |
+             state_add(&sf, "pos", STATE_F32, s->particles.pos, 3 * (uint64_t)s->particles.count) |
+             state_add(&sf, "vel", STATE_F32, s->particles.vel, 3 * (uint64_t)s->particles.count) |
+             state_add(&sf, "p", STATE_F32, g->p, grid_cells(g));
+    if (rc != 0)
+        snprintf(err, errlen, "%s: out of memory building the state", path);
+    else
+        rc = state_write(&sf, path, err, errlen);
+    state_free(&sf);
+    return rc ? -1 : 0;
+}
+
+/* A section that must exist with this many elements (or any count when want == 0). */
+static const void *sim_section(const StateFile *sf, const char *path, const char *tag,
+                               uint32_t type, uint64_t want, uint64_t *count, char *err,
+                               size_t errlen)
+{
+    const void *d = state_find(sf, tag, type, count);
+    if (!d || (want && *count != want)) {
+        snprintf(err, errlen, "%s: section \"%s\" is missing or has the wrong size", path, tag);
+        return NULL;
+    }
+    return d;
+}
+
+int sim_load_state(Sim *s, const char *path, char *err, size_t errlen)
+{
+    StateFile sf;
+    state_init(&sf);
+    int rc = -1;
+    uint64_t n, np;
+    MacGrid *g = &s->grid;
+    const int32_t *dims, *frame;
+    const double *time, *substeps;
+    const float *pos, *vel, *p;
+    if (state_read(&sf, path, err, errlen) != 0)
+        goto done;
+    if (!(dims = sim_section(&sf, path, "grid", STATE_I32, 3, &n, err, errlen)) ||
+        !(frame = sim_section(&sf, path, "frame", STATE_I32, 1, &n, err, errlen)) ||
+        !(time = sim_section(&sf, path, "time", STATE_F64, 1, &n, err, errlen)) ||
+        !(substeps = sim_section(&sf, path, "substeps", STATE_F64, 1, &n, err, errlen)) ||
+        !(p = sim_section(&sf, path, "p", STATE_F32, grid_cells(g), &n, err, errlen)) ||
+        !(pos = sim_section(&sf, path, "pos", STATE_F32, 0, &np, err, errlen)) ||
+        !(vel = sim_section(&sf, path, "vel", STATE_F32, np, &n, err, errlen)))
+        goto done;
+    if (dims[0] != g->nx || dims[1] != g->ny || dims[2] != g->nz || np % 3 != 0) {
+        snprintf(err, errlen, "%s: saved grid %dx%dx%d does not match the scene's %dx%dx%d", path,
+                 dims[0], dims[1], dims[2], g->nx, g->ny, g->nz);
+        goto done;
+    }
+    s->particles.count = 0;
+    if (part_reserve(&s->particles, (size_t)(np / 3)) != 0) {
+        snprintf(err, errlen, "%s: out of memory for %llu particles", path,
+                 (unsigned long long)(np / 3));
+        goto done;
+    }
+    memcpy(s->particles.pos, pos, np * sizeof(float));
+    memcpy(s->particles.vel, vel, np * sizeof(float));
+    s->particles.count = (size_t)(np / 3);
+    memcpy(g->p, p, grid_cells(g) * sizeof(float));
+    s->frame = frame[0];
+    s->time = time[0];
+    s->stats.substeps = (long)substeps[0];
+    given_classify(g, s->solid, &s->particles);
+    rc = 0;
+done:
+    state_free(&sf);
+    return rc;
+}
+
+char *sim_state_scene(const char *path, char *err, size_t errlen)
+{
+    StateFile sf;
+    state_init(&sf);
+    char *json = NULL;
+    uint64_t n;
+    if (state_read(&sf, path, err, errlen) == 0) {
+        const char *text = sim_section(&sf, path, "scene", STATE_U8, 0, &n, err, errlen);
+        if (text && (json = malloc((size_t)n + 1))) {
+            memcpy(json, text, (size_t)n);
+            json[n] = '\0';
+        }
+    }
+    state_free(&sf);
+    return json;
+}

@@ -1,0 +1,74 @@
+/* sim.h — the simulation driver: the state of a run and the frame/substep loop.
+ * flipkit common/: sim_substep is the algorithm's outline; everything it calls is either a
+ * stage (from the track) or a given step (given.h). Only the CLI prints. */
+#ifndef FLIPKIT_SIM_H
+#define FLIPKIT_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "given.h"
+#include "scene.h"
+#include "track.h"
+
+/* Timing and counting per stage, for the end-of-run summary. Index by SimPhase. */
+typedef enum {
+    PHASE_P2G, PHASE_CLASSIFY, PHASE_GRAVITY, PHASE_DIVERGENCE, PHASE_PRESSURE,
+    PHASE_GRADIENT, PHASE_EXTRAPOLATE, PHASE_G2P, PHASE_ADVECT, PHASE_KEEP_INSIDE,
+    PHASE_COUNT
+} SimPhase;
+extern const char *const sim_phase_names[PHASE_COUNT];
+
+typedef struct {
+    double seconds[PHASE_COUNT];
+    long substeps;              /* over the whole run, resumed parts included */
+    long solve_iterations;      /* summed over solves */
+    int frame_substeps;         /* in the frame just finished */
+    SolveResult last_solve;
+    int unconverged_solves;     /* in the frame just finished */
+} SimStats;
+
+/* What went wrong, when sim_* returns -1: one line, naming the stage and the place. */
+typedef struct { char message[512]; } SimError;
+
+typedef struct {
+    const Scene *scene;
+    Track track;
+    PressureSolver solver;      /* NULL: the track's jacobi, repeated */
+    const char *solver_name;
+    float solver_omega;         /* for the given SOR */
+    MacGrid grid;
+    Particles particles;
+    int8_t *solid;              /* 1 where a cell is SOLID for the whole run */
+    float *vel_old[3];          /* grid velocity right after p2g, for FLIP */
+    float *div, *rhs, *scratch, *lap; /* per cell */
+    uint8_t *extrap_scratch;
+    int frame;                  /* the last frame reached; time == frame / frame_rate */
+    double time;
+    SimStats stats;
+    SimError error;
+} Sim;
+
+/* Sets up the grid, the solids and frame 0 (initial fluid and frame-0 events). The scene
+ * must outlive the sim. Returns 0, or -1 with s->error set. */
+int sim_init(Sim *s, const Scene *scene, const Track *track);
+void sim_free(Sim *s);
+
+/* Advances to the next frame: CFL substeps up to time (frame+1)/frame_rate, then that
+ * frame's events. Returns 0, or -1 with s->error set (e.g. a stage wrote NaN). */
+int sim_advance_frame(Sim *s);
+
+/* One substep of length dt: the algorithm, stage by stage. Returns 0 or -1. */
+int sim_substep(Sim *s, float dt);
+
+/* The substep length the CFL condition allows now (before capping at the frame end). */
+float sim_cfl_dt(const Sim *s);
+
+/* Checkpoints: everything a run needs to continue bit for bit, and the scene itself. */
+int sim_save_state(const Sim *s, const char *path, char *err, size_t errlen);
+/* Restores particles, pressure, frame and time saved by sim_save_state into an initialised
+ * sim of the same scene. Returns 0, or -1 with one line in err. */
+int sim_load_state(Sim *s, const char *path, char *err, size_t errlen);
+/* The scene JSON saved in a state file (malloc'd), or NULL with one line in err. */
+char *sim_state_scene(const char *path, char *err, size_t errlen);
+
+#endif

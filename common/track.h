@@ -1,0 +1,48 @@
+/* track.h — a track: the eight stage functions plus, optionally, a pressure solver.
+ * flipkit common/: the driver runs whatever track it is handed. The student track lives in
+ * assignment/track.c, the reference track in reference/track.c; each binary links its own. */
+#ifndef FLIPKIT_TRACK_H
+#define FLIPKIT_TRACK_H
+
+#include <stdbool.h>
+#include "stages.h"
+#include "scene.h"
+
+/* What a pressure solve did; solvers return it and only the driver prints. */
+typedef struct {
+    int iterations;
+    double residual;    /* final |b - L p| / |b| (0 when b = 0) */
+    bool converged;     /* residual <= tolerance */
+} SolveResult;
+
+/* Solves L p = rhs in FLUID cells (p holds the initial guess and receives the answer). */
+typedef SolveResult (*PressureSolver)(const MacGrid *g, const float *rhs, float *p,
+                                      const PressureSettings *ps);
+
+enum { STAGE_COUNT = 8 };
+extern const char *const stage_names[STAGE_COUNT]; /* in pipeline-independent, contract order */
+
+typedef struct {
+    const char *name;               /* "student", "reference", or "mixed" */
+    void (*advect)(Particles *, float);
+    void (*gravity)(MacGrid *, Vec3, float);
+    void (*p2g)(const Particles *, MacGrid *);
+    void (*g2p)(Particles *, const MacGrid *, float *const[3], float);
+    void (*divergence)(const MacGrid *, float *);
+    void (*laplacian)(const MacGrid *, const float *, float *);
+    void (*jacobi)(const MacGrid *, const float *, const float *, float, float *);
+    void (*gradient)(MacGrid *, const float *, float);
+    /* Named solvers this track adds to the given ones (NULL-terminated, may be NULL). */
+    const struct NamedSolver *solvers;
+} Track;
+
+typedef struct NamedSolver { const char *name; PressureSolver solve; } NamedSolver;
+
+extern const Track student_track;   /* assignment/track.c */
+
+/* dst = base with the stages named in the comma-separated list taken from other.
+ * Returns 0, or -1 and writes one line to err naming an unknown stage. */
+int track_mix(Track *dst, const Track *base, const Track *other, const char *list,
+              char *err, size_t errlen);
+
+#endif

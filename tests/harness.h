@@ -1,0 +1,14 @@
+/* harness.h — what every flipkit Check suite shares: running a suite and small builders.
+ * flipkit tests/: a suite's main is one line, return harness_run(make_suite()); so fork
+ * mode, CK_FORK=no (for gdb) and CK_RUN_CASE=name (one case) work the same everywhere. */
+#ifndef FLIPKIT_HARNESS_H
+#define FLIPKIT_HARNESS_H
+
+#include <check.h>
+
+/* Runs the suite with Check's environment variables honoured; returns the exit status. */
+int harness_run(Suite *s);
+/* A scratch directory for this test process (created on first use, under build/tmp). */
+const char *harness_tmpdir(void);
+
+#endif

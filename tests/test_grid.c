@@ -1,0 +1,152 @@
+/* test_grid.c — the MAC grid: sizes, the staggering table, indexing and the stencil.
+ * flipkit tests/: CK_FORK=no build/tests/test_grid runs in-process (for gdb);
+ * CK_RUN_CASE="stencil" runs one case. Grids are non-cubic so an i/j/k mix-up shows. */
+#include <math.h>
+
+#include "grid.h"
+#include "harness.h"
+
+static MacGrid g;
+
+static void setup(void)
+{
+    ck_assert_int_eq(grid_init(&g, 7, 5, 6, 0.5f), 0);
+}
+
+static void teardown(void)
+{
+    grid_free(&g);
+}
+
+START_TEST(face_counts_are_true_mac)
+{
+    /* u is (nx+1) x ny x nz, v is nx x (ny+1) x nz, w is nx x ny x (nz+1). */
+    ck_assert_int_eq(g.face[0].n[0], 8); ck_assert_int_eq(g.face[0].n[1], 5); ck_assert_int_eq(g.face[0].n[2], 6);
+    ck_assert_int_eq(g.face[1].n[0], 7); ck_assert_int_eq(g.face[1].n[1], 6); ck_assert_int_eq(g.face[1].n[2], 6);
+    ck_assert_int_eq(g.face[2].n[0], 7); ck_assert_int_eq(g.face[2].n[1], 5); ck_assert_int_eq(g.face[2].n[2], 7);
+    ck_assert_uint_eq(grid_faces(&g, 0), 8u * 5 * 6);
+    ck_assert_uint_eq(grid_cells(&g), 7u * 5 * 6);
+}
+END_TEST
+
+START_TEST(outer_layer_is_solid_inside_is_air)
+{
+    int solid = 0, air = 0;
+    for (int k = 0; k < g.nz; k++)
+        for (int j = 0; j < g.ny; j++)
+            for (int i = 0; i < g.nx; i++) {
+                int outer = i == 0 || j == 0 || k == 0 || i == 6 || j == 4 || k == 5;
+                int t = grid_cell_type(&g, i, j, k);
+                ck_assert_msg(t == (outer ? CELL_SOLID : CELL_AIR), "cell (%d,%d,%d): type %d", i, j, k, t);
+                solid += t == CELL_SOLID;
+                air += t == CELL_AIR;
+            }
+    ck_assert_int_eq(air, 5 * 3 * 4);
+    ck_assert_int_eq(solid, 7 * 5 * 6 - 5 * 3 * 4);
+    ck_assert_int_eq(grid_cell_type(&g, -1, 2, 2), CELL_SOLID);
+    ck_assert_int_eq(grid_cell_type(&g, 7, 2, 2), CELL_SOLID);
+}
+END_TEST
+
+START_TEST(indices_are_x_fastest)
+{
+    ck_assert_uint_eq(grid_cell_index(&g, 1, 0, 0), 1);
+    ck_assert_uint_eq(grid_cell_index(&g, 0, 1, 0), 7);
+    ck_assert_uint_eq(grid_cell_index(&g, 0, 0, 1), 35);
+    ck_assert_uint_eq(grid_face_index(&g, 0, 0, 1, 0), 8);  /* u rows are nx+1 long */
+    ck_assert_uint_eq(grid_face_index(&g, 1, 0, 0, 1), 42); /* v planes are nx*(ny+1) */
+    ck_assert_uint_eq(grid_face_index(&g, 2, 6, 4, 6), grid_faces(&g, 2) - 1);
+}
+END_TEST
+
+START_TEST(face_positions_and_neighbours)
+{
+    Vec3 u = grid_face_position(&g, 0, 3, 2, 1);
+    ck_assert_float_eq_tol(u.x, 1.5f, 1e-6f);
+    ck_assert_float_eq_tol(u.y, 1.25f, 1e-6f);
+    ck_assert_float_eq_tol(u.z, 0.75f, 1e-6f);
+    Vec3 v = grid_face_position(&g, 1, 3, 2, 1);
+    ck_assert_float_eq_tol(v.x, 1.75f, 1e-6f);
+    ck_assert_float_eq_tol(v.y, 1.0f, 1e-6f);
+    Vec3 c = grid_cell_centre(&g, 3, 2, 1);
+    ck_assert_float_eq_tol(c.z, 0.75f, 1e-6f);
+    /* v face (3,1,2) lies between cell (3,0,2) (SOLID floor) and cell (3,1,2) (AIR). */
+    ck_assert_int_eq(grid_face_below(&g, 1, 3, 1, 2), CELL_SOLID);
+    ck_assert_int_eq(grid_face_above(&g, 1, 3, 1, 2), CELL_AIR);
+    ck_assert(grid_face_is_solid(&g, 1, 3, 1, 2));
+    ck_assert(!grid_face_is_solid(&g, 1, 3, 2, 2));
+}
+END_TEST
+
+START_TEST(stencil_weights_sum_to_one_and_hit_faces)
+{
+    Vec3 x = { 1.3f, 1.1f, 0.9f };
+    for (int a = 0; a < 3; a++) {
+        Stencil s = grid_stencil(&g, a, x);
+        float sum = 0.0f;
+        for (int dk = 0; dk < 2; dk++)
+            for (int dj = 0; dj < 2; dj++)
+                for (int di = 0; di < 2; di++)
+                    sum += stencil_weight(&s, di, dj, dk);
+        ck_assert_float_eq_tol(sum, 1.0f, 1e-6f);
+    }
+    /* u at x = (1.3, 1.1, 0.9), dx 0.5: fx = 2.6, fy = 2.2 - 0.5 = 1.7, fz = 1.8 - 0.5 = 1.3. */
+    Stencil s = grid_stencil(&g, 0, x);
+    ck_assert_int_eq(s.base[0], 2); ck_assert_int_eq(s.base[1], 1); ck_assert_int_eq(s.base[2], 1);
+    ck_assert_float_eq_tol(s.t[0], 0.6f, 1e-5f);
+    ck_assert_float_eq_tol(s.t[1], 0.7f, 1e-5f);
+    ck_assert_float_eq_tol(s.t[2], 0.3f, 1e-5f);
+    /* A point exactly on a u face: all weight on that face. */
+    Stencil on = grid_stencil(&g, 0, grid_face_position(&g, 0, 3, 2, 1));
+    ck_assert_float_eq_tol(stencil_weight(&on, 0, 0, 0), 1.0f, 1e-6f);
+}
+END_TEST
+
+START_TEST(stencil_clamps_outside)
+{
+    Vec3 far = { -3.0f, 100.0f, 1.0f };
+    Stencil s = grid_stencil(&g, 1, far);
+    ck_assert_int_eq(s.base[0], 0);
+    ck_assert_int_eq(s.base[1], g.face[1].n[1] - 2);
+    ck_assert_float_eq(s.t[0], 0.0f);
+    ck_assert_float_eq(s.t[1], 1.0f);
+    int i, j, k;
+    grid_cell_of(&g, far, &i, &j, &k);
+    ck_assert_int_eq(i, 0); ck_assert_int_eq(j, 4); ck_assert_int_eq(k, 2);
+    Vec3 nan = { NAN, 1.0f, 1.0f };
+    grid_cell_of(&g, nan, &i, &j, &k); /* must not be undefined behaviour */
+    ck_assert(i >= 0 && i < g.nx);
+}
+END_TEST
+
+START_TEST(init_rejects_tiny_grids)
+{
+    MacGrid h;
+    ck_assert_int_eq(grid_init(&h, 2, 5, 5, 1.0f), -1);
+    ck_assert_int_eq(grid_init(&h, 5, 5, 5, 0.0f), -1);
+}
+END_TEST
+
+static Suite *grid_suite(void)
+{
+    Suite *s = suite_create("grid");
+    TCase *layout = tcase_create("layout");
+    tcase_add_checked_fixture(layout, setup, teardown);
+    tcase_add_test(layout, face_counts_are_true_mac);
+    tcase_add_test(layout, outer_layer_is_solid_inside_is_air);
+    tcase_add_test(layout, indices_are_x_fastest);
+    tcase_add_test(layout, face_positions_and_neighbours);
+    tcase_add_test(layout, init_rejects_tiny_grids);
+    suite_add_tcase(s, layout);
+    TCase *stencil = tcase_create("stencil");
+    tcase_add_checked_fixture(stencil, setup, teardown);
+    tcase_add_test(stencil, stencil_weights_sum_to_one_and_hit_faces);
+    tcase_add_test(stencil, stencil_clamps_outside);
+    suite_add_tcase(s, stencil);
+    return s;
+}
+
+int main(void)
+{
+    return harness_run(grid_suite());
+}
