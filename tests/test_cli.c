@@ -1,0 +1,244 @@
+/* test_cli.c — flipsim end to end through cli_main: the default scene's frames, --help,
+ * bad options, a stage that writes NaN, the student track with untouched stubs.
+ * flipkit tests/: CK_FORK=no for gdb (cases then share one process), CK_RUN_CASE="nan". */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "harness.h"
+#include "ply.h"
+#include "reference.h"
+
+/* Runs cli_main with stdout and stderr sent to files under the scratch directory. */
+static int run_cli(const char *tag, const Track *student, const Track *reference, char **argv)
+{
+    int argc = 0;
+    while (argv[argc])
+        argc++;
+    char out[512], err[512];
+    snprintf(out, sizeof out, "%s/%s.stdout", harness_tmpdir(), tag);
+    snprintf(err, sizeof err, "%s/%s.stderr", harness_tmpdir(), tag);
+    fflush(stdout);
+    fflush(stderr);
+    ck_assert_ptr_nonnull(freopen(out, "w", stdout));
+    ck_assert_ptr_nonnull(freopen(err, "w", stderr));
+    optind = 1;
+    int rc = cli_main(argc, argv, student, reference);
+    fflush(stdout);
+    fflush(stderr);
+    return rc;
+}
+
+static char *slurp(const char *tag, const char *stream)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.%s", harness_tmpdir(), tag, stream);
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+static void read_frame(const char *dir, int frame, Particles *ps)
+{
+    char path[600], err[700];
+    snprintf(path, sizeof path, "%s/particles/%06d.ply", dir, frame);
+    ck_assert_msg(ply_read_particles(path, ps, err, sizeof err) == 0, "%s", err);
+}
+
+static void centre_and_extent(const Particles *ps, double *ymean, double *xspread)
+{
+    double y = 0.0, xmin = 1e30, xmax = -1e30;
+    for (size_t p = 0; p < ps->count; p++) {
+        y += ps->pos[p].y;
+        xmin = fmin(xmin, ps->pos[p].x);
+        xmax = fmax(xmax, ps->pos[p].x);
+    }
+    *ymean = y / (double)ps->count;
+    *xspread = xmax - xmin;
+}
+
+/* Acceptance of `make run`: 31 valid frames, a constant particle count, the ball falls and
+ * spreads over the floor. */
+START_TEST(ball_drop_falls_and_spreads)
+{
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/ball", harness_tmpdir());
+    char *argv[] = { "flipsim", "--quiet", "--out", dir, "scenes/ball_drop.json", NULL };
+    ck_assert_int_eq(run_cli("ball", &student_track, &reference_track, argv), EXIT_OK);
+    Particles ps;
+    part_init(&ps);
+    read_frame(dir, 0, &ps);
+    size_t count = ps.count;
+    double y0, x0, y, x;
+    centre_and_extent(&ps, &y0, &x0);
+    ck_assert_uint_gt(count, 50000);
+    for (int f = 1; f <= 30; f++) {
+        read_frame(dir, f, &ps);
+        ck_assert_msg(ps.count == count, "frame %d: %zu particles, expected %zu", f, ps.count, count);
+    }
+    read_frame(dir, 12, &ps); /* t = 0.4 s: a free fall of 2 m would put the ball's bottom at -1 m */
+    centre_and_extent(&ps, &y, &x);
+    ck_assert_msg(y < y0 - 1.5, "frame 12: centre of mass at y = %.2f m, expected below %.2f (falling)", y, y0 - 1.5);
+    read_frame(dir, 30, &ps);
+    centre_and_extent(&ps, &y, &x);
+    ck_assert_msg(x > x0 + 0.5, "frame 30: x extent %.2f m, expected more than %.2f (spread)", x, x0 + 0.5);
+    ck_assert_msg(y < 2.5, "frame 30: centre of mass at y = %.2f m, expected on the floor (< 2.5)", y);
+    part_free(&ps);
+    char path[600];
+    snprintf(path, sizeof path, "%s/particles/000031.ply", dir);
+    ck_assert_msg(access(path, F_OK) != 0, "frame 31 written, the scene has 30");
+}
+END_TEST
+
+static void check_help_text(void)
+{
+    const char *text = slurp("help", "stdout");
+    static const char *const options[] = { "--frames", "--out", "--track", "--use-reference",
+                                           "--set", "--resume", "--checkpoint-every", "--quiet", "--help" };
+    for (size_t q = 0; q < sizeof options / sizeof *options; q++)
+        ck_assert_msg(strstr(text, options[q]), "--help does not mention %s", options[q]);
+    ck_assert_msg(strstr(text, "[out/<scene name>]"), "--help does not give the --out default");
+    ck_assert_msg(strstr(text, "[reference]"), "--help does not give the --track default");
+    ck_assert_msg(strstr(text, "pic_flip_alpha"), "--help does not list the scene keys");
+}
+
+START_TEST(help_text_checked)
+{
+    char *argv[] = { "flipsim", "--help", NULL };
+    (void)harness_tmpdir(); /* fix the directory before forking: the child has another pid */
+    pid_t pid = fork();
+    if (pid == 0) {
+        run_cli("help", &student_track, &reference_track, argv);
+        _exit(99);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    check_help_text();
+}
+END_TEST
+
+static void expect_bad_input(const char *tag, char **argv, const char *needle)
+{
+    int rc = run_cli(tag, &student_track, &reference_track, argv);
+    const char *err = slurp(tag, "stderr");
+    ck_assert_msg(rc == EXIT_INPUT, "%s: exit %d, expected %d", tag, rc, EXIT_INPUT);
+    ck_assert_msg(count_lines(err) == 1, "%s: expected one line on stderr, got:\n%s", tag, err);
+    ck_assert_msg(strstr(err, needle), "%s: message \"%s\" does not mention \"%s\"", tag, err, needle);
+}
+
+START_TEST(bad_options_get_one_line_and_exit_2)
+{
+    char *a[] = { "flipsim", "--frmes", "3", "scenes/ball_drop.json", NULL };
+    expect_bad_input("unknown", a, "--frmes");
+    char *b[] = { "flipsim", "--frames", "x", "scenes/ball_drop.json", NULL };
+    expect_bad_input("count", b, "--frames");
+    char *c[] = { "flipsim", "--use-reference=p2g,g3p", "scenes/ball_drop.json", NULL };
+    expect_bad_input("useref", c, "g3p");
+    char *d[] = { "flipsim", "--track", "teacher", "scenes/ball_drop.json", NULL };
+    expect_bad_input("track", d, "teacher");
+    char *e[] = { "flipsim", NULL };
+    expect_bad_input("noscene", e, "no scene");
+    char *f[] = { "flipsim", "--resume", "build/tmp/no-such.state", NULL };
+    expect_bad_input("resume", f, "no-such.state");
+}
+END_TEST
+
+START_TEST(student_build_explains_missing_reference)
+{
+    char *a[] = { "flipsim", "--use-reference=p2g", "scenes/ball_drop.json", NULL };
+    int rc = run_cli("noref", &student_track, NULL, a);
+    ck_assert_int_eq(rc, EXIT_INPUT);
+    ck_assert_ptr_nonnull(strstr(slurp("noref", "stderr"), "not available in this build"));
+}
+END_TEST
+
+/* A g2p that works for a while and then writes NaN into particle 7, like a student's bug
+ * that only shows once the fluid moves. */
+static int g2p_calls;
+static void g2p_nan_later(Particles *ps, const MacGrid *g, float *const old[3], float alpha)
+{
+    ref_g2p(ps, g, old, alpha);
+    if (++g2p_calls == 4)
+        ps->vel[7].y = NAN;
+}
+
+START_TEST(nan_stops_with_the_stage_and_keeps_frames)
+{
+    Track bad = reference_track;
+    bad.g2p = g2p_nan_later;
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/nan", harness_tmpdir());
+    char *argv[] = { "flipsim", "--quiet", "--track", "student", "--frames", "10", "--out", dir,
+                     "scenes/ball_drop.json", NULL };
+    int rc = run_cli("nan", &bad, &reference_track, argv);
+    const char *err = slurp("nan", "stderr");
+    ck_assert_msg(rc == EXIT_BLOWUP, "exit %d, expected %d; stderr: %s", rc, EXIT_BLOWUP, err);
+    ck_assert_msg(count_lines(err) == 1, "expected one line, got:\n%s", err);
+    ck_assert_msg(strstr(err, "stage g2p") && strstr(err, "particle 7"), "message does not name the stage and particle: %s", err);
+    /* g2p runs once per substep; ball_drop's first frames take one substep each, so the NaN
+     * comes in frame 4 and frames 0-3 are kept, readable. */
+    Particles ps;
+    part_init(&ps);
+    for (int f = 0; f <= 3; f++)
+        read_frame(dir, f, &ps);
+    part_free(&ps);
+    ck_assert_ptr_nonnull(strstr(err, "frames up to 000003 are kept"));
+}
+END_TEST
+
+START_TEST(stubs_run_without_crashing)
+{
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/stubs", harness_tmpdir());
+    char *argv[] = { "flipsim", "--quiet", "--track", "student", "--frames", "3", "--out", dir,
+                     "scenes/ball_drop.json", NULL };
+    ck_assert_int_eq(run_cli("stubs", &student_track, &reference_track, argv), EXIT_OK);
+    Particles ps;
+    part_init(&ps);
+    read_frame(dir, 3, &ps);
+    ck_assert_uint_gt(ps.count, 50000);
+    part_free(&ps);
+}
+END_TEST
+
+static Suite *cli_suite(void)
+{
+    Suite *s = suite_create("cli");
+    TCase *run = tcase_create("run");
+    tcase_set_timeout(run, 120);
+    tcase_add_test(run, ball_drop_falls_and_spreads);
+    tcase_add_test(run, stubs_run_without_crashing);
+    suite_add_tcase(s, run);
+    TCase *input = tcase_create("input");
+    tcase_add_test(input, help_text_checked);
+    tcase_add_test(input, bad_options_get_one_line_and_exit_2);
+    tcase_add_test(input, student_build_explains_missing_reference);
+    suite_add_tcase(s, input);
+    TCase *nan = tcase_create("nan");
+    tcase_set_timeout(nan, 60);
+    tcase_add_test(nan, nan_stops_with_the_stage_and_keeps_frames);
+    suite_add_tcase(s, nan);
+    return s;
+}
+
+int main(void)
+{
+    return harness_run(cli_suite());
+}
