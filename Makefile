@@ -45,14 +45,24 @@ SIM_OBJ    := $(COMMON_OBJ) $(REF_OBJ) $(STU_OBJ)
 FLIPSIM    := $(BUILD)/flipsim
 COMMON_TESTS := grid scene ply state seed cli
 PHYS_TESTS   := physics
-TEST_BINS  := $(COMMON_TESTS:%=$(BUILD)/tests/test_%) $(PHYS_TESTS:%=$(BUILD)/tests/test_%)
+STAGE_TESTS  := $(STAGES:%=$(BUILD)/tests/test_%)
+TEST_SUPPORT := $(BUILD)/tests/harness.o $(BUILD)/tests/golden.o $(BUILD)/tests/compare.o
+TEST_BINS  := $(COMMON_TESTS:%=$(BUILD)/tests/test_%) $(PHYS_TESTS:%=$(BUILD)/tests/test_%) $(STAGE_TESTS)
 
-.PHONY: all run check help deps clean stubs check-stubs test-common test-physics check-scenes \
+# Golden cases: the reference's input and output of every stage on tests/golden/*.json.
+MKGOLDEN      := $(BUILD)/tests/mkgolden
+GOLDEN_DIR    := build/golden
+GOLDEN_SCENES := $(sort $(wildcard tests/golden/*.json))
+GOLDEN_STAMP  := $(GOLDEN_DIR)/.made
+TRACK         ?= student
+
+.PHONY: all run check help deps clean stubs check-stubs golden test $(STAGES:%=test-%) test-common test-physics check-scenes \
         check-warnings check-sanitize check-determinism all-tests
 .DEFAULT_GOAL := all
+.SECONDARY:
 
 all: $(FLIPSIM)
-all-tests: $(TEST_BINS)
+all-tests: $(TEST_BINS) $(MKGOLDEN)
 
 help:
 	@echo "flipkit targets:"
@@ -102,13 +112,16 @@ $(BUILD)/%.o: %.c | $(DEPS_OK)
 
 $(BUILD)/tests/%.o: tests/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Ireference $(CHECK_CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -Ireference -DFLIPKIT_HAVE_REFERENCE $(CHECK_CFLAGS) -c $< -o $@
 
 $(FLIPSIM): $(SIM_OBJ) $(BUILD)/reference/flipsim_main.o
 	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -o $@
 
-$(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(BUILD)/tests/harness.o $(SIM_OBJ)
+$(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_SUPPORT) $(SIM_OBJ)
 	$(CC) $(ALL_LDFLAGS) $^ $(CHECK_LIBS) $(LIBS) -o $@
+
+$(MKGOLDEN): $(BUILD)/tests/mkgolden.o $(SIM_OBJ)
+	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -o $@
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
@@ -127,6 +140,19 @@ check-stubs:
 	    || { echo "check-stubs: assignment/$$s.c differs from what 'make stubs' makes from reference/$$s.c" >&2; fail=1; }; \
 	done; exit $$fail
 	@echo "check-stubs: assignment/ matches reference/"
+
+# ---- the student's tests: one Check suite per stage ------------------------------------
+golden: $(GOLDEN_STAMP)
+$(GOLDEN_STAMP): $(MKGOLDEN) $(GOLDEN_SCENES)
+	@rm -rf $(GOLDEN_DIR)
+	$(MKGOLDEN) $(GOLDEN_DIR) $(GOLDEN_SCENES)
+	@touch $@
+
+test: $(STAGE_TESTS) $(GOLDEN_STAMP)
+	@tests/run_suites.sh $(TRACK) $(STAGE_TESTS)
+
+$(STAGES:%=test-%): test-%: $(BUILD)/tests/test_% $(GOLDEN_STAMP)
+	@FLIPKIT_TRACK=$(TRACK) $<
 
 # ---- self-check ------------------------------------------------------------------------
 test-common: $(COMMON_TESTS:%=$(BUILD)/tests/test_%)

@@ -6,8 +6,17 @@
 
 #include <check.h>
 
+#include "track.h"
+
+/* The track under test: $FLIPKIT_TRACK = student (default, assignment/) or reference, with
+ * $FLIPKIT_STUDENT_STAGES = a comma-separated list of stages taken from the student track
+ * instead (make check's isolation runs). A bad value aborts the run with one line. */
+const Track *harness_track(void);
+
 /* Runs the suite with Check's environment variables honoured; returns the exit status. */
 int harness_run(Suite *s);
+/* The same for a stage suite, after saying which track it tests. */
+int harness_run_stage(Suite *s);
 /* A scratch directory for this test process (created on first use, under build/tmp). */
 const char *harness_tmpdir(void);
 

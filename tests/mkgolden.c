@@ -1,0 +1,279 @@
+/* mkgolden.c — writes golden cases: each stage's input and the reference's output, taken from
+ * one substep of a real run. flipkit tests/: `make golden` runs it on the scenes in tests/golden/.
+ * Usage: mkgolden OUTDIR SCENE.json...   (format in golden.h; deterministic, byte for byte)
+ *
+ * A golden scene runs its `frames` frames with the reference, so the fluid is moving; then
+ * the first substep of the next frame runs with every stage wrapped: the wrapper saves what
+ * the stage reads, calls the reference stage, and saves what it wrote. The pressure solve of
+ * a golden scene is the Jacobi stage (pressure.solver "jacobi"), so that jacobi and laplacian
+ * run too; jacobi is caught at its fifth sweep and laplacian at its second call, when p is no
+ * longer the warm start. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "reference.h"
+#include "sim.h"
+#include "state.h"
+
+enum { JACOBI_CALL = 5, LAPLACIAN_CALL = 2 };
+
+/* What the wrappers need to know; only one substep is ever recorded at a time. */
+static struct {
+    int active;
+    const char *outdir, *name;
+    int jacobi_calls, laplacian_calls;
+    int written;
+    int failed;
+} rec;
+
+static void rec_dims(StateFile *sf, const MacGrid *g)
+{
+    int32_t dims[3] = { g->nx, g->ny, g->nz };
+    state_add(sf, "dims", STATE_I32, dims, 3);
+    state_add(sf, "dx", STATE_F32, &g->dx, 1);
+    state_add(sf, "cell", STATE_I8, g->cell, grid_cells(g));
+}
+
+static void rec_faces(StateFile *sf, const char *prefix, const char *suffix, const MacGrid *g,
+                      float *const vel[3])
+{
+    static const char letters[3] = { 'u', 'v', 'w' };
+    for (int a = 0; a < 3; a++) {
+        char tag[STATE_TAG_LEN];
+        snprintf(tag, sizeof tag, "%s%c%s", prefix, letters[a], suffix);
+        state_add(sf, tag, STATE_F32, vel[a], grid_faces(g, a));
+    }
+}
+
+static void rec_particles(StateFile *sf, const char *prefix, const Particles *ps)
+{
+    char tag[STATE_TAG_LEN];
+    snprintf(tag, sizeof tag, "%spos", prefix);
+    state_add(sf, tag, STATE_F32, ps->pos, 3 * ps->count);
+    snprintf(tag, sizeof tag, "%svel", prefix);
+    state_add(sf, tag, STATE_F32, ps->vel, 3 * ps->count);
+}
+
+static void rec_param(StateFile *sf, const char *tag, float v)
+{
+    state_add(sf, tag, STATE_F32, &v, 1);
+}
+
+static void rec_write(StateFile *sf, const char *stage)
+{
+    char dir[1024], path[1200], err[512];
+    snprintf(dir, sizeof dir, "%s/%s", rec.outdir, stage);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "mkgolden: cannot make %s: %s\n", dir, strerror(errno));
+        rec.failed = 1;
+    }
+    snprintf(path, sizeof path, "%s/%s.state", dir, rec.name);
+    if (state_write(sf, path, err, sizeof err) != 0) {
+        fprintf(stderr, "mkgolden: %s\n", err);
+        rec.failed = 1;
+    }
+    rec.written++;
+    state_free(sf);
+}
+
+/* ---- the wrappers: input, reference stage, output ------------------------------------------ */
+
+static const MacGrid *rec_grid; /* the sim's grid, for stages that do not take it */
+
+static void rec_advect(Particles *ps, float dt)
+{
+    if (!rec.active) { ref_advect(ps, dt); return; }
+    StateFile sf;
+    state_init(&sf);
+    rec_dims(&sf, rec_grid);
+    rec_particles(&sf, "in.", ps);
+    rec_param(&sf, "dt", dt);
+    ref_advect(ps, dt);
+    rec_particles(&sf, "out.", ps);
+    rec_write(&sf, "advect");
+}
+
+static void rec_gravity(MacGrid *g, Vec3 gr, float dt)
+{
+    if (!rec.active) { ref_gravity(g, gr, dt); return; }
+    StateFile sf;
+    state_init(&sf);
+    rec_dims(&sf, g);
+    rec_faces(&sf, "in.", "", g, g->vel);
+    float grv[3] = { gr.x, gr.y, gr.z };
+    state_add(&sf, "gravity", STATE_F32, grv, 3);
+    rec_param(&sf, "dt", dt);
+    ref_gravity(g, gr, dt);
+    rec_faces(&sf, "out.", "", g, g->vel);
+    rec_write(&sf, "gravity");
+}
+
+static void rec_p2g(const Particles *ps, MacGrid *g)
+{
+    ref_p2g(ps, g);
+    if (!rec.active)
+        return;
+    StateFile sf;
+    state_init(&sf);
+    rec_dims(&sf, g);
+    rec_particles(&sf, "in.", ps);
+    rec_faces(&sf, "out.", "", g, g->vel);
+    rec_faces(&sf, "out.w", "", g, g->weight);
+    rec_write(&sf, "p2g");
+}
+
+static void rec_g2p(Particles *ps, const MacGrid *g, float *const vel_old[3], float alpha)
+{
+    if (!rec.active) { ref_g2p(ps, g, vel_old, alpha); return; }
+    StateFile sf;
+    state_init(&sf);
+    rec_dims(&sf, g);
+    rec_particles(&sf, "in.", ps);
+    rec_faces(&sf, "in.", "", g, g->vel);
+    rec_faces(&sf, "in.", "_old", g, vel_old);
+    rec_param(&sf, "alpha", alpha);
+    ref_g2p(ps, g, vel_old, alpha);
+    rec_particles(&sf, "out.", ps);
+    rec_write(&sf, "g2p");
+}
+
+static void rec_divergence(const MacGrid *g, float *div)
+{
+    ref_divergence(g, div);
+    if (!rec.active)
+        return;
+    StateFile sf;
+    state_init(&sf);
+    rec_dims(&sf, g);
+    rec_faces(&sf, "in.", "", g, g->vel);
+    state_add(&sf, "out.div", STATE_F32, div, grid_cells(g));
+    rec_write(&sf, "divergence");
+}
+
+static void rec_laplacian(const MacGrid *g, const float *p, float *out)
+{
+    ref_laplacian(g, p, out);
+    if (!rec.active || ++rec.laplacian_calls != LAPLACIAN_CALL)
+        return;
+    StateFile sf;
+    state_init(&sf);
+    rec_dims(&sf, g);
+    state_add(&sf, "in.p", STATE_F32, p, grid_cells(g));
+    state_add(&sf, "out.Lp", STATE_F32, out, grid_cells(g));
+    rec_write(&sf, "laplacian");
+}
+
+static void rec_jacobi(const MacGrid *g, const float *p, const float *rhs, float omega, float *p_out)
+{
+    ref_jacobi(g, p, rhs, omega, p_out);
+    if (!rec.active || ++rec.jacobi_calls != JACOBI_CALL)
+        return;
+    StateFile sf;
+    state_init(&sf);
+    rec_dims(&sf, g);
+    state_add(&sf, "in.p", STATE_F32, p, grid_cells(g));
+    state_add(&sf, "in.rhs", STATE_F32, rhs, grid_cells(g));
+    rec_param(&sf, "omega", omega);
+    state_add(&sf, "out.p", STATE_F32, p_out, grid_cells(g));
+    rec_write(&sf, "jacobi");
+}
+
+static void rec_gradient(MacGrid *g, const float *p, float scale)
+{
+    if (!rec.active) { ref_gradient(g, p, scale); return; }
+    StateFile sf;
+    state_init(&sf);
+    rec_dims(&sf, g);
+    rec_faces(&sf, "in.", "", g, g->vel);
+    state_add(&sf, "in.p", STATE_F32, p, grid_cells(g));
+    rec_param(&sf, "scale", scale);
+    ref_gradient(g, p, scale);
+    rec_faces(&sf, "out.", "", g, g->vel);
+    rec_write(&sf, "gradient");
+}
+
+static const Track recording_track = {
+    .name = "reference",
+    .advect = rec_advect,
+    .gravity = rec_gravity,
+    .p2g = rec_p2g,
+    .g2p = rec_g2p,
+    .divergence = rec_divergence,
+    .laplacian = rec_laplacian,
+    .jacobi = rec_jacobi,
+    .gradient = rec_gradient,
+    .solvers = NULL,
+};
+
+/* ---- one scene -------------------------------------------------------------------------- */
+
+static int mkgolden_scene(const char *outdir, const char *path)
+{
+    Scene sc;
+    char err[SCENE_ERR_MAX];
+    if (scene_load(path, NULL, 0, &sc, err, sizeof err) != 0) {
+        fprintf(stderr, "mkgolden: %s\n", err);
+        return -1;
+    }
+    if (strcmp(sc.pressure.solver, "jacobi") != 0 || sc.use_gauss_seidel) {
+        fprintf(stderr, "mkgolden: %s: pressure.solver must be \"jacobi\" (so jacobi and laplacian "
+                        "are recorded), not \"%s\"\n", path, sc.pressure.solver);
+        scene_free(&sc);
+        return -1;
+    }
+    Sim s;
+    int rc = -1;
+    if (sim_init(&s, &sc, &recording_track) != 0) {
+        fprintf(stderr, "mkgolden: %s: %s\n", path, s.error.message);
+        scene_free(&sc);
+        return -1;
+    }
+    for (int f = 0; f < sc.frames; f++)
+        if (sim_advance_frame(&s) != 0) {
+            fprintf(stderr, "mkgolden: %s: frame %d: %s\n", path, f + 1, s.error.message);
+            goto done;
+        }
+    memset(&rec, 0, sizeof rec);
+    rec.outdir = outdir;
+    rec.name = sc.name;
+    rec.active = 1;
+    rec_grid = &s.grid;
+    float dt = sim_cfl_dt(&s);
+    float frame_dt = (float)(1.0 / sc.frame_rate);
+    if (sim_substep(&s, dt < frame_dt ? dt : frame_dt) != 0) {
+        fprintf(stderr, "mkgolden: %s: the recorded substep: %s\n", path, s.error.message);
+        goto done;
+    }
+    rec.active = 0;
+    if (rec.written != STAGE_COUNT || rec.failed) {
+        fprintf(stderr, "mkgolden: %s: wrote %d of %d stages (jacobi ran %d times, laplacian %d; "
+                        "a golden scene must need at least %d and %d)\n", path, rec.written,
+                STAGE_COUNT, rec.jacobi_calls, rec.laplacian_calls, JACOBI_CALL, LAPLACIAN_CALL);
+        goto done;
+    }
+    printf("mkgolden: %s: %zu particles, %d stages\n", sc.name, s.particles.count, rec.written);
+    rc = 0;
+done:
+    sim_free(&s);
+    scene_free(&sc);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: mkgolden OUTDIR SCENE.json...\n");
+        return 2;
+    }
+    if (mkdir(argv[1], 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "mkgolden: cannot make %s: %s\n", argv[1], strerror(errno));
+        return 1;
+    }
+    for (int i = 2; i < argc; i++)
+        if (mkgolden_scene(argv[1], argv[i]) != 0)
+            return 1;
+    return 0;
+}
