@@ -45,7 +45,8 @@ static const char *const shape_keys[] = {"box", "sphere", "velocity", NULL};
 static const char *const box_keys[] = {"min", "max", NULL};
 static const char *const sphere_keys[] = {"center", "radius", NULL};
 static const char *const event_keys[] = {"frame", "fluid", NULL};
-static const char *const solver_names[] = {"jacobi", "gauss_seidel", "sor", "pcg", NULL};
+static const char *const solver_names[] = {"jacobi", "gauss_seidel", "sor", "pcg", "multigrid",
+                                           "mgpcg", NULL};
 
 /* The named levels, so a key put at the wrong level can say where it belongs. */
 typedef struct { const char *name; const char *const *keys; } KeyLevel;
@@ -804,7 +805,7 @@ static int scene_solver(Ctx *c, json_t *pressure, PressureSettings *ps)
         const char *near = name ? scene_closest(solver_names, name) : NULL;
         char got[256];
         return scene_fail(c, "expected one of \"jacobi\", \"gauss_seidel\", \"sor\", \"pcg\", "
-                          "got %s%s%s%s",
+                          "\"multigrid\", \"mgpcg\", got %s%s%s%s",
                           scene_describe(v, got, sizeof got), near ? "; did you mean \"" : "",
                           near ? near : "", near ? "\"?" : "");
     }
@@ -1173,7 +1174,7 @@ static const SchemaRow scene_schema[] = {
     {"pic_flip_alpha", "number [0, 1]", "1 = PIC (smooth), 0 = FLIP (lively)"},
     {"particles_per_cell", "1, 8, 27 or 64", "particles seeded per fluid cell (n^3)"},
     {"seed", "0 to 2^32-1", "random seed: the same seed, the same run"},
-    {"pressure.solver", "string", "jacobi, gauss_seidel, sor or pcg (reference)"},
+    {"pressure.solver", "string", "jacobi, gauss_seidel, sor, pcg, multigrid or mgpcg (the last three: reference track only)"},
     {"pressure.iterations", "integer >= 1", "most iterations per pressure solve"},
     {"pressure.tolerance", "number (0, 1)", "stop when |b - Lp| / |b| is below this"},
     {"pressure.jacobi_omega", "number (0, 1]", "Jacobi weight (1 = plain Jacobi)"},

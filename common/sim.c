@@ -131,6 +131,10 @@ static bool sim_solve_pressure(Sim *s, float dt)
     for (size_t c = 0; c < grid_cells(g); c++) {
         s->rhs[c] = g->cell[c] == CELL_FLUID ? scale * s->div[c] : 0.0f;
         b2 += (double)s->rhs[c] * s->rhs[c];
+        /* The warm start keeps last substep's pressure only where there is still fluid:
+         * gradient reads p = 0 in AIR, and a cell that has just emptied must not keep its p. */
+        if (g->cell[c] != CELL_FLUID)
+            g->p[c] = 0.0f;
     }
     SolveResult res = { 0, 0.0, true };
     if (b2 == 0.0)
@@ -269,23 +273,28 @@ static SolveResult sim_given_gauss_seidel(const MacGrid *g, const float *rhs, fl
     return given_solve_sor(g, rhs, p, set, 1.0f);
 }
 
-/* use_gauss_seidel wins; otherwise the scene's pressure.solver, where "jacobi" means the
- * track's own jacobi stage. The student track has no solvers of its own, so a scene asking
- * for pcg runs the student's jacobi there (the CLI says so). */
+/* use_gauss_seidel wins and always means the given solver; otherwise the scene's
+ * pressure.solver, where "jacobi" means the track's own jacobi stage, and a name the track
+ * does not provide falls back to the given Gauss-Seidel/SOR or, failing that, to jacobi. The
+ * student track has no solvers of its own, so a scene asking for pcg runs the student's
+ * jacobi there (the CLI says so). */
 static int sim_pick_solver(Sim *s)
 {
     const Scene *sc = s->scene;
     const char *name = sc->use_gauss_seidel ? "sor" : sc->pressure.solver;
     s->solver_name = name;
-    if (strcmp(name, "jacobi") == 0)
+    if (sc->use_gauss_seidel)
+        s->solver = sim_given_sor;
+    else if (strcmp(name, "jacobi") == 0)
         s->solver = NULL;
+    else if ((s->solver = sim_track_solver(&s->track, name)))
+        ;
     else if (strcmp(name, "sor") == 0)
         s->solver = sim_given_sor;
     else if (strcmp(name, "gauss_seidel") == 0)
         s->solver = sim_given_gauss_seidel;
-    else if (!(s->solver = sim_track_solver(&s->track, name))) {
+    else
         s->solver_name = "jacobi";
-    }
     return 0;
 }
 

@@ -5,6 +5,10 @@
 
 static const NamedSolver reference_solvers[] = {
     { "pcg", ref_solve_pcg },
+    { "mgpcg", ref_solve_mgpcg },
+    { "multigrid", ref_solve_multigrid },
+    { "gauss_seidel", ref_solve_gauss_seidel },
+    { "sor", ref_solve_sor },
     { NULL, NULL },
 };
 

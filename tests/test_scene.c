@@ -444,10 +444,11 @@ START_TEST(test_error_bad_solver)
 {
     expect_error(SCENE_WITH("\"pressure\": {\"solver\": \"gauss-seidel\"}"),
                  "t.json: pressure.solver: expected one of \"jacobi\", \"gauss_seidel\", \"sor\", "
-                 "\"pcg\", got \"gauss-seidel\"; did you mean \"gauss_seidel\"?");
-    expect_error(SCENE_WITH("\"pressure\": {\"solver\": \"multigrid\"}"),
+                 "\"pcg\", \"multigrid\", \"mgpcg\", got \"gauss-seidel\"; did you mean "
+                 "\"gauss_seidel\"?");
+    expect_error(SCENE_WITH("\"pressure\": {\"solver\": \"amg\"}"),
                  "t.json: pressure.solver: expected one of \"jacobi\", \"gauss_seidel\", \"sor\", "
-                 "\"pcg\", got \"multigrid\"");
+                 "\"pcg\", \"multigrid\", \"mgpcg\", got \"amg\"");
 }
 END_TEST
 

@@ -1,0 +1,24 @@
+/* multigrid.h — a geometric multigrid V-cycle for A x = b, A = -dx^2 L on the FLUID cells.
+ * flipkit reference/: the hierarchy is rebuilt for each solve (the cell types change every
+ * substep); used by the "multigrid" solver and as the preconditioner of "mgpcg". */
+#ifndef FLIPKIT_MULTIGRID_H
+#define FLIPKIT_MULTIGRID_H
+
+#include "reference.h"
+
+typedef struct Multigrid Multigrid;
+
+/* Builds the levels from the grid's cell types; NULL when out of memory. */
+Multigrid *mg_create(const MacGrid *g);
+void mg_free(Multigrid *mg);
+int mg_levels(const Multigrid *mg);
+/* z = one symmetric V-cycle applied to r (an approximation of A^-1 r), 0 outside FLUID. */
+void mg_vcycle(Multigrid *mg, const float *r, float *z);
+/* One red-black SOR sweep of A x = b on the finest level (omega = 1: Gauss-Seidel). */
+void mg_sor_sweep(const Multigrid *mg, const float *b, float *x, float omega);
+/* r = b - A x on the finest level, in double; returns |r|. */
+double mg_residual_double(const Multigrid *mg, const float *b, const double *x, double *r);
+/* out = A x on the finest level, 0 outside FLUID. */
+void mg_apply(const Multigrid *mg, const float *x, float *out);
+
+#endif
