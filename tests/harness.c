@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #ifdef FLIPKIT_HAVE_REFERENCE
+#include "opencl.h"
 #include "reference.h"
 #endif
 
@@ -31,11 +32,16 @@ const Track *harness_track(void)
     chosen = student_track;
     if (name && *name && strcmp(name, "student") != 0) {
 #ifdef FLIPKIT_HAVE_REFERENCE
-        if (strcmp(name, "reference") != 0)
-            harness_die("FLIPKIT_TRACK must be student or reference, not ", name);
-        chosen = reference_track;
-        char err[256];
-        if (swap && *swap && track_mix(&chosen, &reference_track, &student_track, swap, err, sizeof err) != 0)
+        const Track *base = strcmp(name, "reference") == 0 ? &reference_track
+                            : strcmp(name, "opencl") == 0    ? &opencl_track
+                                                             : NULL;
+        if (!base)
+            harness_die("FLIPKIT_TRACK must be student, reference or opencl, not ", name);
+        static char err[16384];
+        if (base == &opencl_track && opencl_track_open(NULL, err, sizeof err) != 0)
+            harness_die("TRACK=opencl: ", err);
+        chosen = *base;
+        if (swap && *swap && track_mix(&chosen, base, &student_track, swap, err, sizeof err) != 0)
             harness_die("FLIPKIT_STUDENT_STAGES: ", err);
 #else
         harness_die("this kit has no reference track; FLIPKIT_TRACK can only be student, not ", name);
@@ -53,6 +59,10 @@ int harness_run_stage(Suite *s)
         printf("Testing the student track (your code in assignment/)\n");
     else if (strcmp(name, "mixed") == 0)
         printf("Testing the reference track with the student's %s\n", swap);
+#ifdef FLIPKIT_HAVE_REFERENCE
+    else if (strcmp(name, "opencl") == 0)
+        printf("Testing the opencl track on %s\n", opencl_track_device());
+#endif
     else
         printf("Testing the %s track\n", name);
     fflush(stdout);
@@ -62,6 +72,11 @@ int harness_run_stage(Suite *s)
 int harness_run(Suite *s)
 {
     SRunner *sr = srunner_create(s);
+    /* An OpenCL runtime's threads do not survive fork(), so the opencl track runs in one
+     * process (it is the kit's own code, not a student's that might crash). */
+    const char *track = getenv("FLIPKIT_TRACK");
+    if (track && strcmp(track, "opencl") == 0 && !getenv("CK_FORK"))
+        srunner_set_fork_status(sr, CK_NOFORK);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -1,0 +1,83 @@
+/* sort.cl — particles sorted by cell with a counting sort, so p2g can gather without atomics.
+ * flipkit kernels/: the integer atomics here only count; after the scatter each cell's bucket
+ * is put in particle-index order, so the sort's result is the same on every run. */
+
+/* grid_cell_of of grid.c: the cell holding x, clamped into the grid. */
+inline int cell_of(float3 x, int3 n, float dx)
+{
+    float xs[3] = { x.x, x.y, x.z };
+    int ns[3] = { n.x, n.y, n.z }, c[3];
+    for (int d = 0; d < 3; d++) {
+        float f = floor(xs[d] / dx);
+        c[d] = !(f >= 0.0f) ? 0 : f >= (float)ns[d] ? ns[d] - 1 : (int)f;
+    }
+    return (int)flat_index(n, c[0], c[1], c[2]);
+}
+
+__kernel void sort_keys(__global int *keys, __global int *counts, __global const float *pos,
+                        int4 n4, float dx, int count)
+{
+    int p = get_global_id(0);
+    if (p >= count)
+        return;
+    int key = cell_of(load3(pos, p), n4.xyz, dx);
+    keys[p] = key;
+    atomic_inc(&counts[key]);
+}
+
+/* Exclusive prefix sum of counts[0..n) into start[0..n], by one work-group: each work-item
+ * sums a contiguous chunk, the chunk totals are scanned in local memory, then each work-item
+ * writes its chunk. cursor receives a copy of start for the scatter. */
+__kernel void sort_scan(__global int *start, __global int *cursor, __global const int *counts,
+                        int n, __local int *totals)
+{
+    int id = get_local_id(0), size = get_local_size(0);
+    int chunk = (n + size - 1) / size;
+    int lo = min(id * chunk, n), hi = min(lo + chunk, n);
+    int sum = 0;
+    for (int c = lo; c < hi; c++)
+        sum += counts[c];
+    totals[id] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (id == 0) {
+        int run = 0;
+        for (int q = 0; q < size; q++) {
+            int t = totals[q];
+            totals[q] = run;
+            run += t;
+        }
+        start[n] = run;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int run = totals[id];
+    for (int c = lo; c < hi; c++) {
+        start[c] = run;
+        cursor[c] = run;
+        run += counts[c];
+    }
+}
+
+__kernel void sort_scatter(__global int *sorted, __global int *cursor, __global const int *keys,
+                           int count)
+{
+    int p = get_global_id(0);
+    if (p >= count)
+        return;
+    sorted[atomic_inc(&cursor[keys[p]])] = p;
+}
+
+/* Insertion sort of each cell's bucket by particle index (a bucket holds about 8). */
+__kernel void sort_buckets(__global int *sorted, __global const int *start, int ncells)
+{
+    int c = get_global_id(0);
+    if (c >= ncells)
+        return;
+    for (int q = start[c] + 1; q < start[c + 1]; q++) {
+        int v = sorted[q], r = q - 1;
+        while (r >= start[c] && sorted[r] > v) {
+            sorted[r + 1] = sorted[r];
+            r--;
+        }
+        sorted[r + 1] = v;
+    }
+}

@@ -1,0 +1,201 @@
+/* stages.cl — the eight stages of common/stages.h as OpenCL kernels, one work-item per
+ * particle, face or cell. flipkit kernels/: the same arithmetic as the reference/ stage files in the same
+ * order, so the golden cases hold within the C tolerances; see stages.h for the contract. */
+
+__kernel void advect(__global float *pos, __global const float *vel, float dt, int count)
+{
+    int p = get_global_id(0);
+    if (p >= count)
+        return;
+    for (int d = 0; d < 3; d++)
+        pos[3 * p + d] += dt * vel[3 * p + d];
+}
+
+__kernel void gravity(__global float *vel, __global const char *cell, int4 n4, int a, float dv)
+{
+    int3 n = n4.xyz, fn = face_dims(n, a);
+    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    if (i >= fn.x || j >= fn.y || k >= fn.z)
+        return;
+    if (!face_is_solid(cell, n, a, i, j, k))
+        vel[flat_index(fn, i, j, k)] += dv;
+}
+
+/* p2g as a gather: face (a; i,j,k) sums the particles of the cells whose stencil can reach it
+ * (2 cells along a, 3 along the others), each cell's particles in index order (sorted[] from
+ * the counting sort), so the sum is the same on every run. */
+__kernel void p2g(__global float *vel, __global float *weight, __global const float *pos,
+                  __global const float *pvel, __global const int *cell_start,
+                  __global const int *sorted, int4 n4, float dx, int a)
+{
+    int3 n = n4.xyz, fn = face_dims(n, a);
+    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    if (i >= fn.x || j >= fn.y || k >= fn.z)
+        return;
+    int face[3] = { i, j, k };
+    int lo[3], hi[3];
+    int ns[3] = { n.x, n.y, n.z };
+    for (int d = 0; d < 3; d++) {
+        lo[d] = max(face[d] - 1, 0);
+        hi[d] = min(face[d] + (d == a ? 0 : 1), ns[d] - 1);
+    }
+    float sum = 0.0f, wsum = 0.0f;
+    for (int ck = lo[2]; ck <= hi[2]; ck++)
+        for (int cj = lo[1]; cj <= hi[1]; cj++)
+            for (int ci = lo[0]; ci <= hi[0]; ci++) {
+                size_t c = flat_index(n, ci, cj, ck);
+                for (int q = cell_start[c]; q < cell_start[c + 1]; q++) {
+                    int p = sorted[q];
+                    int base[3];
+                    float t[3];
+                    stencil(n, dx, a, load3(pos, p), base, t);
+                    int di = i - base[0], dj = j - base[1], dk = k - base[2];
+                    if (di < 0 || di > 1 || dj < 0 || dj > 1 || dk < 0 || dk > 1)
+                        continue;
+                    float w = stencil_weight(t, di, dj, dk);
+                    sum += w * pvel[3 * p + a];
+                    wsum += w;
+                }
+            }
+    size_t f = flat_index(fn, i, j, k);
+    vel[f] = wsum > 0.0f ? sum / wsum : 0.0f;
+    weight[f] = wsum;
+}
+
+inline float g2p_interpolate(__global const float *f, __global const float *f_old, int3 n,
+                             float dx, int a, float3 x)
+{
+    int3 fn = face_dims(n, a);
+    int base[3];
+    float t[3];
+    stencil(n, dx, a, x, base, t);
+    float sum = 0.0f;
+    for (int dk = 0; dk < 2; dk++)
+        for (int dj = 0; dj < 2; dj++)
+            for (int di = 0; di < 2; di++) {
+                size_t idx = flat_index(fn, base[0] + di, base[1] + dj, base[2] + dk);
+                float value = f_old ? f[idx] - f_old[idx] : f[idx];
+                sum += stencil_weight(t, di, dj, dk) * value;
+            }
+    return sum;
+}
+
+__kernel void g2p(__global float *pvel, __global const float *pos, __global const float *u,
+                  __global const float *v, __global const float *w, __global const float *u_old,
+                  __global const float *v_old, __global const float *w_old, int4 n4, float dx,
+                  float alpha, int count)
+{
+    int p = get_global_id(0);
+    if (p >= count)
+        return;
+    int3 n = n4.xyz;
+    float3 x = load3(pos, p);
+    __global const float *f[3] = { u, v, w };
+    __global const float *f_old[3] = { u_old, v_old, w_old };
+    for (int a = 0; a < 3; a++) {
+        float pic = g2p_interpolate(f[a], 0, n, dx, a, x);
+        float flip = pvel[3 * p + a] + g2p_interpolate(f[a], f_old[a], n, dx, a, x);
+        pvel[3 * p + a] = alpha * pic + (1.0f - alpha) * flip;
+    }
+}
+
+inline float divergence_face(__global const float *vel, __global const char *cell, int3 n, int a,
+                             int i, int j, int k)
+{
+    if (face_is_solid(cell, n, a, i, j, k))
+        return 0.0f;
+    return vel[flat_index(face_dims(n, a), i, j, k)];
+}
+
+__kernel void divergence(__global float *div, __global const float *u, __global const float *v,
+                         __global const float *w, __global const char *cell, int4 n4, float dx)
+{
+    int3 n = n4.xyz;
+    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    if (i >= n.x || j >= n.y || k >= n.z)
+        return;
+    size_t c = flat_index(n, i, j, k);
+    if (cell[c] != CELL_FLUID) {
+        div[c] = 0.0f;
+        return;
+    }
+    float out = divergence_face(u, cell, n, 0, i + 1, j, k) - divergence_face(u, cell, n, 0, i, j, k) +
+                divergence_face(v, cell, n, 1, i, j + 1, k) - divergence_face(v, cell, n, 1, i, j, k) +
+                divergence_face(w, cell, n, 2, i, j, k + 1) - divergence_face(w, cell, n, 2, i, j, k);
+    div[c] = out / dx;
+}
+
+/* Sum of p over the FLUID neighbours and the count of non-SOLID ones, in the reference's order. */
+inline float neighbour_sum(__global const float *p, __global const char *cell, int3 n, int i,
+                           int j, int k, int *count)
+{
+    const int nb[6][3] = { { -1, 0, 0 }, { 1, 0, 0 }, { 0, -1, 0 },
+                           { 0, 1, 0 },  { 0, 0, -1 }, { 0, 0, 1 } };
+    float sum = 0.0f;
+    *count = 0;
+    for (int q = 0; q < 6; q++) {
+        int ni = i + nb[q][0], nj = j + nb[q][1], nk = k + nb[q][2];
+        int t = cell_type(cell, n, ni, nj, nk);
+        if (t != CELL_SOLID)
+            (*count)++;
+        if (t == CELL_FLUID)
+            sum += p[flat_index(n, ni, nj, nk)];
+    }
+    return sum;
+}
+
+__kernel void laplacian(__global float *out, __global const float *p, __global const char *cell,
+                        int4 n4, float dx)
+{
+    int3 n = n4.xyz;
+    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    if (i >= n.x || j >= n.y || k >= n.z)
+        return;
+    size_t c = flat_index(n, i, j, k);
+    if (cell[c] != CELL_FLUID) {
+        out[c] = 0.0f;
+        return;
+    }
+    int count;
+    float sum = neighbour_sum(p, cell, n, i, j, k, &count);
+    float inv_dx2 = 1.0f / (dx * dx);
+    out[c] = (sum - (float)count * p[c]) * inv_dx2;
+}
+
+__kernel void jacobi(__global float *p_out, __global const float *p, __global const float *rhs,
+                     __global const char *cell, int4 n4, float dx, float omega)
+{
+    int3 n = n4.xyz;
+    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    if (i >= n.x || j >= n.y || k >= n.z)
+        return;
+    size_t c = flat_index(n, i, j, k);
+    p_out[c] = 0.0f;
+    if (cell[c] != CELL_FLUID)
+        return;
+    int count;
+    float sum = neighbour_sum(p, cell, n, i, j, k, &count);
+    float dx2 = dx * dx;
+    if (count > 0)
+        p_out[c] = (1.0f - omega) * p[c] + omega * (sum - dx2 * rhs[c]) / (float)count;
+}
+
+__kernel void gradient(__global float *vel, __global const float *p, __global const char *cell,
+                       int4 n4, float dx, float scale, int a)
+{
+    int3 n = n4.xyz, fn = face_dims(n, a);
+    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    if (i >= fn.x || j >= fn.y || k >= fn.z)
+        return;
+    size_t f = flat_index(fn, i, j, k);
+    int lo = face_below(cell, n, a, i, j, k), hi = cell_type(cell, n, i, j, k);
+    if (lo == CELL_SOLID || hi == CELL_SOLID) {
+        vel[f] = 0.0f;
+        return;
+    }
+    if (lo != CELL_FLUID && hi != CELL_FLUID)
+        return;
+    size_t c_hi = flat_index(n, i, j, k);
+    size_t c_lo = flat_index(n, i - (a == 0), j - (a == 1), k - (a == 2));
+    vel[f] -= scale * (p[c_hi] - p[c_lo]) / dx;
+}
