@@ -1,0 +1,119 @@
+/* test_advect.c — the advect stage: every particle moves by dt times its own velocity.
+ * flipkit tests/: `make test-advect`. CK_FORK=no build/tests/test_advect runs in one process
+ * (for gdb); CK_RUN_CASE=analytic (or golden) runs one case. Contract: common/stages.h. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "compare.h"
+#include "golden.h"
+#include "harness.h"
+
+static Particles ps;
+
+/* Four particles whose velocities differ in every component, so a swapped or missing
+ * component shows in the position it should have moved. */
+static const Vec3 start_pos[4] = { { 1.0f, 2.0f, 3.0f }, { 0.5f, 0.25f, 0.75f },
+                                   { 2.0f, 1.0f, 0.5f }, { 1.5f, 1.5f, 1.5f } };
+static const Vec3 start_vel[4] = { { 1.0f, -2.0f, 0.5f }, { 0.0f, 0.0f, 3.0f },
+                                   { -4.0f, 0.25f, 0.0f }, { 0.0f, 0.0f, 0.0f } };
+
+static void setup(void)
+{
+    part_init(&ps);
+    for (int p = 0; p < 4; p++)
+        ck_assert_int_eq(part_push(&ps, start_pos[p], start_vel[p]), 0);
+}
+
+static void teardown(void)
+{
+    part_free(&ps);
+}
+
+START_TEST(moves_by_dt_times_velocity)
+{
+    /* Particle 0 with v = (1, -2, 0.5) and dt = 0.1 goes from (1, 2, 3) to (1.1, 1.8, 3.05). */
+    harness_track()->advect(&ps, 0.1f);
+    Vec3 want[4];
+    for (int p = 0; p < 4; p++)
+        want[p] = (Vec3){ start_pos[p].x + 0.1f * start_vel[p].x, start_pos[p].y + 0.1f * start_vel[p].y,
+                          start_pos[p].z + 0.1f * start_vel[p].z };
+    ck_assert_float_eq_tol(want[0].y, 1.8f, 1e-6f);
+    Tol tol = { 1e-6f, 1e-6f };
+    compare_particles("advect", "position", want, ps.pos, 4, tol);
+}
+END_TEST
+
+START_TEST(each_axis_moves_with_its_own_component)
+{
+    /* Particle 1 has v = (0, 0, 3): with dt = 0.5 only z changes, by 1.5. */
+    harness_track()->advect(&ps, 0.5f);
+    Vec3 got = ps.pos[1];
+    ck_assert_msg(got.x == 0.5f && got.y == 0.25f && got.z == 0.75f + 1.5f,
+                  "advect: particle 1 with velocity (0, 0, 3) and dt 0.5: expected position "
+                  "(0.5, 0.25, 2.25), got (%g, %g, %g) (x moves with vel.x, y with vel.y, z with vel.z)",
+                  (double)got.x, (double)got.y, (double)got.z);
+}
+END_TEST
+
+START_TEST(scales_with_dt)
+{
+    /* Two substeps of 0.05 land where one of 0.1 does (to float rounding). */
+    harness_track()->advect(&ps, 0.05f);
+    harness_track()->advect(&ps, 0.05f);
+    Vec3 got = ps.pos[2], want = { 2.0f - 0.4f, 1.0f + 0.025f, 0.5f };
+    ck_assert_msg(fabsf(got.x - want.x) < 1e-5f && fabsf(got.y - want.y) < 1e-5f &&
+                      fabsf(got.z - want.z) < 1e-5f,
+                  "advect: particle 2 with velocity (-4, 0.25, 0) after two substeps of dt 0.05: "
+                  "expected (1.6, 1.025, 0.5), got (%g, %g, %g) (is dt used?)", (double)got.x,
+                  (double)got.y, (double)got.z);
+}
+END_TEST
+
+START_TEST(velocities_are_not_changed)
+{
+    harness_track()->advect(&ps, 0.1f);
+    Tol exact = { 0.0f, 0.0f };
+    compare_particles("advect", "velocity (advect must not change it)", start_vel, ps.vel, 4, exact);
+}
+END_TEST
+
+START_TEST(golden)
+{
+    Golden gc;
+    golden_open(&gc, "advect", _i);
+    Particles in;
+    part_init(&in);
+    golden_particles(&gc, "in.", &in);
+    float dt = golden_param(&gc, "dt");
+    size_t n = in.count;
+    const Vec3 *want = (const Vec3 *)golden_f32(&gc, "out.pos", 3 * n);
+    harness_track()->advect(&in, dt);
+    /* pos + dt v in float: one rounding per component; positions are a few metres. */
+    Tol tol = { 1e-5f, 1e-6f };
+    char what[128];
+    snprintf(what, sizeof what, "position (golden case %s, dt %g)", gc.name, (double)dt);
+    compare_particles("advect", what, want, in.pos, n, tol);
+    part_free(&in);
+    golden_close(&gc);
+}
+END_TEST
+
+static Suite *advect_suite(void)
+{
+    Suite *s = suite_create("advect");
+    TCase *tc = tcase_create("analytic");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 10);
+    tcase_add_test(tc, moves_by_dt_times_velocity);
+    tcase_add_test(tc, each_axis_moves_with_its_own_component);
+    tcase_add_test(tc, scales_with_dt);
+    tcase_add_test(tc, velocities_are_not_changed);
+    suite_add_tcase(s, tc);
+    golden_add_tcase(s, "advect", golden);
+    return s;
+}
+
+int main(void)
+{
+    return harness_run_stage(advect_suite());
+}
