@@ -137,3 +137,26 @@ void compare_particles_at(const char *file, int line, const char *stage, const c
     }
     report_finish(file, line, &r, stage, field, count, "particles", tol);
 }
+
+void explain_neighbours(char *buf, size_t n, const MacGrid *g, int i, int j, int k, const void *ctx)
+{
+    static const int nb[6][3] = { { -1, 0, 0 }, { 1, 0, 0 }, { 0, -1, 0 },
+                                  { 0, 1, 0 },  { 0, 0, -1 }, { 0, 0, 1 } };
+    const float *p = ctx;
+    size_t len = (size_t)snprintf(buf, n, "\n    p here = %.7g; neighbours:", (double)p[grid_cell_index(g, i, j, k)]);
+    int count = 0;
+    for (int q = 0; q < 6 && len < n; q++) {
+        int ni = i + nb[q][0], nj = j + nb[q][1], nk = k + nb[q][2];
+        int t = grid_cell_type(g, ni, nj, nk);
+        count += t != CELL_SOLID;
+        const char *role = t == CELL_FLUID ? "in the sum and in N"
+                           : t == CELL_AIR ? "p = 0, counts in N" : "dropped (not in N)";
+        if (t == CELL_SOLID && (ni < 0 || nj < 0 || nk < 0 || ni >= g->nx || nj >= g->ny || nk >= g->nz))
+            len += (size_t)snprintf(buf + len, n - len, " (%d,%d,%d) outside: %s;", ni, nj, nk, role);
+        else
+            len += (size_t)snprintf(buf + len, n - len, " (%d,%d,%d) %s p=%.7g: %s;", ni, nj, nk,
+                                    cell_type_name(t), (double)p[grid_cell_index(g, ni, nj, nk)], role);
+    }
+    if (len < n)
+        snprintf(buf + len, n - len, " so N = %d, dx = %g", count, (double)g->dx);
+}

@@ -17,6 +17,10 @@ typedef struct { float abs, rel; } Tol;
  * divergence). buf has room for n characters; write nothing when there is nothing to add. */
 typedef void (*Explain)(char *buf, size_t n, const MacGrid *g, int i, int j, int k, const void *ctx);
 
+/* An Explain for cell stencils: the six neighbours of (i,j,k) with their type, their p (ctx is
+ * the pressure array) and whether they count in the sum and in N, as stages.h defines them. */
+void explain_neighbours(char *buf, size_t n, const MacGrid *g, int i, int j, int k, const void *ctx);
+
 /* "FLUID", "AIR" or "SOLID". */
 const char *cell_type_name(int type);
 
