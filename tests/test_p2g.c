@@ -1,0 +1,188 @@
+/* test_p2g.c — the p2g stage: each face velocity is the tent-weighted average of the particles.
+ * flipkit tests/: `make test-p2g`. CK_FORK=no build/tests/test_p2g runs in one process (for
+ * gdb); CK_RUN_CASE=analytic (or golden) runs one case. Contract: common/stages.h. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "compare.h"
+#include "golden.h"
+#include "harness.h"
+
+static MacGrid g;
+static Particles ps;
+
+static const char letters[3] = { 'u', 'v', 'w' };
+
+/* 7x5x6 cells of 0.5 m (cell types do not matter to p2g); vel and weight filled with 123 so
+ * an entry the stage forgets to overwrite shows. */
+static void setup(void)
+{
+    ck_assert_int_eq(grid_init(&g, 7, 5, 6, 0.5f), 0);
+    for (int a = 0; a < 3; a++)
+        for (size_t f = 0; f < grid_faces(&g, a); f++)
+            g.vel[a][f] = g.weight[a][f] = 123.0f;
+    part_init(&ps);
+}
+
+static void teardown(void)
+{
+    part_free(&ps);
+    grid_free(&g);
+}
+
+/* A particle at (i + fx, j + fy, k + fz) cells. */
+static void add(float fx, float fy, float fz, Vec3 v)
+{
+    Vec3 x = { fx * g.dx, fy * g.dx, fz * g.dx };
+    ck_assert_int_eq(part_push(&ps, x, v), 0);
+}
+
+static void expect_face(int a, int i, int j, int k, float vel, float weight)
+{
+    size_t f = grid_face_index(&g, a, i, j, k);
+    float gv = g.vel[a][f], gw = g.weight[a][f];
+    ck_assert_msg(fabsf(gw - weight) <= 1e-6f && fabsf(gv - vel) <= 1e-5f,
+                  "p2g: %c(%d,%d,%d), the face at (%g, %g, %g) m: expected weight %.7g and "
+                  "velocity %.7g, got weight %.7g and velocity %.7g", letters[a], i, j, k,
+                  (double)grid_face_position(&g, a, i, j, k).x,
+                  (double)grid_face_position(&g, a, i, j, k).y,
+                  (double)grid_face_position(&g, a, i, j, k).z, (double)weight, (double)vel,
+                  (double)gw, (double)gv);
+}
+
+START_TEST(particle_on_a_face_gives_weight_one)
+{
+    /* u(3,2,2) sits at (3, 2.5, 2.5) cells. A particle exactly there gives that face weight 1
+     * and its own u; the neighbouring u faces get weight 0. */
+    add(3.0f, 2.5f, 2.5f, (Vec3){ 2.0f, 3.0f, 4.0f });
+    harness_track()->p2g(&ps, &g);
+    expect_face(0, 3, 2, 2, 2.0f, 1.0f);
+    expect_face(0, 4, 2, 2, 0.0f, 0.0f);
+    expect_face(0, 3, 3, 2, 0.0f, 0.0f);
+}
+END_TEST
+
+START_TEST(weights_are_tent_weights)
+{
+    /* A particle at (3.25, 2.5, 2.5) cells: along x it is 1/4 of the way from u(3,2,2) to
+     * u(4,2,2), so they get 3/4 and 1/4; along y and z it is on the faces' rows. */
+    add(3.25f, 2.5f, 2.5f, (Vec3){ -1.0f, 0.0f, 0.0f });
+    harness_track()->p2g(&ps, &g);
+    expect_face(0, 3, 2, 2, -1.0f, 0.75f);
+    expect_face(0, 4, 2, 2, -1.0f, 0.25f);
+    /* And in 3D: at (3, 2.75, 2.25) the u weights are (1-t_y)(1-t_z) = 0.75 * 0.25, ... with
+     * t_y = 0.25, t_z = 0.75 from the face rows at j + 1/2, k + 1/2. */
+    ps.count = 0;
+    add(3.0f, 2.75f, 2.25f, (Vec3){ 1.0f, 0.0f, 0.0f });
+    harness_track()->p2g(&ps, &g);
+    expect_face(0, 3, 2, 1, 1.0f, 0.75f * 0.25f);
+    expect_face(0, 3, 3, 1, 1.0f, 0.25f * 0.25f);
+    expect_face(0, 3, 2, 2, 1.0f, 0.75f * 0.75f);
+    expect_face(0, 3, 3, 2, 1.0f, 0.25f * 0.75f);
+}
+END_TEST
+
+START_TEST(each_component_on_its_own_faces)
+{
+    /* A particle at the centre of cell (3,2,2): u splits 1/2-1/2 between u(3,2,2) and
+     * u(4,2,2) (x-faces), v between v(3,2,2) and v(3,3,2), w between w(3,2,2) and w(3,2,3). */
+    add(3.5f, 2.5f, 2.5f, (Vec3){ 1.0f, -2.0f, 3.0f });
+    harness_track()->p2g(&ps, &g);
+    expect_face(0, 3, 2, 2, 1.0f, 0.5f);
+    expect_face(0, 4, 2, 2, 1.0f, 0.5f);
+    expect_face(1, 3, 2, 2, -2.0f, 0.5f);
+    expect_face(1, 3, 3, 2, -2.0f, 0.5f);
+    expect_face(2, 3, 2, 2, 3.0f, 0.5f);
+    expect_face(2, 3, 2, 3, 3.0f, 0.5f);
+}
+END_TEST
+
+START_TEST(an_average_not_a_sum)
+{
+    /* Two particles on u(3,2,2) with u = 1 and u = 3 give 2 (and weight 2), not 4: particles
+     * carry velocity, not mass. A third at 1/4 from the face with u = 5 has weight 3/4 there:
+     * (1 + 3 + 0.75 * 5) / 2.75. */
+    add(3.0f, 2.5f, 2.5f, (Vec3){ 1.0f, 0.0f, 0.0f });
+    add(3.0f, 2.5f, 2.5f, (Vec3){ 3.0f, 0.0f, 0.0f });
+    harness_track()->p2g(&ps, &g);
+    expect_face(0, 3, 2, 2, 2.0f, 2.0f);
+    add(3.25f, 2.5f, 2.5f, (Vec3){ 5.0f, 0.0f, 0.0f });
+    harness_track()->p2g(&ps, &g);
+    expect_face(0, 3, 2, 2, (1.0f + 3.0f + 0.75f * 5.0f) / 2.75f, 2.75f);
+}
+END_TEST
+
+START_TEST(faces_no_particle_reaches_are_zero)
+{
+    /* One particle near (1,1,1): every face it does not reach must be overwritten with 0
+     * (vel and weight were 123), including faces inside walls. */
+    add(1.5f, 1.5f, 1.5f, (Vec3){ 1.0f, 1.0f, 1.0f });
+    harness_track()->p2g(&ps, &g);
+    for (int a = 0; a < 3; a++) {
+        const int *n = g.face[a].n;
+        for (int k = 0; k < n[2]; k++)
+            for (int j = 0; j < n[1]; j++)
+                for (int i = 0; i < n[0]; i++) {
+                    size_t f = grid_face_index(&g, a, i, j, k);
+                    if (g.weight[a][f] > 0.0f && g.weight[a][f] <= 1.0f)
+                        continue;
+                    ck_assert_msg(g.weight[a][f] == 0.0f && g.vel[a][f] == 0.0f,
+                                  "p2g: %c(%d,%d,%d), a face no particle reaches: expected velocity "
+                                  "0 and weight 0, got %.7g and %.7g (overwrite every face)",
+                                  letters[a], i, j, k, (double)g.vel[a][f], (double)g.weight[a][f]);
+                }
+    }
+}
+END_TEST
+
+START_TEST(golden)
+{
+    Golden gc;
+    golden_open(&gc, "p2g", _i);
+    Particles in;
+    part_init(&in);
+    golden_particles(&gc, "in.", &in);
+    for (int a = 0; a < 3; a++)
+        for (size_t f = 0; f < grid_faces(&gc.g, a); f++)
+            gc.g.vel[a][f] = gc.g.weight[a][f] = 123.0f;
+    harness_track()->p2g(&in, &gc.g);
+    const float *vel[3], *weight[3];
+    golden_faces_ref(&gc, "out.", "", vel);
+    golden_faces_ref(&gc, "out.w", "", weight);
+    /* Sums of up to ~30 weighted terms in float, then a division: relative 1e-5. */
+    float vmax = 0.0f;
+    for (int a = 0; a < 3; a++) {
+        float m = max_abs(vel[a], grid_faces(&gc.g, a));
+        vmax = m > vmax ? m : vmax;
+    }
+    Tol tol_w = { 1e-5f, 1e-5f }, tol_v = { 1e-5f * (1.0f + vmax), 1e-5f };
+    char what[128];
+    snprintf(what, sizeof what, "weight (golden case %s)", gc.name);
+    compare_faces3("p2g", what, &gc.g, weight, gc.g.weight, tol_w);
+    snprintf(what, sizeof what, "velocity (golden case %s)", gc.name);
+    compare_faces3("p2g", what, &gc.g, vel, gc.g.vel, tol_v);
+    part_free(&in);
+    golden_close(&gc);
+}
+END_TEST
+
+static Suite *p2g_suite(void)
+{
+    Suite *s = suite_create("p2g");
+    TCase *tc = tcase_create("analytic");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 10);
+    tcase_add_test(tc, particle_on_a_face_gives_weight_one);
+    tcase_add_test(tc, weights_are_tent_weights);
+    tcase_add_test(tc, each_component_on_its_own_faces);
+    tcase_add_test(tc, an_average_not_a_sum);
+    tcase_add_test(tc, faces_no_particle_reaches_are_zero);
+    suite_add_tcase(s, tc);
+    golden_add_tcase(s, "p2g", golden);
+    return s;
+}
+
+int main(void)
+{
+    return harness_run_stage(p2g_suite());
+}
