@@ -1,0 +1,187 @@
+/* test_g2p.c — the g2p stage: particle velocities from the grid, blending PIC and FLIP.
+ * flipkit tests/: `make test-g2p`. CK_FORK=no build/tests/test_g2p runs in one process (for
+ * gdb); CK_RUN_CASE=analytic (or golden) runs one case. Contract: common/stages.h. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "compare.h"
+#include "golden.h"
+#include "harness.h"
+
+static MacGrid g;
+static Particles ps;
+static float *old[3];
+
+/* 7x6x5 cells of 0.5 m; three particles inside with velocities (10, 20, 30) etc. */
+static const Vec3 start_pos[3] = { { 1.3f, 1.1f, 1.2f }, { 2.05f, 0.8f, 1.45f }, { 0.9f, 2.2f, 0.7f } };
+static const Vec3 start_vel[3] = { { 10.0f, 20.0f, 30.0f }, { -1.0f, 0.5f, 0.0f }, { 0.0f, 0.0f, -3.0f } };
+
+static void setup(void)
+{
+    ck_assert_int_eq(grid_init(&g, 7, 6, 5, 0.5f), 0);
+    part_init(&ps);
+    for (int p = 0; p < 3; p++)
+        ck_assert_int_eq(part_push(&ps, start_pos[p], start_vel[p]), 0);
+    for (int a = 0; a < 3; a++) {
+        old[a] = calloc(grid_faces(&g, a), sizeof(float));
+        ck_assert_ptr_nonnull(old[a]);
+    }
+}
+
+static void teardown(void)
+{
+    for (int a = 0; a < 3; a++)
+        free(old[a]);
+    part_free(&ps);
+    grid_free(&g);
+}
+
+/* Sets every face of component a of field f to value. */
+static void fill(float *const f[3], Vec3 value)
+{
+    for (int a = 0; a < 3; a++)
+        for (size_t q = 0; q < grid_faces(&g, a); q++)
+            f[a][q] = vec3_get(value, a);
+}
+
+static void run(float alpha)
+{
+    harness_track()->g2p(&ps, &g, old, alpha);
+}
+
+static void check(const char *what, const Vec3 *want)
+{
+    Tol tol = { 1e-5f, 1e-5f };
+    compare_particles("g2p", what, want, ps.vel, ps.count, tol);
+}
+
+START_TEST(pic_takes_the_grid_velocity)
+{
+    /* alpha = 1 (PIC): a uniform grid velocity (1, -2, 0.5) becomes every particle's velocity,
+     * whatever it had before. */
+    fill(g.vel, (Vec3){ 1.0f, -2.0f, 0.5f });
+    fill(old, (Vec3){ 7.0f, 7.0f, 7.0f });
+    run(1.0f);
+    Vec3 want[3] = { { 1.0f, -2.0f, 0.5f }, { 1.0f, -2.0f, 0.5f }, { 1.0f, -2.0f, 0.5f } };
+    check("velocity with alpha = 1 (PIC) on a uniform grid velocity (1, -2, 0.5)", want);
+}
+END_TEST
+
+START_TEST(flip_adds_the_grid_change)
+{
+    /* alpha = 0 (FLIP): the particle keeps its velocity plus the change of the grid,
+     * vel - vel_old = (1, -2, 0.5) - (0.5, -1, 0.25) = (0.5, -1, 0.25). */
+    fill(g.vel, (Vec3){ 1.0f, -2.0f, 0.5f });
+    fill(old, (Vec3){ 0.5f, -1.0f, 0.25f });
+    run(0.0f);
+    Vec3 want[3];
+    for (int p = 0; p < 3; p++)
+        want[p] = (Vec3){ start_vel[p].x + 0.5f, start_vel[p].y - 1.0f, start_vel[p].z + 0.25f };
+    check("velocity with alpha = 0 (FLIP): old velocity + (vel - vel_old)", want);
+}
+END_TEST
+
+START_TEST(alpha_blends_the_two)
+{
+    /* alpha = 0.3: 0.3 PIC + 0.7 FLIP. Particle 0: PIC (1, -2, 0.5), FLIP (10.5, 19, 30.25):
+     * (0.3 + 7.35, -0.6 + 13.3, 0.15 + 21.175) = (7.65, 12.7, 21.325). */
+    fill(g.vel, (Vec3){ 1.0f, -2.0f, 0.5f });
+    fill(old, (Vec3){ 0.5f, -1.0f, 0.25f });
+    run(0.3f);
+    Vec3 want[3];
+    for (int p = 0; p < 3; p++) {
+        Vec3 flip = { start_vel[p].x + 0.5f, start_vel[p].y - 1.0f, start_vel[p].z + 0.25f };
+        want[p] = (Vec3){ 0.3f * 1.0f + 0.7f * flip.x, 0.3f * -2.0f + 0.7f * flip.y,
+                          0.3f * 0.5f + 0.7f * flip.z };
+    }
+    ck_assert_float_eq_tol(want[0].x, 7.65f, 1e-5f);
+    check("velocity with alpha = 0.3 (0.3 PIC + 0.7 FLIP)", want);
+}
+END_TEST
+
+START_TEST(linear_fields_are_interpolated_exactly)
+{
+    /* Trilinear interpolation reproduces a linear field: u = 2x + 3y, v = -z, w = y + 1
+     * (x, y, z the face positions in metres) give particle 1 at (2.05, 0.8, 1.45) the PIC
+     * velocity (2 * 2.05 + 3 * 0.8, -1.45, 1.8) = (6.5, -1.45, 1.8). */
+    for (int a = 0; a < 3; a++) {
+        const int *n = g.face[a].n;
+        for (int k = 0; k < n[2]; k++)
+            for (int j = 0; j < n[1]; j++)
+                for (int i = 0; i < n[0]; i++) {
+                    Vec3 x = grid_face_position(&g, a, i, j, k);
+                    float v = a == 0 ? 2.0f * x.x + 3.0f * x.y : a == 1 ? -x.z : x.y + 1.0f;
+                    g.vel[a][grid_face_index(&g, a, i, j, k)] = v;
+                }
+    }
+    run(1.0f);
+    Vec3 want[3];
+    for (int p = 0; p < 3; p++) {
+        Vec3 x = start_pos[p];
+        want[p] = (Vec3){ 2.0f * x.x + 3.0f * x.y, -x.z, x.y + 1.0f };
+    }
+    check("velocity with alpha = 1 on u = 2x + 3y, v = -z, w = y + 1 (exact for linear fields)",
+          want);
+}
+END_TEST
+
+START_TEST(positions_are_not_changed)
+{
+    fill(g.vel, (Vec3){ 1.0f, 1.0f, 1.0f });
+    run(0.5f);
+    Tol exact = { 0.0f, 0.0f };
+    compare_particles("g2p", "position (g2p must not move particles)", start_pos, ps.pos, 3, exact);
+}
+END_TEST
+
+START_TEST(golden)
+{
+    Golden gc;
+    golden_open(&gc, "g2p", _i);
+    Particles in;
+    part_init(&in);
+    golden_particles(&gc, "in.", &in);
+    golden_faces(&gc, "in.", "", gc.g.vel);
+    float *vel_old[3];
+    for (int a = 0; a < 3; a++) {
+        vel_old[a] = malloc(grid_faces(&gc.g, a) * sizeof(float));
+        ck_assert_ptr_nonnull(vel_old[a]);
+    }
+    golden_faces(&gc, "in.", "_old", vel_old);
+    float alpha = golden_param(&gc, "alpha");
+    size_t n = in.count;
+    const Vec3 *want = (const Vec3 *)golden_f32(&gc, "out.vel", 3 * n);
+    harness_track()->g2p(&in, &gc.g, vel_old, alpha);
+    /* Two 8-term weighted sums and a blend in float: relative 1e-5 of the velocities. */
+    float vmax = max_abs((const float *)want, 3 * n);
+    Tol tol = { 1e-5f * (1.0f + vmax), 1e-5f };
+    char what[128];
+    snprintf(what, sizeof what, "velocity (golden case %s, alpha %g)", gc.name, (double)alpha);
+    compare_particles("g2p", what, want, in.vel, n, tol);
+    for (int a = 0; a < 3; a++)
+        free(vel_old[a]);
+    part_free(&in);
+    golden_close(&gc);
+}
+END_TEST
+
+static Suite *g2p_suite(void)
+{
+    Suite *s = suite_create("g2p");
+    TCase *tc = tcase_create("analytic");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 10);
+    tcase_add_test(tc, pic_takes_the_grid_velocity);
+    tcase_add_test(tc, flip_adds_the_grid_change);
+    tcase_add_test(tc, alpha_blends_the_two);
+    tcase_add_test(tc, linear_fields_are_interpolated_exactly);
+    tcase_add_test(tc, positions_are_not_changed);
+    suite_add_tcase(s, tc);
+    golden_add_tcase(s, "g2p", golden);
+    return s;
+}
+
+int main(void)
+{
+    return harness_run_stage(g2p_suite());
+}
