@@ -136,14 +136,14 @@ int clx_open(Clx *cx, const char *selector, char *err, size_t errlen)
 
 static int clx_dir_has_kernels(const char *dir)
 {
-    char probe[PATH_MAX];
+    char probe[2 * PATH_MAX + 16];
     snprintf(probe, sizeof probe, "%s/common.cl", dir);
     return access(probe, R_OK) == 0;
 }
 
 const char *clx_kernel_dir(void)
 {
-    static char dir[PATH_MAX];
+    static char dir[2 * PATH_MAX];
     const char *env = getenv("FLIPKIT_KERNELS");
     if (env && *env)
         return env;
@@ -169,7 +169,7 @@ const char *clx_kernel_dir(void)
 
 static char *clx_read_source(const char *dir, const char *file, char *err, size_t errlen)
 {
-    char path[PATH_MAX];
+    char path[2 * PATH_MAX + 256];
     snprintf(path, sizeof path, "%s/%s", dir, file);
     FILE *f = fopen(path, "rb");
     if (!f) {
