@@ -1,0 +1,40 @@
+#!/bin/sh
+# check_mutants.sh — proves each stage suite catches the kit's planted bugs.
+# flipkit tests/: `make check-mutants` runs it. Each tests/mutants/STAGE-BUG.patch is a small
+# diff against reference/STAGE.c; the patched file is compiled as the student's STAGE, linked
+# into that stage's suite, and the suite must fail. A mutant the suite passes is a hole in it.
+# Usage: check_mutants.sh (the Makefile sets CC, MUT_CFLAGS, MUT_LIBS, MUT_OBJS, BUILD)
+set -u
+out="$BUILD/mutants"
+rm -rf "$out"; mkdir -p "$out"
+total=0; caught=0; bad=0
+for patchfile in tests/mutants/*.patch; do
+    [ -e "$patchfile" ] || { echo "check-mutants: no patches in tests/mutants/" >&2; exit 1; }
+    name=$(basename "$patchfile" .patch)
+    stage=${name%%-*}
+    dir="$out/$name"; mkdir -p "$dir"
+    total=$((total + 1))
+    if [ ! -f "reference/$stage.c" ]; then
+        echo "FAIL $name: no stage \"$stage\" (a mutant is named STAGE-BUG.patch)"; bad=$((bad + 1)); continue
+    fi
+    if ! patch -s -o "$dir/$stage.c" "reference/$stage.c" < "$patchfile" >"$dir/patch.log" 2>&1; then
+        echo "FAIL $name: does not apply to reference/$stage.c: $(head -n 1 "$dir/patch.log")"; bad=$((bad + 1)); continue
+    fi
+    objs=$(echo "$MUT_OBJS" | sed "s#$BUILD/assignment/$stage\.o#$dir/$stage.o#")
+    if ! $CC $MUT_CFLAGS -c "$dir/$stage.c" -o "$dir/$stage.o" >"$dir/build.log" 2>&1 ||
+       ! $CC $MUT_LDFLAGS "$BUILD/tests/test_$stage.o" $objs $MUT_LIBS -o "$dir/test_$stage" >>"$dir/build.log" 2>&1; then
+        echo "FAIL $name: does not build:"; cat "$dir/build.log"; bad=$((bad + 1)); continue
+    fi
+    FLIPKIT_TRACK=student "$dir/test_$stage" >"$dir/run.log" 2>&1
+    rc=$?
+    summary=$(grep -E '^[0-9]+%: Checks: ' "$dir/run.log" | tail -n 1)
+    first=$(grep -m 1 -E ':[FE]:' "$dir/run.log" | sed -E 's/^[^:]*:[0-9]+:[FE]:([^:]*):([^:]*):[0-9]+: /\1\/\2: /' | cut -c1-150)
+    if [ "$rc" -ne 0 ] && [ -n "$summary" ]; then
+        caught=$((caught + 1))
+        echo "caught $name: $summary; first: $first"
+    else
+        echo "FAIL $name: test_$stage passed it (exit $rc): the suite has a hole"; bad=$((bad + 1))
+    fi
+done
+echo "check-mutants: $caught of $total planted bugs caught"
+[ "$bad" -eq 0 ]
