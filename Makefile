@@ -21,12 +21,12 @@ endif
 
 # Debian/Ubuntu package names of everything the kit needs (the OpenCL ones are for the
 # reference pipeline; a student's own build only needs a compiler, make, Check, jansson, libpng).
-DEB_PKGS := check pkg-config ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo gcovr \
+DEB_PKGS := check pkg-config patch ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo gcovr \
             libjansson-dev libpng-dev
 DEPS_OK  := build/.deps-ok
 
-PKG_CFLAGS = $(shell pkg-config --cflags jansson libpng 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs jansson libpng 2>/dev/null)
+PKG_CFLAGS = $(shell pkg-config --cflags jansson libpng OpenCL 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs jansson libpng OpenCL 2>/dev/null)
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 
@@ -43,7 +43,7 @@ STU_OBJ    := $(STAGES:%=$(BUILD)/assignment/%.o) $(BUILD)/assignment/track.o
 SIM_OBJ    := $(COMMON_OBJ) $(REF_OBJ) $(STU_OBJ)
 
 FLIPSIM    := $(BUILD)/flipsim
-COMMON_TESTS := grid scene ply state seed cli
+COMMON_TESTS := grid scene ply state seed cli solvers
 PHYS_TESTS   := physics
 STAGE_TESTS  := $(STAGES:%=$(BUILD)/tests/test_%)
 TEST_SUPPORT := $(BUILD)/tests/harness.o $(BUILD)/tests/golden.o $(BUILD)/tests/compare.o
@@ -56,7 +56,7 @@ GOLDEN_SCENES := $(sort $(wildcard tests/golden/*.json))
 GOLDEN_STAMP  := $(GOLDEN_DIR)/.made
 TRACK         ?= student
 
-.PHONY: all run check help deps clean stubs check-stubs golden test $(STAGES:%=test-%) test-common test-physics check-scenes \
+.PHONY: all run check help deps clean stubs check-stubs golden test check-mutants check-suites check-opencl coverage coverage-check $(STAGES:%=test-%) test-common test-physics check-scenes \
         check-warnings check-sanitize check-determinism all-tests
 .DEFAULT_GOAL := all
 .SECONDARY:
@@ -68,6 +68,11 @@ help:
 	@echo "flipkit targets:"
 	@echo "  make run [SCENE=scenes/ball_drop.json] [ARGS='--frames 10']  build and run a scene"
 	@echo "                                      (writes out/<scene name>/particles/*.ply)"
+	@echo "  make test [TRACK=student|reference|opencl]  all eight stage suites, then a table"
+	@echo "  make test-<stage>                   one stage's suite: $(STAGES)"
+	@echo "  make coverage [TRACK=...]           which lines of your stages the suites reached"
+	@echo "                                      (HTML in build/coverage/index.html)"
+	@echo "  make golden                         (re)make the golden cases in build/golden/"
 	@echo "  make check                          the whole self-check (what CI runs)"
 	@echo "  make test-common                    the Check suites for common/"
 	@echo "  make test-physics                   the physical validation suite (reference track)"
@@ -75,7 +80,13 @@ help:
 	@echo "  make SANITIZE=1 ...                 build with ASan+UBSan into build/asan/"
 	@echo "  make deps                           install missing system packages"
 	@echo "  make clean                          remove build/"
-	@echo "Check suites: CK_FORK=no to debug in gdb, CK_RUN_CASE='name' to run one case."
+	@echo "Debugging a suite (Check's own variables; each suite's header says the same):"
+	@echo "  CK_RUN_CASE=golden make test-p2g    run one case (analytic or golden) of a suite"
+	@echo "  CK_FORK=no gdb build/tests/test_p2g run in one process, so gdb stops in your stage"
+	@echo "  CK_TIMEOUT_MULTIPLIER=6 make test   give each case 6 x its 10 s (valgrind, slow machines)"
+	@echo "Isolating a bug in a whole run: use_gauss_seidel: true in the scene (or"
+	@echo "  ARGS='--set use_gauss_seidel=true') swaps your jacobi for the given Gauss-Seidel;"
+	@echo "  ARGS='--track student --use-reference=p2g,g2p' swaps stages for the reference's."
 
 # ---- system packages --------------------------------------------------------------------
 deps: $(DEPS_OK)
@@ -154,6 +165,36 @@ test: $(STAGE_TESTS) $(GOLDEN_STAMP)
 $(STAGES:%=test-%): test-%: $(BUILD)/tests/test_% $(GOLDEN_STAMP)
 	@FLIPKIT_TRACK=$(TRACK) $<
 
+# The suites can fail: reference passes, stubs fail without crashing, isolation per stage.
+check-suites: $(STAGE_TESTS) $(GOLDEN_STAMP)
+	@tests/check_suites.sh $(STAGE_TESTS)
+
+# Coverage: the suites built with --coverage into build/cov, then gcovr. The stage suites run
+# against TRACK (your own stage files with the default TRACK=student), the common suites too.
+COV_BUILD := build/cov
+coverage: | $(DEPS_OK)
+	@$(MAKE) --no-print-directory BUILD=$(COV_BUILD) CFLAGS="-O0 -g --coverage" \
+	  LDFLAGS="--coverage" all-tests >/dev/null
+	@find $(COV_BUILD) -name '*.gcda' -delete
+	@$(MAKE) --no-print-directory golden >/dev/null
+	@for t in $(COMMON_TESTS); do $(COV_BUILD)/tests/test_$$t >/dev/null 2>&1 || true; done
+	@for s in $(STAGES); do FLIPKIT_TRACK=$(TRACK) $(COV_BUILD)/tests/test_$$s >/dev/null 2>&1 || true; done
+	@if [ "$(TRACK)" = reference ]; then for s in $(STAGES); do \
+	  FLIPKIT_TRACK=opencl $(COV_BUILD)/tests/test_$$s >/dev/null 2>&1 || true; done; fi
+	@mkdir -p build/coverage
+	@gcovr -r . --object-directory $(COV_BUILD) -f common/ -f reference/ -f assignment/ \
+	  --html-details build/coverage/index.html >/dev/null
+	@tests/coverage_summary.sh $(COV_BUILD) $(TRACK)
+
+# The OpenCL stages under the same suites (PoCL's CPU device here).
+check-opencl: $(STAGE_TESTS) $(GOLDEN_STAMP)
+	@tests/run_suites.sh opencl $(STAGE_TESTS)
+
+# A planted bug is compiled in place of the student's stage and linked into that stage's suite.
+check-mutants: $(STAGE_TESTS) $(GOLDEN_STAMP)
+	@CC="$(CC)" BUILD="$(BUILD)" MUT_CFLAGS="$(ALL_CFLAGS)" MUT_LDFLAGS="$(ALL_LDFLAGS)" \
+	  MUT_LIBS="$(CHECK_LIBS) $(LIBS)" MUT_OBJS="$(TEST_SUPPORT) $(SIM_OBJ)" tests/check_mutants.sh
+
 # ---- self-check ------------------------------------------------------------------------
 test-common: $(COMMON_TESTS:%=$(BUILD)/tests/test_%)
 	@for t in $^; do $$t || exit 1; done
@@ -171,8 +212,12 @@ check-sanitize: | $(DEPS_OK)
 	@$(MAKE) --no-print-directory SANITIZE=1 build/asan/flipsim
 	@tests/check_bad_scenes.sh build/asan/flipsim
 
-check: check-stubs test-common test-physics check-determinism check-sanitize check-warnings
+check: check-stubs test-common test-physics check-suites check-mutants check-opencl \
+       check-determinism check-sanitize check-warnings coverage-check
 	@echo "make check: all passed"
+
+coverage-check:
+	@$(MAKE) --no-print-directory coverage TRACK=reference
 
 clean:
 	rm -rf build
