@@ -24,6 +24,9 @@ typedef struct {
     const char *track;           /* NULL: reference when linked, else student */
     const char *use_reference;
     const char *resume;
+    const char *device;          /* cpu | opencl | auto; NULL: auto */
+    const char *cl_device;       /* "P:D" or NULL */
+    int list_devices;
     const char *sets[MAX_SETS];
     int nsets;
     int frames;                  /* -1: the scene's */
@@ -37,11 +40,12 @@ typedef struct {
     Sim sim;
     char out[1024];
     FILE *log;
+    const CliDevices *devices;   /* NULL: this build runs only the C stages */
     int progress;                /* print a progress line (stderr is a terminal) */
     int first_frame;             /* the frame the run started from */
 } Run;
 
-static void cli_usage(FILE *f, int with_reference)
+static void cli_usage(FILE *f, int with_reference, int with_devices)
 {
     fprintf(f,
         "usage: flipsim [options] SCENE.json\n"
@@ -59,12 +63,20 @@ static void cli_usage(FILE *f, int with_reference)
         "                          (e.g. --set grid.resolution=[64,64,64] --set use_gauss_seidel=true)\n"
         "  --resume FILE           continue from a state file (it holds the scene) [off]\n"
         "  --checkpoint-every K    write OUT/state/NNNNNN.state every K frames [0 = never]\n"
+        "  --device cpu|opencl|auto\n"
+        "                          where the reference track runs: its C stages on this CPU, or\n"
+        "                          the OpenCL pipeline (whole substeps on the device); auto =\n"
+        "                          OpenCL when a device opens [%s]\n"
+        "  --cl-device P:D         OpenCL platform P, device D (see --list-devices; or set\n"
+        "                          FLIPKIT_CL_DEVICE) [the first device found]\n"
+        "  --list-devices          list the OpenCL platforms and devices, then exit\n"
         "  --quiet                 print only errors [off]\n"
         "  --help                  this text\n\n"
         "exit status: 0 done; 1 output could not be written; 2 bad option, scene or state\n"
         "file; 3 a stage produced NaN/Inf (the frames already written are kept).\n\n",
         with_reference ? "reference" : "student",
-        with_reference ? "" : "\n                          (not in this build: it has no reference stages)");
+        with_reference ? "" : "\n                          (not in this build: it has no reference stages)",
+        with_devices ? "auto" : "cpu; this build has no OpenCL pipeline");
     fprintf(f, "scene keys (scenes/README.md has the full schema):\n");
     scene_print_schema(f);
 }
@@ -91,9 +103,10 @@ static int cli_parse_count(const char *opt, const char *text, int *out)
     return 0;
 }
 
-static int cli_parse(int argc, char **argv, Options *o, int with_reference)
+static int cli_parse(int argc, char **argv, Options *o, int with_reference, int with_devices)
 {
-    enum { O_FRAMES = 256, O_OUT, O_TRACK, O_USEREF, O_SET, O_RESUME, O_CKPT, O_QUIET, O_HELP };
+    enum { O_FRAMES = 256, O_OUT, O_TRACK, O_USEREF, O_SET, O_RESUME, O_CKPT, O_QUIET, O_HELP,
+           O_DEVICE, O_CLDEVICE, O_LIST };
     static const struct option longs[] = {
         { "frames", required_argument, NULL, O_FRAMES },
         { "out", required_argument, NULL, O_OUT },
@@ -103,6 +116,9 @@ static int cli_parse(int argc, char **argv, Options *o, int with_reference)
         { "resume", required_argument, NULL, O_RESUME },
         { "checkpoint-every", required_argument, NULL, O_CKPT },
         { "quiet", no_argument, NULL, O_QUIET },
+        { "device", required_argument, NULL, O_DEVICE },
+        { "cl-device", required_argument, NULL, O_CLDEVICE },
+        { "list-devices", no_argument, NULL, O_LIST },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
@@ -124,14 +140,23 @@ static int cli_parse(int argc, char **argv, Options *o, int with_reference)
         case O_RESUME: o->resume = optarg; break;
         case O_CKPT: rc = cli_parse_count("--checkpoint-every", optarg, &o->checkpoint_every); break;
         case O_QUIET: o->quiet = 1; break;
+        case O_DEVICE:
+            if (strcmp(optarg, "cpu") && strcmp(optarg, "opencl") && strcmp(optarg, "auto"))
+                return cli_error("--device %s: expected cpu, opencl or auto", optarg);
+            o->device = optarg;
+            break;
+        case O_CLDEVICE: o->cl_device = optarg; break;
+        case O_LIST: o->list_devices = 1; break;
         case 'h':
-        case O_HELP: cli_usage(stdout, with_reference); exit(EXIT_OK);
+        case O_HELP: cli_usage(stdout, with_reference, with_devices); exit(EXIT_OK);
         case ':': return cli_error("%s: needs a value (see --help)", argv[optind - 1]);
         default: return cli_error("%s: unknown option (see --help)", argv[optind - 1]);
         }
         if (rc)
             return rc;
     }
+    if (o->list_devices)
+        return 0;
     if (optind < argc)
         o->scene_path = argv[optind++];
     if (optind < argc)
@@ -206,6 +231,11 @@ static int cli_pick_track(const Options *o, const Track *student, const Track *r
     return 0;
 }
 
+static const char *cli_device_name(const Run *r)
+{
+    return r->sim.device ? r->sim.device->name : "cpu (C stages)";
+}
+
 /* ---- output ------------------------------------------------------------------------------ */
 
 static void cli_log(Run *r, const char *fmt, ...)
@@ -266,9 +296,9 @@ static void cli_summary(Run *r, double elapsed)
     const Sim *s = &r->sim;
     int frames = s->frame - r->first_frame;
     long substeps = s->stats.substeps;
-    printf("flipsim: %s, %s track, %s solver: frames %d-%d, %zu particles, %ld substeps, "
+    printf("flipsim: %s, %s track on %s, %s solver: frames %d-%d, %zu particles, %ld substeps, "
            "%.2f s (%.3f s/frame)\n",
-           r->scene.name, s->track.name, s->solver_name, r->first_frame, s->frame,
+           r->scene.name, s->track.name, cli_device_name(r), s->solver_name, r->first_frame, s->frame,
            s->particles.count, substeps, elapsed, frames > 0 ? elapsed / frames : 0.0);
     double total = 0.0;
     for (int q = 0; q < PHASE_COUNT; q++)
@@ -313,6 +343,37 @@ static int cli_run_frames(Run *r, int last)
     return rc;
 }
 
+/* --device: the OpenCL pipeline runs the reference's own stages, so it is for the plain
+ * reference track; auto falls back to the C stages (saying why) where an explicit opencl
+ * is an error. */
+static int cli_pick_device(Run *r)
+{
+    const Options *o = r->opt;
+    const char *want = o->device ? o->device : "auto";
+    int must = strcmp(want, "opencl") == 0;
+    if (strcmp(want, "cpu") == 0)
+        return 0;
+    if (!r->devices)
+        return must ? cli_error("--device opencl: this build has no OpenCL pipeline (the student "
+                                "kit runs your stages in C)") : 0;
+    if (strcmp(r->sim.track.name, "reference") != 0)
+        return must ? cli_error("--device opencl runs the reference pipeline; it needs --track "
+                                "reference without --use-reference (this run: %s track)",
+                                r->sim.track.name) : 0;
+    char err[8192];
+    SimDevice *d = r->devices->open(o->cl_device, err, sizeof err);
+    if (!d && must)
+        return cli_error("--device opencl: %s", err);
+    if (!d) {
+        if (!o->quiet)
+            fprintf(stderr, "flipsim: note: no OpenCL device (%s); running the C reference\n",
+                    strtok(err, "\n"));
+        return 0;
+    }
+    sim_use_device(&r->sim, d);
+    return 0;
+}
+
 static int cli_start(Run *r, const Track *track)
 {
     const Options *o = r->opt;
@@ -339,10 +400,13 @@ static int cli_start(Run *r, const Track *track)
     }
     if (o->resume && sim_load_state(&r->sim, o->resume, err, sizeof err) != 0)
         return cli_error("%s", err);
+    int rc = cli_pick_device(r);
+    if (rc)
+        return rc;
     r->first_frame = r->sim.frame;
-    cli_log(r, "%s %s: %s track, solver %s, %zu particles, from frame %d\n",
-            o->resume ? "resume" : "start", r->scene.path, r->sim.track.name, r->sim.solver_name,
-            r->sim.particles.count, r->sim.frame);
+    cli_log(r, "%s %s: %s track on %s, solver %s, %zu particles, from frame %d\n",
+            o->resume ? "resume" : "start", r->scene.path, r->sim.track.name, cli_device_name(r),
+            r->sim.solver_name, r->sim.particles.count, r->sim.frame);
     if (strcmp(r->sim.solver_name, r->scene.pressure.solver) != 0 && !r->scene.use_gauss_seidel &&
         !o->quiet)
         fprintf(stderr, "flipsim: note: pressure.solver \"%s\" is not in the %s track; using "
@@ -351,12 +415,21 @@ static int cli_start(Run *r, const Track *track)
     return o->resume ? EXIT_OK : cli_write_frame(r);
 }
 
-int cli_main(int argc, char **argv, const Track *student, const Track *reference)
+int cli_main(int argc, char **argv, const Track *student, const Track *reference,
+             const CliDevices *devices)
 {
     Options opt;
-    Run r = { .opt = &opt };
+    Run r = { .opt = &opt, .devices = devices };
     Track track;
-    int rc = cli_parse(argc, argv, &opt, reference != NULL);
+    int rc = cli_parse(argc, argv, &opt, reference != NULL, devices != NULL);
+    if (rc == 0 && opt.list_devices) {
+        if (!devices) {
+            printf("this build has no OpenCL pipeline: it runs the stages in C\n");
+            return EXIT_OK;
+        }
+        devices->list(stdout); /* "no OpenCL platform found" is an answer, not an error */
+        return EXIT_OK;
+    }
     if (rc == 0)
         rc = cli_pick_track(&opt, student, reference, &track);
     if (rc == 0)

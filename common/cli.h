@@ -4,13 +4,25 @@
 #ifndef FLIPKIT_CLI_H
 #define FLIPKIT_CLI_H
 
+#include <stddef.h>
+#include <stdio.h>
+
+#include "sim.h"
 #include "track.h"
+
+/* What a build offers besides the C stages: the kit's flipsim hands in the OpenCL pipeline
+ * (reference/pipeline.h); the student's flipsim hands in NULL. */
+typedef struct {
+    int (*list)(FILE *out);     /* prints the devices; returns how many */
+    SimDevice *(*open)(const char *selector, char *err, size_t errlen);
+} CliDevices;
 
 /* Exit statuses: 0 done, 1 could not write output or out of memory, 2 bad input (options,
  * scene, state file), 3 the simulation produced NaN/Inf (frames written so far are kept). */
 enum { EXIT_OK = 0, EXIT_IO = 1, EXIT_INPUT = 2, EXIT_BLOWUP = 3 };
 
-/* reference may be NULL (student-only build). */
-int cli_main(int argc, char **argv, const Track *student, const Track *reference);
+/* reference and devices may be NULL (the student-only build). */
+int cli_main(int argc, char **argv, const Track *student, const Track *reference,
+             const CliDevices *devices);
 
 #endif

@@ -5,5 +5,5 @@
 
 int main(int argc, char **argv)
 {
-    return cli_main(argc, argv, &student_track, NULL);
+    return cli_main(argc, argv, &student_track, NULL, NULL);
 }

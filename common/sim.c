@@ -197,7 +197,7 @@ int sim_substep(Sim *s, float dt)
 
 /* ---- frames ------------------------------------------------------------------------------ */
 
-float sim_cfl_dt(const Sim *s)
+static float sim_max_speed2(const Sim *s)
 {
     float vmax2 = 0.0f;
     for (size_t p = 0; p < s->particles.count; p++) {
@@ -205,12 +205,22 @@ float sim_cfl_dt(const Sim *s)
         float v2 = v.x * v.x + v.y * v.y + v.z * v.z;
         vmax2 = v2 > vmax2 ? v2 : vmax2;
     }
+    return vmax2;
+}
+
+float sim_cfl_dt_for(const Sim *s, float vmax2)
+{
     /* Bridson (2nd ed., sec. 3.3) adds sqrt(5 dx |g|) for the speed gravity adds within the
      * step, so a fluid starting at rest does not take one huge first step. */
     Vec3 gr = s->scene->gravity;
     float gmag = sqrtf(gr.x * gr.x + gr.y * gr.y + gr.z * gr.z);
     float umax = sqrtf(vmax2) + sqrtf(5.0f * s->grid.dx * gmag);
     return umax > 0.0f ? s->scene->cfl * s->grid.dx / umax : INFINITY;
+}
+
+float sim_cfl_dt(const Sim *s)
+{
+    return sim_cfl_dt_for(s, sim_max_speed2(s));
 }
 
 static int sim_fire_events(Sim *s, int frame)
@@ -226,8 +236,24 @@ static int sim_fire_events(Sim *s, int frame)
             sim_fail(s, "out of memory seeding events[%d]", e);
             return -1;
         }
+        s->device_stale = s->device_stale || added > 0;
     }
     return 0;
+}
+
+/* One substep on whichever side holds the state: the device, or the stages here. */
+static int sim_step(Sim *s, double remaining, double *taken)
+{
+    float vmax2 = 0.0f;
+    if (s->device && s->device->max_speed2(s->device, s, &vmax2) != 0)
+        return -1;
+    if (!s->device)
+        vmax2 = sim_max_speed2(s);
+    double dt = sim_cfl_dt_for(s, vmax2);
+    /* Split what is left evenly rather than finish with a sliver of a substep. */
+    dt = dt >= remaining ? remaining : dt > 0.5 * remaining ? 0.5 * remaining : dt;
+    *taken = dt;
+    return s->device ? s->device->substep(s->device, s, (float)dt) : sim_substep(s, (float)dt);
 }
 
 int sim_advance_frame(Sim *s)
@@ -237,18 +263,29 @@ int sim_advance_frame(Sim *s)
     double eps = 1e-9 / s->scene->frame_rate;
     s->stats.frame_substeps = 0;
     s->stats.unconverged_solves = 0;
+    if (s->device && s->device_stale) {
+        if (s->device->upload(s->device, s) != 0)
+            return -1;
+        s->device_stale = false;
+    }
     while (t_end - s->time > eps) {
-        double remaining = t_end - s->time;
-        double dt = sim_cfl_dt(s);
-        /* Split what is left evenly rather than finish with a sliver of a substep. */
-        dt = dt >= remaining ? remaining : dt > 0.5 * remaining ? 0.5 * remaining : dt;
-        if (sim_substep(s, (float)dt) != 0)
+        double dt;
+        if (sim_step(s, t_end - s->time, &dt) != 0)
             return -1;
         s->time += dt;
     }
+    /* The frame is written from the host's copy; a device hands back only what that needs. */
+    if (s->device && s->device->download(s->device, s) != 0)
+        return -1;
     s->time = t_end;
     s->frame = next;
     return sim_fire_events(s, next);
+}
+
+void sim_use_device(Sim *s, SimDevice *d)
+{
+    s->device = d;
+    s->device_stale = true;
 }
 
 /* ---- set-up ------------------------------------------------------------------------------ */
@@ -342,6 +379,8 @@ int sim_init(Sim *s, const Scene *scene, const Track *track)
 
 void sim_free(Sim *s)
 {
+    if (s->device)
+        s->device->close(s->device);
     grid_free(&s->grid);
     part_free(&s->particles);
     free(s->solid);
@@ -434,6 +473,7 @@ int sim_load_state(Sim *s, const char *path, char *err, size_t errlen)
     s->time = time[0];
     s->stats.substeps = (long)substeps[0];
     given_classify(g, s->solid, &s->particles);
+    s->device_stale = true;
     rc = 0;
 done:
     state_free(&sf);

@@ -30,7 +30,25 @@ typedef struct {
 /* What went wrong, when sim_* returns -1: one line, naming the stage and the place. */
 typedef struct { char message[512]; } SimError;
 
-typedef struct {
+typedef struct Sim Sim;
+
+/* A device that runs whole substeps on its own copy of the state (the reference's OpenCL
+ * pipeline, reference/pipeline.c). common/ sees it only through these calls, so the student
+ * kit builds without OpenCL. Each returns 0, or -1 with one line in s->error. */
+typedef struct SimDevice {
+    const char *name;                   /* e.g. "opencl: Portable Computing Language / cpu" */
+    /* Copies the particles, the solid cells and p to the device (after set-up, events, resume). */
+    int (*upload)(struct SimDevice *d, Sim *s);
+    /* The largest particle speed squared, for the CFL substep. */
+    int (*max_speed2)(struct SimDevice *d, Sim *s, float *out);
+    /* One substep of length dt on the device; adds to s->stats like sim_substep. */
+    int (*substep)(struct SimDevice *d, Sim *s, float dt);
+    /* Copies the particles and p back into s (for frames, checkpoints). */
+    int (*download)(struct SimDevice *d, Sim *s);
+    void (*close)(struct SimDevice *d);
+} SimDevice;
+
+struct Sim {
     const Scene *scene;
     Track track;
     PressureSolver solver;      /* NULL: the track's jacobi, repeated */
@@ -46,12 +64,18 @@ typedef struct {
     double time;
     SimStats stats;
     SimError error;
-} Sim;
+    SimDevice *device;          /* NULL: the track's stages in C on this CPU */
+    bool device_stale;          /* the host's particles changed since the last upload */
+};
 
 /* Sets up the grid, the solids and frame 0 (initial fluid and frame-0 events). The scene
  * must outlive the sim. Returns 0, or -1 with s->error set. */
 int sim_init(Sim *s, const Scene *scene, const Track *track);
 void sim_free(Sim *s);
+
+/* Hands the substeps to a device from now on (the sim closes it in sim_free). The device
+ * then reads the scene's pressure.solver itself. */
+void sim_use_device(Sim *s, SimDevice *d);
 
 /* Advances to the next frame: CFL substeps up to time (frame+1)/frame_rate, then that
  * frame's events. Returns 0, or -1 with s->error set (e.g. a stage wrote NaN). */
@@ -60,8 +84,10 @@ int sim_advance_frame(Sim *s);
 /* One substep of length dt: the algorithm, stage by stage. Returns 0 or -1. */
 int sim_substep(Sim *s, float dt);
 
-/* The substep length the CFL condition allows now (before capping at the frame end). */
+/* The substep length the CFL condition allows now (before capping at the frame end), from the
+ * host's particles; sim_cfl_dt_for takes the largest speed squared from elsewhere (a device). */
 float sim_cfl_dt(const Sim *s);
+float sim_cfl_dt_for(const Sim *s, float vmax2);
 
 /* Checkpoints: everything a run needs to continue bit for bit, and the scene itself. */
 int sim_save_state(const Sim *s, const char *path, char *err, size_t errlen);

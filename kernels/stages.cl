@@ -62,22 +62,25 @@ __kernel void p2g(__global float *vel, __global float *weight, __global const fl
     weight[f] = wsum;
 }
 
-inline float g2p_interpolate(__global const float *f, __global const float *f_old, int3 n,
-                             float dx, int a, float3 x)
+/* The particle's new velocity component a: PIC interpolates the grid, FLIP adds the grid's
+ * change to the particle's own value; the stencil is computed once for both sums. */
+inline float g2p_component(__global const float *f, __global const float *f_old, int3 n, float dx,
+                           int a, float3 x, float alpha, float old_v)
 {
     int3 fn = face_dims(n, a);
     int base[3];
     float t[3];
     stencil(n, dx, a, x, base, t);
-    float sum = 0.0f;
+    float pic = 0.0f, change = 0.0f;
     for (int dk = 0; dk < 2; dk++)
         for (int dj = 0; dj < 2; dj++)
             for (int di = 0; di < 2; di++) {
                 size_t idx = flat_index(fn, base[0] + di, base[1] + dj, base[2] + dk);
-                float value = f_old ? f[idx] - f_old[idx] : f[idx];
-                sum += stencil_weight(t, di, dj, dk) * value;
+                float w = stencil_weight(t, di, dj, dk);
+                pic += w * f[idx];
+                change += w * (f[idx] - f_old[idx]);
             }
-    return sum;
+    return alpha * pic + (1.0f - alpha) * (old_v + change);
 }
 
 __kernel void g2p(__global float *pvel, __global const float *pos, __global const float *u,
@@ -90,13 +93,9 @@ __kernel void g2p(__global float *pvel, __global const float *pos, __global cons
         return;
     int3 n = n4.xyz;
     float3 x = load3(pos, p);
-    __global const float *f[3] = { u, v, w };
-    __global const float *f_old[3] = { u_old, v_old, w_old };
-    for (int a = 0; a < 3; a++) {
-        float pic = g2p_interpolate(f[a], 0, n, dx, a, x);
-        float flip = pvel[3 * p + a] + g2p_interpolate(f[a], f_old[a], n, dx, a, x);
-        pvel[3 * p + a] = alpha * pic + (1.0f - alpha) * flip;
-    }
+    pvel[3 * p + 0] = g2p_component(u, u_old, n, dx, 0, x, alpha, pvel[3 * p + 0]);
+    pvel[3 * p + 1] = g2p_component(v, v_old, n, dx, 1, x, alpha, pvel[3 * p + 1]);
+    pvel[3 * p + 2] = g2p_component(w, w_old, n, dx, 2, x, alpha, pvel[3 * p + 2]);
 }
 
 inline float divergence_face(__global const float *vel, __global const char *cell, int3 n, int a,

@@ -27,7 +27,7 @@ static int run_cli(const char *tag, const Track *student, const Track *reference
     ck_assert_ptr_nonnull(freopen(out, "w", stdout));
     ck_assert_ptr_nonnull(freopen(err, "w", stderr));
     optind = 1;
-    int rc = cli_main(argc, argv, student, reference);
+    int rc = cli_main(argc, argv, student, reference, NULL);
     fflush(stdout);
     fflush(stderr);
     return rc;

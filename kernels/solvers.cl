@@ -1,0 +1,322 @@
+/* solvers.cl — the pressure solvers' kernels: red-black Gauss-Seidel/SOR, the multigrid V-cycle,
+ * and the vector steps of conjugate gradients. flipkit kernels/: they solve A x = b with
+ * A = -dx^2 L (N on the diagonal, -1 to each FLUID neighbour), as reference/multigrid.c does.
+ * The CG iterate and residual are double, for the reason given in reference/pcg.c. */
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+
+/* ---- per level: types, neighbour counts, sweeps, residual, transfers --------------------- */
+
+/* N: the non-SOLID neighbours of each FLUID cell. */
+__kernel void mg_count(__global uchar *count, __global const char *type, int4 n4)
+{
+    int3 n = n4.xyz;
+    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    if (i >= n.x || j >= n.y || k >= n.z)
+        return;
+    size_t c = flat_index(n, i, j, k);
+    count[c] = type[c] != CELL_FLUID ? 0 :
+        (cell_type(type, n, i - 1, j, k) != CELL_SOLID) + (cell_type(type, n, i + 1, j, k) != CELL_SOLID) +
+        (cell_type(type, n, i, j - 1, k) != CELL_SOLID) + (cell_type(type, n, i, j + 1, k) != CELL_SOLID) +
+        (cell_type(type, n, i, j, k - 1) != CELL_SOLID) + (cell_type(type, n, i, j, k + 1) != CELL_SOLID);
+}
+
+/* McAdams et al.: a coarse cell is AIR if any child is AIR, else FLUID if any is, else SOLID. */
+__kernel void mg_coarsen(__global char *coarse, __global const char *fine, int4 nc4, int4 nf4)
+{
+    int3 nc = nc4.xyz, nf = nf4.xyz;
+    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    if (i >= nc.x || j >= nc.y || k >= nc.z)
+        return;
+    int air = 0, fluid = 0;
+    for (int d = 0; d < 8; d++) {
+        int t = cell_type(fine, nf, 2 * i + (d & 1), 2 * j + ((d >> 1) & 1), 2 * k + (d >> 2));
+        air |= t == CELL_AIR;
+        fluid |= t == CELL_FLUID;
+    }
+    coarse[flat_index(nc, i, j, k)] = air ? CELL_AIR : fluid ? CELL_FLUID : CELL_SOLID;
+}
+
+inline float fluid_sum(__global const float *x, __global const char *type, int3 n, int i, int j, int k)
+{
+    float s = 0.0f;
+    if (cell_type(type, n, i - 1, j, k) == CELL_FLUID) s += x[flat_index(n, i - 1, j, k)];
+    if (cell_type(type, n, i + 1, j, k) == CELL_FLUID) s += x[flat_index(n, i + 1, j, k)];
+    if (cell_type(type, n, i, j - 1, k) == CELL_FLUID) s += x[flat_index(n, i, j - 1, k)];
+    if (cell_type(type, n, i, j + 1, k) == CELL_FLUID) s += x[flat_index(n, i, j + 1, k)];
+    if (cell_type(type, n, i, j, k - 1) == CELL_FLUID) s += x[flat_index(n, i, j, k - 1)];
+    if (cell_type(type, n, i, j, k + 1) == CELL_FLUID) s += x[flat_index(n, i, j, k + 1)];
+    return s;
+}
+
+/* Half a red-black sweep: the FLUID cells with (i+j+k) % 2 == colour. The grid is launched
+ * with x halved, so every work-item has a cell of the colour. */
+__kernel void mg_smooth(__global float *x, __global const float *b, __global const char *type,
+                        __global const uchar *count, int4 n4, int colour, float omega)
+{
+    int3 n = n4.xyz;
+    int j = get_global_id(1), k = get_global_id(2);
+    int i = 2 * get_global_id(0) + ((j + k + colour) & 1);
+    if (i >= n.x || j >= n.y || k >= n.z)
+        return;
+    size_t c = flat_index(n, i, j, k);
+    if (type[c] != CELL_FLUID || count[c] == 0)
+        return;
+    float gs = (b[c] + fluid_sum(x, type, n, i, j, k)) / (float)count[c];
+    x[c] += omega * (gs - x[c]);
+}
+
+/* r = b - A x in FLUID cells, 0 elsewhere. */
+__kernel void mg_residual(__global float *r, __global const float *x, __global const float *b,
+                          __global const char *type, __global const uchar *count, int4 n4)
+{
+    int3 n = n4.xyz;
+    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    if (i >= n.x || j >= n.y || k >= n.z)
+        return;
+    size_t c = flat_index(n, i, j, k);
+    r[c] = type[c] == CELL_FLUID
+               ? b[c] - ((float)count[c] * x[c] - fluid_sum(x, type, n, i, j, k)) : 0.0f;
+}
+
+/* out = A x in FLUID cells, 0 elsewhere. */
+__kernel void apply_A(__global float *out, __global const float *x, __global const char *type,
+                      __global const uchar *count, int4 n4)
+{
+    int3 n = n4.xyz;
+    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    if (i >= n.x || j >= n.y || k >= n.z)
+        return;
+    size_t c = flat_index(n, i, j, k);
+    out[c] = type[c] == CELL_FLUID ? (float)count[c] * x[c] - fluid_sum(x, type, n, i, j, k) : 0.0f;
+}
+
+/* The fine cells whose trilinear stencil touches coarse cell I along one axis: 2I-1 and 2I+2
+ * with weight 1/4, 2I and 2I+1 with 3/4 (mg_parents in multigrid.c, read the other way). */
+inline float child_weight(int q)
+{
+    return q == 0 || q == 3 ? 0.25f : 0.75f;
+}
+
+/* coarse b = (1/2) P^T fine r, gathered per coarse cell; 0 where the coarse cell is not FLUID. */
+__kernel void mg_restrict(__global float *cb, __global const float *fr, __global const char *ctype,
+                          int4 nc4, int4 nf4)
+{
+    int3 nc = nc4.xyz, nf = nf4.xyz;
+    int I = get_global_id(0), J = get_global_id(1), K = get_global_id(2);
+    if (I >= nc.x || J >= nc.y || K >= nc.z)
+        return;
+    size_t C = flat_index(nc, I, J, K);
+    if (ctype[C] != CELL_FLUID) {
+        cb[C] = 0.0f;
+        return;
+    }
+    float sum = 0.0f;
+    for (int qk = 0; qk < 4; qk++) {
+        int k = 2 * K - 1 + qk;
+        if (k < 0 || k >= nf.z)
+            continue;
+        for (int qj = 0; qj < 4; qj++) {
+            int j = 2 * J - 1 + qj;
+            if (j < 0 || j >= nf.y)
+                continue;
+            for (int qi = 0; qi < 4; qi++) {
+                int i = 2 * I - 1 + qi;
+                if (i < 0 || i >= nf.x)
+                    continue;
+                sum += 0.5f * child_weight(qi) * child_weight(qj) * child_weight(qk) *
+                       fr[flat_index(nf, i, j, k)];
+            }
+        }
+    }
+    cb[C] = sum;
+}
+
+/* fine x += P coarse x in FLUID fine cells (mg_prolong_add). */
+__kernel void mg_prolong(__global float *fx, __global const float *cx, __global const char *ftype,
+                         __global const char *ctype, int4 nf4, int4 nc4)
+{
+    int3 nf = nf4.xyz, nc = nc4.xyz;
+    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    if (i >= nf.x || j >= nf.y || k >= nf.z)
+        return;
+    size_t f = flat_index(nf, i, j, k);
+    if (ftype[f] != CELL_FLUID)
+        return;
+    int fi[3] = { i, j, k }, P[3][2];
+    float W[3][2];
+    for (int d = 0; d < 3; d++) {
+        int parent = fi[d] / 2;
+        P[d][0] = parent;
+        P[d][1] = (fi[d] & 1) ? parent + 1 : parent - 1;
+        W[d][0] = 0.75f;
+        W[d][1] = 0.25f;
+    }
+    float e = 0.0f;
+    for (int q = 0; q < 8; q++) {
+        int a = q & 1, b = (q >> 1) & 1, d = q >> 2;
+        if (cell_type(ctype, nc, P[0][a], P[1][b], P[2][d]) != CELL_FLUID)
+            continue;
+        e += W[0][a] * W[1][b] * W[2][d] * cx[flat_index(nc, P[0][a], P[1][b], P[2][d])];
+    }
+    fx[f] += e;
+}
+
+/* The coarsest level, solved by one work-item: x = 0, then `sweeps` red-black sweeps and as
+ * many black-red ones (the down and up legs of the V-cycle meet here). It has a few hundred
+ * cells, so one work-item beats launching 4 * sweeps kernels. */
+__kernel void mg_coarsest(__global float *x, __global const float *b, __global const char *type,
+                          __global const uchar *count, int4 n4, int sweeps)
+{
+    int3 n = n4.xyz;
+    size_t cells = (size_t)n.x * n.y * n.z;
+    for (size_t c = 0; c < cells; c++)
+        x[c] = 0.0f;
+    for (int leg = 0; leg < 2; leg++)
+        for (int s = 0; s < sweeps; s++)
+            for (int h = 0; h < 2; h++) {
+                int colour = leg == 0 ? h : 1 - h;
+                for (int k = 0; k < n.z; k++)
+                    for (int j = 0; j < n.y; j++)
+                        for (int i = (j + k + colour) & 1; i < n.x; i += 2) {
+                            size_t c = flat_index(n, i, j, k);
+                            if (type[c] != CELL_FLUID || count[c] == 0)
+                                continue;
+                            float gs = (b[c] + fluid_sum(x, type, n, i, j, k)) / (float)count[c];
+                            x[c] += gs - x[c];
+                        }
+            }
+}
+
+/* ---- level 0: setting up, the double iterate, CG's vector steps ------------------------- */
+
+/* b = -dx^2 rhs and x = p in FLUID cells, 0 elsewhere. */
+__kernel void solve_setup(__global float *b, __global double *x, __global const float *rhs,
+                          __global const float *p, __global const char *cell, float dx2, int n)
+{
+    int c = get_global_id(0);
+    if (c >= n)
+        return;
+    int fluid = cell[c] == CELL_FLUID;
+    b[c] = fluid ? -dx2 * rhs[c] : 0.0f;
+    x[c] = fluid ? (double)p[c] : 0.0;
+}
+
+/* r = b - A x with x in double; partial sums of r^2 per chunk are taken by norm2. */
+__kernel void residual_d(__global double *r, __global const double *x, __global const float *b,
+                         __global const char *type, __global const uchar *count, int4 n4)
+{
+    int3 n = n4.xyz;
+    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    if (i >= n.x || j >= n.y || k >= n.z)
+        return;
+    size_t c = flat_index(n, i, j, k);
+    if (type[c] != CELL_FLUID) {
+        r[c] = 0.0;
+        return;
+    }
+    double s = 0.0;
+    if (cell_type(type, n, i - 1, j, k) == CELL_FLUID) s += x[flat_index(n, i - 1, j, k)];
+    if (cell_type(type, n, i + 1, j, k) == CELL_FLUID) s += x[flat_index(n, i + 1, j, k)];
+    if (cell_type(type, n, i, j - 1, k) == CELL_FLUID) s += x[flat_index(n, i, j - 1, k)];
+    if (cell_type(type, n, i, j + 1, k) == CELL_FLUID) s += x[flat_index(n, i, j + 1, k)];
+    if (cell_type(type, n, i, j, k - 1) == CELL_FLUID) s += x[flat_index(n, i, j, k - 1)];
+    if (cell_type(type, n, i, j, k + 1) == CELL_FLUID) s += x[flat_index(n, i, j, k + 1)];
+    r[c] = (double)b[c] - ((double)count[c] * x[c] - s);
+}
+
+__kernel void norm2_d(__global double *partial, __global const double *v, int n, int chunk)
+{
+    int g = get_global_id(0), lo, hi;
+    chunk_of(g, n, chunk, &lo, &hi);
+    double s = 0.0;
+    for (int c = lo; c < hi; c++)
+        s += v[c] * v[c];
+    partial[g] = s;
+}
+
+__kernel void norm2_f(__global double *partial, __global const float *v, int n, int chunk)
+{
+    int g = get_global_id(0), lo, hi;
+    chunk_of(g, n, chunk, &lo, &hi);
+    double s = 0.0;
+    for (int c = lo; c < hi; c++)
+        s += (double)v[c] * v[c];
+    partial[g] = s;
+}
+
+/* partial sums of a . b, a float and b double or float. */
+__kernel void dot_fd(__global double *partial, __global const float *a, __global const double *b,
+                     int n, int chunk)
+{
+    int g = get_global_id(0), lo, hi;
+    chunk_of(g, n, chunk, &lo, &hi);
+    double s = 0.0;
+    for (int c = lo; c < hi; c++)
+        s += (double)a[c] * b[c];
+    partial[g] = s;
+}
+
+__kernel void dot_ff(__global double *partial, __global const float *a, __global const float *b,
+                     int n, int chunk)
+{
+    int g = get_global_id(0), lo, hi;
+    chunk_of(g, n, chunk, &lo, &hi);
+    double s = 0.0;
+    for (int c = lo; c < hi; c++)
+        s += (double)a[c] * b[c];
+    partial[g] = s;
+}
+
+/* x += alpha s, r -= alpha t, and the partial sums of r^2. */
+__kernel void cg_update(__global double *x, __global double *r, __global double *partial,
+                        __global const float *s, __global const float *t, double alpha, int n,
+                        int chunk)
+{
+    int g = get_global_id(0), lo, hi;
+    chunk_of(g, n, chunk, &lo, &hi);
+    double sum = 0.0;
+    for (int c = lo; c < hi; c++) {
+        x[c] += alpha * s[c];
+        r[c] -= alpha * t[c];
+        sum += r[c] * r[c];
+    }
+    partial[g] = sum;
+}
+
+/* s = z + beta s. */
+__kernel void cg_direction(__global float *s, __global const float *z, double beta, int n)
+{
+    int c = get_global_id(0);
+    if (c < n)
+        s[c] = z[c] + (float)(beta * s[c]);
+}
+
+__kernel void to_float(__global float *out, __global const double *in, int n)
+{
+    int c = get_global_id(0);
+    if (c < n)
+        out[c] = (float)in[c];
+}
+
+/* x += z, the multigrid correction. */
+__kernel void add_correction(__global double *x, __global const float *z, int n)
+{
+    int c = get_global_id(0);
+    if (c < n)
+        x[c] += z[c];
+}
+
+/* Jacobi's residual: partial sums of (rhs - L p)^2 over FLUID cells (L p from the laplacian kernel). */
+__kernel void residual_l(__global double *partial, __global const float *rhs,
+                         __global const float *lap, __global const char *cell, int n, int chunk)
+{
+    int g = get_global_id(0), lo, hi;
+    chunk_of(g, n, chunk, &lo, &hi);
+    double s = 0.0;
+    for (int c = lo; c < hi; c++)
+        if (cell[c] == CELL_FLUID) {
+            double r = (double)rhs[c] - lap[c];
+            s += r * r;
+        }
+    partial[g] = s;
+}

@@ -1,0 +1,91 @@
+/* pipe.h — the inside of the OpenCL pipeline: its buffers, kernels and launch helpers, shared
+ * by pipeline.c (the substep) and pipesolve.c (the pressure solvers). flipkit reference/:
+ * not a public interface; pipeline.h is. */
+#ifndef FLIPKIT_PIPE_H
+#define FLIPKIT_PIPE_H
+
+#include "clx.h"
+#include "sim.h"
+
+/* Work-items of every reduction: fixed, so a sum is added in the same order on every run. */
+enum { PIPE_PARTS = 256, PIPE_MAX_LEVELS = 16 };
+
+/* Every kernel the pipeline launches; pipe_kernel_names in pipeline.c names them in order. */
+typedef enum {
+    K_SORT_KEYS, K_SORT_SCAN, K_SORT_SCATTER, K_SORT_BUCKETS, K_P2G_PREPARE, K_P2G_GATHER, K_CLASSIFY, K_GRAVITY,
+    K_DIVERGENCE, K_PRESSURE_RHS, K_GRADIENT, K_EXTRAP_INIT, K_EXTRAP_LAYER, K_EXTRAP_FINISH,
+    K_G2P, K_ADVECT, K_KEEP_INSIDE, K_MAX_SPEED2, K_JACOBI, K_LAPLACIAN, K_RESIDUAL_L,
+    K_MG_COUNT, K_MG_COARSEN, K_MG_SMOOTH, K_MG_RESIDUAL, K_APPLY_A, K_MG_RESTRICT,
+    K_MG_PROLONG, K_MG_COARSEST, K_SOLVE_SETUP, K_RESIDUAL_D, K_NORM2_D, K_NORM2_F, K_DOT_FD,
+    K_DOT_FF, K_CG_UPDATE, K_CG_DIRECTION, K_TO_FLOAT, K_ADD_CORRECTION,
+    K_COUNT
+} PipeKernel;
+
+typedef struct {
+    int n[3];
+    size_t cells;
+    cl_mem type, count;         /* char cell types, uchar neighbour counts */
+    cl_mem x, b, r;             /* float */
+} PipeLevel;
+
+typedef struct {
+    SimDevice base;             /* first, so a SimDevice * is a Pipe * */
+    Clx cl;
+    char name[300];
+    cl_kernel k[K_COUNT];
+    cl_int failure;             /* the first OpenCL error, CL_SUCCESS while all is well */
+    const char *failed_at;
+    /* particles */
+    size_t capacity, count;
+    cl_mem pos, vel, keys, sorted;
+    cl_mem stencil_base, stencil_tw;    /* p2g_prepare's output, 3 per particle */
+    /* cells */
+    cl_mem solid, cell, p, div, rhs, lap, counts, cursor, start;
+    /* faces */
+    cl_mem face[3], weight[3], old[3], known[2];
+    /* reductions */
+    cl_mem partial_d, partial_f;
+    /* solvers: double iterate and residual, float CG vectors; z is level[0].x */
+    cl_mem xd, rd, s, t, rf;
+    PipeLevel level[PIPE_MAX_LEVELS];
+    int levels;
+    /* $FLIPKIT_CL_PROFILE set: every launch is waited for and timed, printed at close */
+    int profile;
+    double kernel_seconds[K_COUNT];
+    long kernel_launches[K_COUNT];
+} Pipe;
+
+/* A kernel argument: its size and where its value is (value NULL: local memory of that size). */
+typedef struct { size_t size; const void *value; } PipeArg;
+#define ARG(v) ((PipeArg){ sizeof(v), &(v) })
+
+/* Sets the arguments and enqueues kernel k over gx x gy x gz work-items (no wait). */
+void pipe_launch(Pipe *P, PipeKernel k, size_t gx, size_t gy, size_t gz, const PipeArg *args,
+                 int nargs);
+#define LAUNCH(P, k, gx, gy, gz, ...)                                                         \
+    pipe_launch(P, k, gx, gy, gz, (const PipeArg[]){ __VA_ARGS__ },                          \
+                (int)(sizeof((const PipeArg[]){ __VA_ARGS__ }) / sizeof(PipeArg)))
+/* The same over the cells of level q / of the fine grid. */
+#define LAUNCH_CELLS(P, q, k, ...)                                                            \
+    LAUNCH(P, k, (size_t)(P)->level[q].n[0], (size_t)(P)->level[q].n[1],                     \
+           (size_t)(P)->level[q].n[2], __VA_ARGS__)
+
+/* Records an OpenCL failure (the first one wins); returns rc == CL_SUCCESS. */
+int pipe_ok(Pipe *P, cl_int rc, const char *what);
+/* Reads the PIPE_PARTS double partials and adds them in order. */
+double pipe_sum(Pipe *P);
+/* Chunk length of a reduction over n elements. */
+int pipe_chunk(size_t n);
+cl_int4 pipe_dims(const int n[3]);
+static inline cl_int4 pipe_grid_dims(const MacGrid *g)
+{
+    const int n[3] = { g->nx, g->ny, g->nz };
+    return pipe_dims(n);
+}
+
+/* Solves L p = rhs on the device with the scene's pressure.solver (rhs in P->rhs, p in P->p). */
+SolveResult pipe_solve(Pipe *P, const Sim *s);
+/* Allocates the multigrid levels for grid g (level 0 shares P->cell). Returns 0 or -1. */
+int pipe_alloc_levels(Pipe *P, const MacGrid *g);
+
+#endif

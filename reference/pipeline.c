@@ -1,0 +1,488 @@
+/* pipeline.c — the reference's substep on an OpenCL device with the state resident there.
+ * flipkit reference/: the same steps in the same order as sim_substep, as kernels from kernels/;
+ * the host enqueues, waits once per phase (for the timings) and reads back only frames. */
+#include "pipeline.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pipe.h"
+
+static const char *const pipe_sources[] = { "common.cl", "sort.cl", "stages.cl", "pipeline.cl",
+                                            "solvers.cl" };
+
+static const char *const pipe_kernel_names[K_COUNT] = {
+    "sort_keys", "sort_scan", "sort_scatter", "sort_buckets", "p2g_prepare", "p2g_gather", "classify", "gravity",
+    "divergence", "pressure_rhs", "gradient", "extrap_init", "extrap_layer", "extrap_finish",
+    "g2p", "advect", "keep_inside", "max_speed2", "jacobi", "laplacian", "residual_l",
+    "mg_count", "mg_coarsen", "mg_smooth", "mg_residual", "apply_A", "mg_restrict",
+    "mg_prolong", "mg_coarsest", "solve_setup", "residual_d", "norm2_d", "norm2_f", "dot_fd",
+    "dot_ff", "cg_update", "cg_direction", "to_float", "add_correction",
+};
+
+/* Layers of velocity extrapolated into the air, as in sim.c. */
+enum { PIPE_EXTRAPOLATE_LAYERS = 2, PIPE_SCAN_GROUP = 64 };
+
+/* ---- helpers shared with pipesolve.c ------------------------------------------------------- */
+
+static double pipe_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+
+int pipe_ok(Pipe *P, cl_int rc, const char *what)
+{
+    if (rc != CL_SUCCESS && P->failure == CL_SUCCESS) {
+        P->failure = rc;
+        P->failed_at = what;
+    }
+    return rc == CL_SUCCESS;
+}
+
+/* Work-groups are rows along x (PoCL runs a work-group as one vectorised loop over x); the
+ * global size is rounded up to whole groups and every kernel checks its bounds. */
+static size_t pipe_round_up(size_t n, size_t m)
+{
+    return (n + m - 1) / m * m;
+}
+
+void pipe_launch(Pipe *P, PipeKernel k, size_t gx, size_t gy, size_t gz, const PipeArg *args,
+                 int nargs)
+{
+    if (P->failure != CL_SUCCESS)
+        return;
+    for (int q = 0; q < nargs; q++)
+        if (!pipe_ok(P, clSetKernelArg(P->k[k], (cl_uint)q, args[q].size, args[q].value),
+                     pipe_kernel_names[k]))
+            return;
+    gx = gx ? gx : 1;
+    size_t local[3] = { gx == 1 ? 1 : gy == 1 && gz == 1 ? 64 : 16, 1, 1 };
+    size_t global[3] = { pipe_round_up(gx, local[0]), gy ? gy : 1, gz ? gz : 1 };
+    double t0 = P->profile && pipe_ok(P, clFinish(P->cl.queue), "clFinish") ? pipe_clock() : 0.0;
+    pipe_ok(P, clEnqueueNDRangeKernel(P->cl.queue, P->k[k], 3, NULL, global, local, 0, NULL, NULL),
+            pipe_kernel_names[k]);
+    if (P->profile && pipe_ok(P, clFinish(P->cl.queue), "clFinish")) {
+        P->kernel_seconds[k] += pipe_clock() - t0;
+        P->kernel_launches[k]++;
+    }
+}
+
+double pipe_sum(Pipe *P)
+{
+    double part[PIPE_PARTS], sum = 0.0;
+    if (!pipe_ok(P, clEnqueueReadBuffer(P->cl.queue, P->partial_d, CL_TRUE, 0, sizeof part, part,
+                                        0, NULL, NULL), "reading a sum"))
+        return NAN;
+    for (int q = 0; q < PIPE_PARTS; q++)
+        sum += part[q];
+    return sum;
+}
+
+int pipe_chunk(size_t n)
+{
+    return (int)((n + PIPE_PARTS - 1) / PIPE_PARTS);
+}
+
+cl_int4 pipe_dims(const int n[3])
+{
+    cl_int4 d = { { n[0], n[1], n[2], 0 } };
+    return d;
+}
+
+/* ---- buffers -------------------------------------------------------------------------------- */
+
+static cl_mem pipe_buffer(Pipe *P, size_t bytes)
+{
+    cl_int rc;
+    cl_mem m = clCreateBuffer(P->cl.context, CL_MEM_READ_WRITE, bytes ? bytes : 4, NULL, &rc);
+    pipe_ok(P, rc, "clCreateBuffer");
+    return m;
+}
+
+static void pipe_release(cl_mem *m)
+{
+    if (*m)
+        clReleaseMemObject(*m);
+    *m = NULL;
+}
+
+static void pipe_zero(Pipe *P, cl_mem m, size_t bytes)
+{
+    int zero = 0;
+    if (bytes)
+        pipe_ok(P, clEnqueueFillBuffer(P->cl.queue, m, &zero, sizeof zero, 0, bytes, 0, NULL, NULL),
+                "clEnqueueFillBuffer");
+}
+
+static void pipe_write(Pipe *P, cl_mem m, const void *data, size_t bytes)
+{
+    if (bytes)
+        pipe_ok(P, clEnqueueWriteBuffer(P->cl.queue, m, CL_TRUE, 0, bytes, data, 0, NULL, NULL),
+                "clEnqueueWriteBuffer");
+}
+
+static void pipe_read(Pipe *P, cl_mem m, void *data, size_t bytes)
+{
+    if (bytes)
+        pipe_ok(P, clEnqueueReadBuffer(P->cl.queue, m, CL_TRUE, 0, bytes, data, 0, NULL, NULL),
+                "clEnqueueReadBuffer");
+}
+
+/* Grid-sized buffers, made on the first upload (the device is opened before the grid exists). */
+static void pipe_alloc_grid(Pipe *P, const MacGrid *g)
+{
+    size_t n = grid_cells(g), fmax = 0;
+    cl_mem *floats[] = { &P->p, &P->div, &P->rhs, &P->lap, &P->s, &P->t, &P->rf };
+    for (size_t q = 0; q < sizeof floats / sizeof *floats; q++)
+        *floats[q] = pipe_buffer(P, n * sizeof(float));
+    P->solid = pipe_buffer(P, n);
+    P->cell = pipe_buffer(P, n);
+    P->counts = pipe_buffer(P, n * sizeof(cl_int));
+    P->cursor = pipe_buffer(P, n * sizeof(cl_int));
+    P->start = pipe_buffer(P, (n + 1) * sizeof(cl_int));
+    P->xd = pipe_buffer(P, n * sizeof(double));
+    P->rd = pipe_buffer(P, n * sizeof(double));
+    for (int a = 0; a < 3; a++) {
+        size_t bytes = grid_faces(g, a) * sizeof(float);
+        P->face[a] = pipe_buffer(P, bytes);
+        P->weight[a] = pipe_buffer(P, bytes);
+        P->old[a] = pipe_buffer(P, bytes);
+        fmax = grid_faces(g, a) > fmax ? grid_faces(g, a) : fmax;
+    }
+    P->known[0] = pipe_buffer(P, fmax);
+    P->known[1] = pipe_buffer(P, fmax);
+    P->partial_d = pipe_buffer(P, PIPE_PARTS * sizeof(double));
+    P->partial_f = pipe_buffer(P, PIPE_PARTS * sizeof(float));
+    pipe_alloc_levels(P, g);
+}
+
+static void pipe_reserve_particles(Pipe *P, size_t count)
+{
+    if (count <= P->capacity && P->pos)
+        return;
+    pipe_release(&P->pos);
+    pipe_release(&P->vel);
+    pipe_release(&P->keys);
+    pipe_release(&P->sorted);
+    pipe_release(&P->stencil_base);
+    pipe_release(&P->stencil_tw);
+    P->capacity = count + count / 4 + 64;
+    P->pos = pipe_buffer(P, P->capacity * sizeof(Vec3));
+    P->vel = pipe_buffer(P, P->capacity * sizeof(Vec3));
+    P->keys = pipe_buffer(P, P->capacity * sizeof(cl_int));
+    P->sorted = pipe_buffer(P, P->capacity * sizeof(cl_int));
+    P->stencil_base = pipe_buffer(P, 3 * P->capacity * sizeof(cl_int));
+    P->stencil_tw = pipe_buffer(P, 3 * P->capacity * sizeof(cl_float4));
+}
+
+/* Turns a recorded OpenCL failure into the sim's one-line error. */
+static int pipe_report(Pipe *P, Sim *s)
+{
+    if (P->failure == CL_SUCCESS)
+        return 0;
+    snprintf(s->error.message, sizeof s->error.message, "opencl (%s): %s failed: %s", P->name,
+             P->failed_at, clx_error_name(P->failure));
+    return -1;
+}
+
+/* ---- SimDevice calls ----------------------------------------------------------------------- */
+
+static int pipe_upload(SimDevice *d, Sim *s)
+{
+    Pipe *P = (Pipe *)d;
+    const MacGrid *g = &s->grid;
+    if (!P->p)
+        pipe_alloc_grid(P, g);
+    pipe_reserve_particles(P, s->particles.count);
+    P->count = s->particles.count;
+    size_t n = grid_cells(g);
+    pipe_write(P, P->solid, s->solid, n);
+    pipe_write(P, P->p, g->p, n * sizeof(float));
+    pipe_write(P, P->pos, s->particles.pos, P->count * sizeof(Vec3));
+    pipe_write(P, P->vel, s->particles.vel, P->count * sizeof(Vec3));
+    return pipe_report(P, s);
+}
+
+static int pipe_download(SimDevice *d, Sim *s)
+{
+    Pipe *P = (Pipe *)d;
+    pipe_read(P, P->pos, s->particles.pos, P->count * sizeof(Vec3));
+    pipe_read(P, P->vel, s->particles.vel, P->count * sizeof(Vec3));
+    pipe_read(P, P->p, s->grid.p, grid_cells(&s->grid) * sizeof(float));
+    return pipe_report(P, s);
+}
+
+static int pipe_max_speed2(SimDevice *d, Sim *s, float *out)
+{
+    Pipe *P = (Pipe *)d;
+    float part[PIPE_PARTS];
+    cl_int n = (cl_int)P->count, chunk = pipe_chunk(P->count);
+    LAUNCH(P, K_MAX_SPEED2, PIPE_PARTS, 1, 1, ARG(P->partial_f), ARG(P->vel), ARG(n), ARG(chunk));
+    pipe_read(P, P->partial_f, part, sizeof part);
+    *out = 0.0f;
+    for (int q = 0; q < PIPE_PARTS; q++)
+        *out = part[q] > *out ? part[q] : *out;
+    return pipe_report(P, s);
+}
+
+/* ---- the substep, phase by phase ------------------------------------------------------------ */
+
+/* Particles sorted by cell: start[c]..start[c+1] index sorted[], each bucket in index order. */
+static void pipe_sort(Pipe *P, const MacGrid *g)
+{
+    cl_int4 n = pipe_grid_dims(g);
+    cl_int count = (cl_int)P->count, ncells = (cl_int)grid_cells(g);
+    float dx = g->dx;
+    pipe_zero(P, P->counts, grid_cells(g) * sizeof(cl_int));
+    LAUNCH(P, K_SORT_KEYS, P->count, 1, 1, ARG(P->keys), ARG(P->counts), ARG(P->pos), ARG(n),
+           ARG(dx), ARG(count));
+    size_t group = PIPE_SCAN_GROUP;
+    (void)(pipe_ok(P, clSetKernelArg(P->k[K_SORT_SCAN], 0, sizeof P->start, &P->start), "sort_scan") &&
+    pipe_ok(P, clSetKernelArg(P->k[K_SORT_SCAN], 1, sizeof P->cursor, &P->cursor), "sort_scan") &&
+    pipe_ok(P, clSetKernelArg(P->k[K_SORT_SCAN], 2, sizeof P->counts, &P->counts), "sort_scan") &&
+    pipe_ok(P, clSetKernelArg(P->k[K_SORT_SCAN], 3, sizeof ncells, &ncells), "sort_scan") &&
+    pipe_ok(P, clSetKernelArg(P->k[K_SORT_SCAN], 4, group * sizeof(cl_int), NULL), "sort_scan") &&
+    pipe_ok(P, clEnqueueNDRangeKernel(P->cl.queue, P->k[K_SORT_SCAN], 1, NULL, &group, &group, 0,
+                                      NULL, NULL), "sort_scan"));
+    LAUNCH(P, K_SORT_SCATTER, P->count, 1, 1, ARG(P->sorted), ARG(P->cursor), ARG(P->keys),
+           ARG(count));
+    LAUNCH(P, K_SORT_BUCKETS, grid_cells(g), 1, 1, ARG(P->sorted), ARG(P->start), ARG(ncells));
+}
+
+static void pipe_p2g(Pipe *P, const MacGrid *g)
+{
+    cl_int4 n = pipe_grid_dims(g);
+    float dx = g->dx;
+    cl_int count = (cl_int)P->count;
+    pipe_sort(P, g);
+    LAUNCH(P, K_P2G_PREPARE, P->count, 1, 1, ARG(P->stencil_base), ARG(P->stencil_tw), ARG(P->pos),
+           ARG(P->vel), ARG(P->sorted), ARG(n), ARG(dx), ARG(count));
+    for (cl_int a = 0; a < 3; a++) {
+        const int *fn = g->face[a].n;
+        LAUNCH(P, K_P2G_GATHER, (size_t)fn[0], (size_t)fn[1], (size_t)fn[2], ARG(P->face[a]),
+               ARG(P->weight[a]), ARG(P->stencil_base), ARG(P->stencil_tw), ARG(P->start), ARG(n),
+               ARG(a));
+        pipe_ok(P, clEnqueueCopyBuffer(P->cl.queue, P->face[a], P->old[a], 0, 0,
+                                       grid_faces(g, a) * sizeof(float), 0, NULL, NULL),
+                "copying the velocity for FLIP");
+    }
+}
+
+static void pipe_classify(Pipe *P, const MacGrid *g)
+{
+    cl_int ncells = (cl_int)grid_cells(g);
+    LAUNCH(P, K_CLASSIFY, grid_cells(g), 1, 1, ARG(P->cell), ARG(P->p), ARG(P->solid),
+           ARG(P->start), ARG(ncells));
+}
+
+static void pipe_gravity(Pipe *P, const MacGrid *g, Vec3 gravity, float dt)
+{
+    cl_int4 n = pipe_grid_dims(g);
+    for (cl_int a = 0; a < 3; a++) {
+        float dv = dt * vec3_get(gravity, a);
+        const int *fn = g->face[a].n;
+        LAUNCH(P, K_GRAVITY, (size_t)fn[0], (size_t)fn[1], (size_t)fn[2], ARG(P->face[a]),
+               ARG(P->cell), ARG(n), ARG(a), ARG(dv));
+    }
+}
+
+static void pipe_divergence(Pipe *P, const MacGrid *g)
+{
+    cl_int4 n = pipe_grid_dims(g);
+    float dx = g->dx;
+    LAUNCH(P, K_DIVERGENCE, (size_t)g->nx, (size_t)g->ny, (size_t)g->nz, ARG(P->div),
+           ARG(P->face[0]), ARG(P->face[1]), ARG(P->face[2]), ARG(P->cell), ARG(n), ARG(dx));
+}
+
+/* rhs = (rho/dt) div, then the solve; b = 0 means p = 0 solves it, as in sim.c. */
+static SolveResult pipe_pressure(Pipe *P, const Sim *s, float dt)
+{
+    const MacGrid *g = &s->grid;
+    size_t cells = grid_cells(g);
+    cl_int n = (cl_int)cells, chunk = pipe_chunk(cells);
+    float scale = s->scene->density / dt;
+    LAUNCH(P, K_PRESSURE_RHS, PIPE_PARTS, 1, 1, ARG(P->rhs), ARG(P->p), ARG(P->partial_d),
+           ARG(P->div), ARG(P->cell), ARG(scale), ARG(n), ARG(chunk));
+    if (pipe_sum(P) == 0.0) {
+        pipe_zero(P, P->p, cells * sizeof(float));
+        return (SolveResult){ 0, 0.0, true };
+    }
+    return pipe_solve(P, s);
+}
+
+static void pipe_gradient(Pipe *P, const MacGrid *g, float scale)
+{
+    cl_int4 n = pipe_grid_dims(g);
+    float dx = g->dx;
+    for (cl_int a = 0; a < 3; a++) {
+        const int *fn = g->face[a].n;
+        LAUNCH(P, K_GRADIENT, (size_t)fn[0], (size_t)fn[1], (size_t)fn[2], ARG(P->face[a]),
+               ARG(P->p), ARG(P->cell), ARG(n), ARG(dx), ARG(scale), ARG(a));
+    }
+}
+
+static void pipe_extrapolate(Pipe *P, const MacGrid *g)
+{
+    cl_int4 n = pipe_grid_dims(g);
+    for (cl_int a = 0; a < 3; a++) {
+        const int *fn = g->face[a].n;
+        size_t fx = (size_t)fn[0], fy = (size_t)fn[1], fz = (size_t)fn[2];
+        cl_int nfaces = (cl_int)grid_faces(g, a);
+        LAUNCH(P, K_EXTRAP_INIT, fx, fy, fz, ARG(P->known[0]), ARG(P->cell), ARG(n), ARG(a));
+        for (int layer = 0; layer < PIPE_EXTRAPOLATE_LAYERS; layer++)
+            LAUNCH(P, K_EXTRAP_LAYER, fx, fy, fz, ARG(P->face[a]), ARG(P->known[(layer + 1) & 1]),
+                   ARG(P->known[layer & 1]), ARG(P->cell), ARG(n), ARG(a));
+        LAUNCH(P, K_EXTRAP_FINISH, (size_t)nfaces, 1, 1, ARG(P->face[a]),
+               ARG(P->known[PIPE_EXTRAPOLATE_LAYERS & 1]), ARG(nfaces));
+    }
+}
+
+static void pipe_g2p(Pipe *P, const MacGrid *g, float alpha)
+{
+    cl_int4 n = pipe_grid_dims(g);
+    float dx = g->dx;
+    cl_int count = (cl_int)P->count;
+    LAUNCH(P, K_G2P, P->count, 1, 1, ARG(P->vel), ARG(P->pos), ARG(P->face[0]), ARG(P->face[1]),
+           ARG(P->face[2]), ARG(P->old[0]), ARG(P->old[1]), ARG(P->old[2]), ARG(n), ARG(dx),
+           ARG(alpha), ARG(count));
+}
+
+static void pipe_advect(Pipe *P, float dt)
+{
+    cl_int count = (cl_int)P->count;
+    LAUNCH(P, K_ADVECT, P->count, 1, 1, ARG(P->pos), ARG(P->vel), ARG(dt), ARG(count));
+}
+
+static void pipe_keep_inside(Pipe *P, const MacGrid *g)
+{
+    cl_int4 n = pipe_grid_dims(g);
+    float dx = g->dx;
+    cl_int count = (cl_int)P->count;
+    LAUNCH(P, K_KEEP_INSIDE, P->count, 1, 1, ARG(P->pos), ARG(P->vel), ARG(P->cell), ARG(n),
+           ARG(dx), ARG(count));
+}
+
+/* Waits for the phase's kernels and books the time to it, so the per-stage table of a device
+ * run means the same as on the CPU. */
+static void pipe_finish_phase(Pipe *P, Sim *s, SimPhase phase, double *t0)
+{
+    pipe_ok(P, clFinish(P->cl.queue), "clFinish");
+    double now = pipe_clock();
+    s->stats.seconds[phase] += now - *t0;
+    *t0 = now;
+}
+
+static int pipe_substep(SimDevice *d, Sim *s, float dt)
+{
+    Pipe *P = (Pipe *)d;
+    const Scene *sc = s->scene;
+    const MacGrid *g = &s->grid;
+    double t0 = pipe_clock();
+    pipe_p2g(P, g);                              pipe_finish_phase(P, s, PHASE_P2G, &t0);
+    pipe_classify(P, g);                         pipe_finish_phase(P, s, PHASE_CLASSIFY, &t0);
+    pipe_gravity(P, g, sc->gravity, dt);         pipe_finish_phase(P, s, PHASE_GRAVITY, &t0);
+    pipe_divergence(P, g);                       pipe_finish_phase(P, s, PHASE_DIVERGENCE, &t0);
+    SolveResult res = pipe_pressure(P, s, dt);   pipe_finish_phase(P, s, PHASE_PRESSURE, &t0);
+    pipe_gradient(P, g, dt / sc->density);       pipe_finish_phase(P, s, PHASE_GRADIENT, &t0);
+    pipe_extrapolate(P, g);                      pipe_finish_phase(P, s, PHASE_EXTRAPOLATE, &t0);
+    pipe_g2p(P, g, sc->pic_flip_alpha);          pipe_finish_phase(P, s, PHASE_G2P, &t0);
+    pipe_advect(P, dt);                          pipe_finish_phase(P, s, PHASE_ADVECT, &t0);
+    pipe_keep_inside(P, g);                      pipe_finish_phase(P, s, PHASE_KEEP_INSIDE, &t0);
+    s->stats.last_solve = res;
+    s->stats.solve_iterations += res.iterations;
+    s->stats.unconverged_solves += !res.converged;
+    s->stats.substeps++;
+    s->stats.frame_substeps++;
+    if (pipe_report(P, s) != 0)
+        return -1;
+    if (!isfinite(res.residual)) {
+        snprintf(s->error.message, sizeof s->error.message,
+                 "opencl pressure solve (%s) produced a non-finite residual", s->solver_name);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- opening and closing -------------------------------------------------------------------- */
+
+/* A debugging aid for kernel authors, outside the driver's output on purpose. */
+static void pipe_print_profile(const Pipe *P)
+{
+    fprintf(stderr, "%-16s %8s %10s %10s\n", "kernel", "launches", "seconds", "us/launch");
+    for (int q = 0; q < K_COUNT; q++)
+        if (P->kernel_launches[q])
+            fprintf(stderr, "%-16s %8ld %10.3f %10.1f\n", pipe_kernel_names[q],
+                    P->kernel_launches[q], P->kernel_seconds[q],
+                    1e6 * P->kernel_seconds[q] / (double)P->kernel_launches[q]);
+}
+
+static void pipe_close(SimDevice *d)
+{
+    Pipe *P = (Pipe *)d;
+    if (P->profile)
+        pipe_print_profile(P);
+    cl_mem *bufs[] = { &P->pos, &P->vel, &P->keys, &P->sorted, &P->stencil_base, &P->stencil_tw, &P->solid, &P->cell, &P->p,
+                       &P->div, &P->rhs, &P->lap, &P->counts, &P->cursor, &P->start,
+                       &P->known[0], &P->known[1], &P->partial_d, &P->partial_f, &P->xd, &P->rd,
+                       &P->s, &P->t, &P->rf };
+    for (size_t q = 0; q < sizeof bufs / sizeof *bufs; q++)
+        pipe_release(bufs[q]);
+    for (int a = 0; a < 3; a++) {
+        pipe_release(&P->face[a]);
+        pipe_release(&P->weight[a]);
+        pipe_release(&P->old[a]);
+    }
+    for (int q = 0; q < P->levels; q++) {
+        PipeLevel *l = &P->level[q];
+        if (q > 0)
+            pipe_release(&l->type);
+        pipe_release(&l->count);
+        pipe_release(&l->x);
+        pipe_release(&l->b);
+        pipe_release(&l->r);
+    }
+    for (int q = 0; q < K_COUNT; q++)
+        if (P->k[q])
+            clReleaseKernel(P->k[q]);
+    clx_close(&P->cl);
+    free(P);
+}
+
+SimDevice *pipeline_open(const char *selector, char *err, size_t errlen)
+{
+    Pipe *P = calloc(1, sizeof *P);
+    if (!P) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    P->base = (SimDevice){ .name = P->name, .upload = pipe_upload, .max_speed2 = pipe_max_speed2,
+                           .substep = pipe_substep, .download = pipe_download, .close = pipe_close };
+    if (clx_open(&P->cl, selector, err, errlen) != 0 ||
+        clx_build(&P->cl, pipe_sources, (int)(sizeof pipe_sources / sizeof *pipe_sources), err,
+                  errlen) != 0) {
+        pipe_close(&P->base);
+        return NULL;
+    }
+    snprintf(P->name, sizeof P->name, "opencl: %s", P->cl.name);
+    P->profile = getenv("FLIPKIT_CL_PROFILE") != NULL;
+    for (int q = 0; q < K_COUNT; q++) {
+        cl_int rc;
+        P->k[q] = clCreateKernel(P->cl.program, pipe_kernel_names[q], &rc);
+        if (rc != CL_SUCCESS) {
+            snprintf(err, errlen, "kernel %s: %s", pipe_kernel_names[q], clx_error_name(rc));
+            pipe_close(&P->base);
+            return NULL;
+        }
+    }
+    return &P->base;
+}
+
+int pipeline_list_devices(FILE *out)
+{
+    return clx_list_devices(out);
+}

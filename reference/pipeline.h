@@ -1,0 +1,19 @@
+/* pipeline.h — the reference on OpenCL as one device-resident pipeline: whole substeps on the
+ * device, only frames and the CFL maximum read back. flipkit reference/: plugs into the driver
+ * as a SimDevice (common/sim.h), so common/ never includes OpenCL. */
+#ifndef FLIPKIT_PIPELINE_H
+#define FLIPKIT_PIPELINE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "sim.h"
+
+/* Opens device selector ("P:D"; NULL or "" for $FLIPKIT_CL_DEVICE or the first device) and
+ * builds the kernels. Returns the device, or NULL with one line (or the build log) in err. */
+SimDevice *pipeline_open(const char *selector, char *err, size_t errlen);
+
+/* Prints every OpenCL platform and device with its selector; returns how many devices. */
+int pipeline_list_devices(FILE *out);
+
+#endif

@@ -1,0 +1,327 @@
+/* pipesolve.c — the pressure solvers of the OpenCL pipeline, on the device's own buffers.
+ * flipkit reference/: the same methods as the C reference (multigrid.c, pcg.c, relax.c) except
+ * "pcg", whose MIC(0) is sequential: on the device CG is preconditioned with one symmetric
+ * red-black Gauss-Seidel sweep instead, which parallelises. Only norms are read back. */
+#include <math.h>
+#include <string.h>
+
+#include "pipe.h"
+
+/* As in multigrid.c: coarsen until a level would have fewer than 4 cells along an axis. */
+enum { MG_MIN_CELLS = 4, MG_SMOOTH = 2, MG_COARSE_SWEEPS = 24, MAX_RESTARTS = 4,
+       RELAX_CHECK_EVERY = 10, JACOBI_CHECK_EVERY = 10 };
+
+int pipe_alloc_levels(Pipe *P, const MacGrid *g)
+{
+    int n[3] = { g->nx, g->ny, g->nz };
+    for (;;) {
+        PipeLevel *l = &P->level[P->levels];
+        memcpy(l->n, n, sizeof n);
+        l->cells = (size_t)n[0] * n[1] * n[2];
+        cl_int rc;
+        l->type = P->levels == 0 ? P->cell
+                                 : clCreateBuffer(P->cl.context, CL_MEM_READ_WRITE, l->cells, NULL, &rc);
+        l->count = clCreateBuffer(P->cl.context, CL_MEM_READ_WRITE, l->cells, NULL, &rc);
+        l->x = clCreateBuffer(P->cl.context, CL_MEM_READ_WRITE, l->cells * sizeof(float), NULL, &rc);
+        l->b = clCreateBuffer(P->cl.context, CL_MEM_READ_WRITE, l->cells * sizeof(float), NULL, &rc);
+        l->r = clCreateBuffer(P->cl.context, CL_MEM_READ_WRITE, l->cells * sizeof(float), NULL, &rc);
+        if (!pipe_ok(P, l->type && l->count && l->x && l->b && l->r ? CL_SUCCESS : rc,
+                     "allocating the multigrid levels"))
+            return -1;
+        P->levels++;
+        int next[3] = { (n[0] + 1) / 2, (n[1] + 1) / 2, (n[2] + 1) / 2 };
+        if (P->levels == PIPE_MAX_LEVELS || next[0] < MG_MIN_CELLS || next[1] < MG_MIN_CELLS ||
+            next[2] < MG_MIN_CELLS)
+            return 0;
+        memcpy(n, next, sizeof n);
+    }
+}
+
+/* Neighbour counts of level 0 and, for multigrid, the coarse levels' types and counts. */
+static void pipe_prepare_levels(Pipe *P, int nlev)
+{
+    for (int q = 0; q < nlev; q++) {
+        PipeLevel *l = &P->level[q];
+        cl_int4 n = pipe_dims(l->n);
+        if (q > 0) {
+            cl_int4 nf = pipe_dims(P->level[q - 1].n);
+            LAUNCH_CELLS(P, q, K_MG_COARSEN, ARG(l->type), ARG(P->level[q - 1].type), ARG(n), ARG(nf));
+        }
+        LAUNCH_CELLS(P, q, K_MG_COUNT, ARG(l->count), ARG(l->type), ARG(n));
+    }
+}
+
+/* ---- the V-cycle ------------------------------------------------------------------------- */
+
+static void pipe_smooth(Pipe *P, int q, cl_mem x, cl_mem b, int colour, float omega)
+{
+    PipeLevel *l = &P->level[q];
+    cl_int4 n = pipe_dims(l->n);
+    cl_int c = colour;
+    LAUNCH(P, K_MG_SMOOTH, (size_t)(l->n[0] + 1) / 2, (size_t)l->n[1], (size_t)l->n[2], ARG(x),
+           ARG(b), ARG(l->type), ARG(l->count), ARG(n), ARG(c), ARG(omega));
+}
+
+/* x = V-cycle applied to b on level q, levels q..nlev-1; the last level gets coarse_sweeps. */
+static void pipe_vcycle_level(Pipe *P, int q, int nlev, int coarse_sweeps)
+{
+    PipeLevel *l = &P->level[q];
+    cl_int4 n = pipe_dims(l->n);
+    int last = q == nlev - 1;
+    if (last && q > 0) {
+        cl_int sweeps = coarse_sweeps;
+        LAUNCH(P, K_MG_COARSEST, 1, 1, 1, ARG(l->x), ARG(l->b), ARG(l->type), ARG(l->count),
+               ARG(n), ARG(sweeps));
+        return;
+    }
+    int zero = 0;
+    pipe_ok(P, clEnqueueFillBuffer(P->cl.queue, l->x, &zero, sizeof zero, 0, l->cells * sizeof(float),
+                                   0, NULL, NULL), "clEnqueueFillBuffer");
+    int sweeps = last ? coarse_sweeps : MG_SMOOTH;
+    for (int s = 0; s < sweeps; s++) {
+        pipe_smooth(P, q, l->x, l->b, 0, 1.0f);
+        pipe_smooth(P, q, l->x, l->b, 1, 1.0f);
+    }
+    if (!last) {
+        PipeLevel *c = &P->level[q + 1];
+        cl_int4 nc = pipe_dims(c->n);
+        LAUNCH_CELLS(P, q, K_MG_RESIDUAL, ARG(l->r), ARG(l->x), ARG(l->b), ARG(l->type),
+                     ARG(l->count), ARG(n));
+        LAUNCH_CELLS(P, q + 1, K_MG_RESTRICT, ARG(c->b), ARG(l->r), ARG(c->type), ARG(nc), ARG(n));
+        pipe_vcycle_level(P, q + 1, nlev, coarse_sweeps);
+        LAUNCH_CELLS(P, q, K_MG_PROLONG, ARG(l->x), ARG(c->x), ARG(l->type), ARG(c->type), ARG(n),
+                     ARG(nc));
+    }
+    for (int s = 0; s < sweeps; s++) {
+        pipe_smooth(P, q, l->x, l->b, 1, 1.0f);
+        pipe_smooth(P, q, l->x, l->b, 0, 1.0f);
+    }
+}
+
+/* ---- sums -------------------------------------------------------------------------------- */
+
+static double pipe_norm_d(Pipe *P, cl_mem v, size_t cells)
+{
+    cl_int n = (cl_int)cells, chunk = pipe_chunk(cells);
+    LAUNCH(P, K_NORM2_D, PIPE_PARTS, 1, 1, ARG(P->partial_d), ARG(v), ARG(n), ARG(chunk));
+    return sqrt(pipe_sum(P));
+}
+
+static double pipe_norm_f(Pipe *P, cl_mem v, size_t cells)
+{
+    cl_int n = (cl_int)cells, chunk = pipe_chunk(cells);
+    LAUNCH(P, K_NORM2_F, PIPE_PARTS, 1, 1, ARG(P->partial_d), ARG(v), ARG(n), ARG(chunk));
+    return sqrt(pipe_sum(P));
+}
+
+static double pipe_dot(Pipe *P, PipeKernel k, cl_mem a, cl_mem b, size_t cells)
+{
+    cl_int n = (cl_int)cells, chunk = pipe_chunk(cells);
+    LAUNCH(P, k, PIPE_PARTS, 1, 1, ARG(P->partial_d), ARG(a), ARG(b), ARG(n), ARG(chunk));
+    return pipe_sum(P);
+}
+
+/* b (in P->rf) = -dx^2 rhs and the double iterate from p; returns |b|. */
+static double pipe_setup(Pipe *P, const MacGrid *g)
+{
+    size_t cells = grid_cells(g);
+    cl_int n = (cl_int)cells;
+    float dx2 = g->dx * g->dx;
+    LAUNCH(P, K_SOLVE_SETUP, cells, 1, 1, ARG(P->rf), ARG(P->xd), ARG(P->rhs), ARG(P->p),
+           ARG(P->cell), ARG(dx2), ARG(n));
+    return pipe_norm_f(P, P->rf, cells);
+}
+
+/* rd = b - A xd; returns |rd|. */
+static double pipe_true_residual(Pipe *P, const MacGrid *g)
+{
+    cl_int4 n = pipe_grid_dims(g);
+    LAUNCH_CELLS(P, 0, K_RESIDUAL_D, ARG(P->rd), ARG(P->xd), ARG(P->rf), ARG(P->cell),
+                 ARG(P->level[0].count), ARG(n));
+    return pipe_norm_d(P, P->rd, grid_cells(g));
+}
+
+static void pipe_store_p(Pipe *P, size_t cells)
+{
+    cl_int n = (cl_int)cells;
+    LAUNCH(P, K_TO_FLOAT, cells, 1, 1, ARG(P->p), ARG(P->xd), ARG(n));
+}
+
+/* ---- jacobi: the jacobi stage repeated, as the driver does on the CPU ---------------------- */
+
+static double pipe_jacobi_residual(Pipe *P, const MacGrid *g, cl_mem p, double bnorm)
+{
+    cl_int4 n = pipe_grid_dims(g);
+    float dx = g->dx;
+    cl_int cells = (cl_int)grid_cells(g), chunk = pipe_chunk(grid_cells(g));
+    LAUNCH_CELLS(P, 0, K_LAPLACIAN, ARG(P->lap), ARG(p), ARG(P->cell), ARG(n), ARG(dx));
+    LAUNCH(P, K_RESIDUAL_L, PIPE_PARTS, 1, 1, ARG(P->partial_d), ARG(P->rhs), ARG(P->lap),
+           ARG(P->cell), ARG(cells), ARG(chunk));
+    return sqrt(pipe_sum(P)) / bnorm;
+}
+
+static SolveResult pipe_jacobi(Pipe *P, const MacGrid *g, const PressureSettings *set)
+{
+    size_t cells = grid_cells(g);
+    cl_int4 n = pipe_grid_dims(g);
+    float dx = g->dx, omega = set->jacobi_omega;
+    double bnorm = pipe_norm_f(P, P->rhs, cells);
+    cl_mem p = P->p, next = P->s;
+    SolveResult res = { 0, pipe_jacobi_residual(P, g, p, bnorm), false };
+    res.converged = res.residual <= set->tolerance;
+    while (!res.converged && res.iterations < set->iterations && isfinite(res.residual)) {
+        LAUNCH_CELLS(P, 0, K_JACOBI, ARG(next), ARG(p), ARG(P->rhs), ARG(P->cell), ARG(n), ARG(dx),
+                     ARG(omega));
+        cl_mem tmp = p;
+        p = next;
+        next = tmp;
+        res.iterations++;
+        if (res.iterations % JACOBI_CHECK_EVERY == 0 || res.iterations == set->iterations) {
+            res.residual = pipe_jacobi_residual(P, g, p, bnorm);
+            res.converged = res.residual <= set->tolerance;
+        }
+    }
+    if (p != P->p)
+        pipe_ok(P, clEnqueueCopyBuffer(P->cl.queue, p, P->p, 0, 0, cells * sizeof(float), 0, NULL,
+                                       NULL), "copying p");
+    return res;
+}
+
+/* ---- red-black Gauss-Seidel and SOR, in correction form as relax.c -------------------- */
+
+static SolveResult pipe_relax(Pipe *P, const MacGrid *g, const PressureSettings *set, float omega)
+{
+    size_t cells = grid_cells(g);
+    cl_int n = (cl_int)cells;
+    PipeLevel *l = &P->level[0];
+    double bnorm = pipe_setup(P, g);
+    SolveResult res = { 0, INFINITY, false };
+    int zero = 0;
+    for (;;) {
+        res.residual = pipe_true_residual(P, g) / bnorm;
+        if (res.residual <= set->tolerance || res.iterations >= set->iterations ||
+            !isfinite(res.residual))
+            break;
+        int sweeps = set->iterations - res.iterations;
+        sweeps = sweeps < RELAX_CHECK_EVERY ? sweeps : RELAX_CHECK_EVERY;
+        LAUNCH(P, K_TO_FLOAT, cells, 1, 1, ARG(l->b), ARG(P->rd), ARG(n));
+        pipe_ok(P, clEnqueueFillBuffer(P->cl.queue, l->x, &zero, sizeof zero, 0,
+                                       cells * sizeof(float), 0, NULL, NULL), "clEnqueueFillBuffer");
+        for (int q = 0; q < sweeps; q++) {
+            pipe_smooth(P, 0, l->x, l->b, 0, omega);
+            pipe_smooth(P, 0, l->x, l->b, 1, omega);
+        }
+        LAUNCH(P, K_ADD_CORRECTION, cells, 1, 1, ARG(P->xd), ARG(l->x), ARG(n));
+        res.iterations += sweeps;
+    }
+    pipe_store_p(P, cells);
+    res.converged = res.residual <= set->tolerance;
+    return res;
+}
+
+/* ---- multigrid: V-cycles on the residual ------------------------------------------------- */
+
+static SolveResult pipe_multigrid(Pipe *P, const MacGrid *g, const PressureSettings *set)
+{
+    size_t cells = grid_cells(g);
+    cl_int n = (cl_int)cells;
+    double bnorm = pipe_setup(P, g);
+    SolveResult res = { 0, INFINITY, false };
+    for (;;) {
+        res.residual = pipe_true_residual(P, g) / bnorm;
+        if (res.residual <= set->tolerance || res.iterations >= set->iterations ||
+            !isfinite(res.residual))
+            break;
+        LAUNCH(P, K_TO_FLOAT, cells, 1, 1, ARG(P->level[0].b), ARG(P->rd), ARG(n));
+        pipe_vcycle_level(P, 0, P->levels, MG_COARSE_SWEEPS);
+        LAUNCH(P, K_ADD_CORRECTION, cells, 1, 1, ARG(P->xd), ARG(P->level[0].x), ARG(n));
+        res.iterations++;
+    }
+    pipe_store_p(P, cells);
+    res.converged = res.residual <= set->tolerance;
+    return res;
+}
+
+/* ---- conjugate gradients, preconditioned by a V-cycle (mgpcg) or one level of it (pcg) ---- */
+
+typedef struct { int levels, coarse_sweeps; } Precon;
+
+/* z (level 0's x) = M^-1 r. */
+static void pipe_precondition(Pipe *P, size_t cells, Precon m)
+{
+    cl_int n = (cl_int)cells;
+    LAUNCH(P, K_TO_FLOAT, cells, 1, 1, ARG(P->level[0].b), ARG(P->rd), ARG(n));
+    pipe_vcycle_level(P, 0, m.levels, m.coarse_sweeps);
+}
+
+static void pipe_cg_run(Pipe *P, const MacGrid *g, double bnorm, const PressureSettings *set,
+                        Precon m, SolveResult *res)
+{
+    size_t cells = grid_cells(g);
+    cl_int4 dims = pipe_grid_dims(g);
+    cl_int n = (cl_int)cells, chunk = pipe_chunk(cells);
+    cl_mem z = P->level[0].x;
+    pipe_precondition(P, cells, m);
+    pipe_ok(P, clEnqueueCopyBuffer(P->cl.queue, z, P->s, 0, 0, cells * sizeof(float), 0, NULL, NULL),
+            "copying the direction");
+    double sigma = pipe_dot(P, K_DOT_FD, z, P->rd, cells);
+    while (res->iterations < set->iterations && P->failure == CL_SUCCESS) {
+        LAUNCH_CELLS(P, 0, K_APPLY_A, ARG(P->t), ARG(P->s), ARG(P->cell), ARG(P->level[0].count),
+                     ARG(dims));
+        double st = pipe_dot(P, K_DOT_FF, P->s, P->t, cells);
+        if (!(st > 0.0))
+            return; /* breakdown: nothing left to reduce in this direction */
+        double alpha = sigma / st;
+        LAUNCH(P, K_CG_UPDATE, PIPE_PARTS, 1, 1, ARG(P->xd), ARG(P->rd), ARG(P->partial_d),
+               ARG(P->s), ARG(P->t), ARG(alpha), ARG(n), ARG(chunk));
+        res->iterations++;
+        res->residual = sqrt(pipe_sum(P)) / bnorm;
+        if (res->residual <= set->tolerance)
+            return;
+        pipe_precondition(P, cells, m);
+        double sigma_new = pipe_dot(P, K_DOT_FD, z, P->rd, cells);
+        double beta = sigma_new / sigma;
+        sigma = sigma_new;
+        LAUNCH(P, K_CG_DIRECTION, cells, 1, 1, ARG(P->s), ARG(z), ARG(beta), ARG(n));
+    }
+}
+
+/* The recurrence residual drifts from the true one, so convergence is confirmed on b - A x
+ * and CG restarts from it when short (as pcg.c does). */
+static SolveResult pipe_cg(Pipe *P, const MacGrid *g, const PressureSettings *set, Precon m)
+{
+    double bnorm = pipe_setup(P, g);
+    SolveResult res = { 0, pipe_true_residual(P, g) / bnorm, false };
+    for (int restart = 0; restart <= MAX_RESTARTS; restart++) {
+        if (res.residual <= set->tolerance || res.iterations >= set->iterations ||
+            P->failure != CL_SUCCESS)
+            break;
+        pipe_cg_run(P, g, bnorm, set, m, &res);
+        res.residual = pipe_true_residual(P, g) / bnorm;
+    }
+    pipe_store_p(P, grid_cells(g));
+    res.converged = res.residual <= set->tolerance;
+    return res;
+}
+
+/* ---- choosing ---------------------------------------------------------------------------- */
+
+SolveResult pipe_solve(Pipe *P, const Sim *s)
+{
+    const PressureSettings *set = &s->scene->pressure;
+    const MacGrid *g = &s->grid;
+    const char *name = s->solver_name;
+    if (strcmp(name, "jacobi") == 0)
+        return pipe_jacobi(P, g, set);
+    int multigrid = strcmp(name, "multigrid") == 0 || strcmp(name, "mgpcg") == 0;
+    pipe_prepare_levels(P, multigrid ? P->levels : 1);
+    if (strcmp(name, "gauss_seidel") == 0)
+        return pipe_relax(P, g, set, 1.0f);
+    if (strcmp(name, "sor") == 0)
+        return pipe_relax(P, g, set, set->sor_omega);
+    if (strcmp(name, "multigrid") == 0)
+        return pipe_multigrid(P, g, set);
+    if (strcmp(name, "mgpcg") == 0)
+        return pipe_cg(P, g, set, (Precon){ P->levels, MG_COARSE_SWEEPS });
+    return pipe_cg(P, g, set, (Precon){ 1, 1 }); /* pcg */
+}
