@@ -44,7 +44,7 @@ SIM_OBJ    := $(COMMON_OBJ) $(REF_OBJ) $(STU_OBJ)
 
 FLIPSIM    := $(BUILD)/flipsim
 COMMON_TESTS := grid scene ply state seed cli solvers
-PHYS_TESTS   := physics
+PHYS_TESTS   := physics pipeline
 STAGE_TESTS  := $(STAGES:%=$(BUILD)/tests/test_%)
 TEST_SUPPORT := $(BUILD)/tests/harness.o $(BUILD)/tests/golden.o $(BUILD)/tests/compare.o
 TEST_BINS  := $(COMMON_TESTS:%=$(BUILD)/tests/test_%) $(PHYS_TESTS:%=$(BUILD)/tests/test_%) $(STAGE_TESTS)
@@ -56,7 +56,7 @@ GOLDEN_SCENES := $(sort $(wildcard tests/golden/*.json))
 GOLDEN_STAMP  := $(GOLDEN_DIR)/.made
 TRACK         ?= student
 
-.PHONY: all run check help deps clean stubs check-stubs golden test check-mutants check-suites check-opencl coverage coverage-check $(STAGES:%=test-%) test-common test-physics check-scenes \
+.PHONY: all run check help deps clean stubs check-stubs golden test check-pipeline check-mutants check-suites check-opencl coverage coverage-check $(STAGES:%=test-%) test-common test-physics check-scenes \
         check-warnings check-sanitize check-determinism all-tests
 .DEFAULT_GOAL := all
 .SECONDARY:
@@ -76,6 +76,7 @@ help:
 	@echo "  make check                          the whole self-check (what CI runs)"
 	@echo "  make test-common                    the Check suites for common/"
 	@echo "  make test-physics                   the physical validation suite (reference track)"
+	@echo "  make check-pipeline                 the OpenCL pipeline against the C reference"
 	@echo "  make stubs                          regenerate assignment/ from reference/"
 	@echo "  make SANITIZE=1 ...                 build with ASan+UBSan into build/asan/"
 	@echo "  make deps                           install missing system packages"
@@ -202,8 +203,13 @@ test-common: $(COMMON_TESTS:%=$(BUILD)/tests/test_%)
 test-physics: $(BUILD)/tests/test_physics
 	$<
 
+# The OpenCL pipeline against the C reference: scenes, solvers, determinism (PoCL here).
+check-pipeline: $(BUILD)/tests/test_pipeline
+	$<
+
 check-determinism: $(FLIPSIM)
 	@tests/check_determinism.sh $(FLIPSIM)
+	@tests/check_device_cli.sh $(FLIPSIM)
 
 check-warnings: | $(DEPS_OK)
 	@tests/check_warnings.sh
@@ -212,7 +218,7 @@ check-sanitize: | $(DEPS_OK)
 	@$(MAKE) --no-print-directory SANITIZE=1 build/asan/flipsim
 	@tests/check_bad_scenes.sh build/asan/flipsim
 
-check: check-stubs test-common test-physics check-suites check-mutants check-opencl \
+check: check-stubs test-common test-physics check-suites check-mutants check-opencl check-pipeline \
        check-determinism check-sanitize check-warnings coverage-check
 	@echo "make check: all passed"
 

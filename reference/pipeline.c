@@ -214,7 +214,19 @@ static int pipe_download(SimDevice *d, Sim *s)
     pipe_read(P, P->pos, s->particles.pos, P->count * sizeof(Vec3));
     pipe_read(P, P->vel, s->particles.vel, P->count * sizeof(Vec3));
     pipe_read(P, P->p, s->grid.p, grid_cells(&s->grid) * sizeof(float));
-    return pipe_report(P, s);
+    if (pipe_report(P, s) != 0)
+        return -1;
+    /* The C path checks every stage; here the frame is checked once it is back. */
+    for (size_t p = 0; p < P->count; p++) {
+        Vec3 x = s->particles.pos[p], v = s->particles.vel[p];
+        if (!isfinite(x.x + x.y + x.z + v.x + v.y + v.z)) {
+            snprintf(s->error.message, sizeof s->error.message, "the opencl pipeline wrote "
+                     "position (%g, %g, %g), velocity (%g, %g, %g) to particle %zu", x.x, x.y,
+                     x.z, v.x, v.y, v.z, p);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 static int pipe_max_speed2(SimDevice *d, Sim *s, float *out)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # check_determinism.sh FLIPSIM — the same scene run twice writes the same bytes, and
-# 20 frames in one go equal 10 frames + --resume + 10 more, byte for byte.
+# 20 frames in one go equal 10 frames + --resume + 10 more, byte for byte; on the C stages
+# and on the OpenCL pipeline, and dam_break whole on OpenCL.
 # flipkit tests/: run by `make check`; one line per check, non-zero exit on a failure.
 set -u
 flipsim=${1:?usage: check_determinism.sh FLIPSIM}
@@ -11,19 +12,24 @@ fail=0
 
 run() { "$flipsim" --quiet "$@" || { echo "FAIL: flipsim $* exited $?"; exit 1; }; }
 
-run --frames 20 --out "$tmp/a" "$scene"
-run --frames 20 --out "$tmp/b" "$scene"
-if diff -r -q "$tmp/a/particles" "$tmp/b/particles" >/dev/null; then
-    echo "PASS: two runs of $scene wrote identical frames 0-20"
-else
-    echo "FAIL: two runs of $scene differ:"; diff -r -q "$tmp/a/particles" "$tmp/b/particles" | head -5; fail=1
-fi
+same() { # same DIR1 DIR2 WHAT
+    if diff -r -q "$1/particles" "$2/particles" >/dev/null; then
+        echo "PASS: $3"
+    else
+        echo "FAIL: $3 does not hold:"; diff -r -q "$1/particles" "$2/particles" | head -5; fail=1
+    fi
+}
 
-run --frames 10 --checkpoint-every 10 --out "$tmp/c" "$scene"
-run --frames 20 --resume "$tmp/c/state/000010.state" --out "$tmp/c"
-if diff -r -q "$tmp/a/particles" "$tmp/c/particles" >/dev/null; then
-    echo "PASS: 10 frames + resume + 10 frames equal 20 frames in one go, byte for byte"
-else
-    echo "FAIL: resumed run differs from the one-go run:"; diff -r -q "$tmp/a/particles" "$tmp/c/particles" | head -5; fail=1
-fi
+for dev in cpu opencl; do
+    d=$tmp/$dev
+    run --device $dev --frames 20 --out "$d/a" "$scene"
+    run --device $dev --frames 20 --out "$d/b" "$scene"
+    same "$d/a" "$d/b" "$dev: two runs of $scene write identical frames 0-20"
+    run --device $dev --frames 10 --checkpoint-every 10 --out "$d/c" "$scene"
+    run --device $dev --frames 20 --resume "$d/c/state/000010.state" --out "$d/c"
+    same "$d/a" "$d/c" "$dev: 10 frames + resume + 10 frames equal 20 frames in one go, byte for byte"
+done
+run --device opencl --out "$tmp/dam1" scenes/dam_break.json
+run --device opencl --out "$tmp/dam2" scenes/dam_break.json
+same "$tmp/dam1" "$tmp/dam2" "opencl: two whole runs of scenes/dam_break.json are identical"
 exit $fail
