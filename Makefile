@@ -56,7 +56,7 @@ GOLDEN_SCENES := $(sort $(wildcard tests/golden/*.json))
 GOLDEN_STAMP  := $(GOLDEN_DIR)/.made
 TRACK         ?= student
 
-.PHONY: all run check help deps clean stubs check-stubs golden test check-pipeline check-mutants check-suites check-opencl coverage coverage-check $(STAGES:%=test-%) test-common test-physics check-scenes \
+.PHONY: all run check help deps clean stubs check-stubs golden test check-pipeline bench check-mutants check-suites check-opencl coverage coverage-check $(STAGES:%=test-%) test-common test-physics check-scenes \
         check-warnings check-sanitize check-determinism all-tests
 .DEFAULT_GOAL := all
 .SECONDARY:
@@ -77,6 +77,7 @@ help:
 	@echo "  make test-common                    the Check suites for common/"
 	@echo "  make test-physics                   the physical validation suite (reference track)"
 	@echo "  make check-pipeline                 the OpenCL pipeline against the C reference"
+	@echo "  make bench [BENCH_ARGS=--quick]     C vs OpenCL per stage, solvers, bandwidth (build/bench/)"
 	@echo "  make stubs                          regenerate assignment/ from reference/"
 	@echo "  make SANITIZE=1 ...                 build with ASan+UBSan into build/asan/"
 	@echo "  make deps                           install missing system packages"
@@ -136,6 +137,17 @@ $(MKGOLDEN): $(BUILD)/tests/mkgolden.o $(SIM_OBJ)
 	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -o $@
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# ---- benchmarks ------------------------------------------------------------------------
+# C reference against the OpenCL pipeline; BENCH_ARGS=--quick for the smaller sizes only.
+BENCH      := $(BUILD)/tests/bench
+BENCH_ARGS ?=
+$(BENCH): $(BUILD)/tests/bench.o $(SIM_OBJ)
+	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -pthread -o $@
+
+bench: $(BENCH)
+	@mkdir -p build/bench
+	@$(BENCH) $(BENCH_ARGS)
 
 # ---- running --------------------------------------------------------------------------
 run: $(FLIPSIM)

@@ -1,0 +1,361 @@
+/* bench.c — `make bench`: the C reference against the OpenCL pipeline, stage by stage, on the
+ * resolutions the issue names, the pressure solvers to 1e-6, and the machine's own bandwidth.
+ * flipkit tests/: a benchmark, not a test: it prints medians and writes build/bench/bench.json. */
+#include <jansson.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "clx.h"
+#include "pipeline.h"
+#include "reference.h"
+#include "sim.h"
+
+enum { BENCH_REPEATS = 5, BENCH_THREADS = 2, DEVICES = 2 };
+static const char *const device_names[DEVICES] = { "C", "OpenCL" };
+
+typedef struct {
+    const char *label, *scene;
+    const char *sets[4];
+    int nsets, frames;
+} SceneCase;
+
+/* The issue's resolutions: ball_drop at 32^3, 64^3, 128^3 (same 8 m box, finer cells) and the
+ * dam break at 128x64x64 (GridFluidSim3D's). Both with MGPCG, the fastest converged solve. */
+static const SceneCase scene_cases[] = {
+    { "ball_drop 32^3", "scenes/ball_drop.json",
+      { "grid.resolution=[32,32,32]", "grid.cell_size=0.25", "pressure.solver=mgpcg" }, 3, 10 },
+    { "ball_drop 64^3", "scenes/ball_drop.json",
+      { "grid.resolution=[64,64,64]", "grid.cell_size=0.125", "pressure.solver=mgpcg" }, 3, 6 },
+    { "ball_drop 128^3", "scenes/ball_drop.json",
+      { "grid.resolution=[128,128,128]", "grid.cell_size=0.0625", "pressure.solver=mgpcg" }, 3, 2 },
+    { "dam_break 128x64x64", "scenes/dam_break.json",
+      { "grid.resolution=[128,64,64]", "grid.cell_size=0.0375", "pressure.solver=mgpcg" }, 3, 3 },
+};
+
+static const char *const solver_names[] = { "jacobi", "gauss_seidel", "sor", "pcg", "multigrid",
+                                             "mgpcg" };
+static const int solver_sizes[] = { 32, 64, 128 };
+/* Jacobi and Gauss-Seidel need tens of thousands of sweeps at 128^3; the table says how far
+ * this many got instead of waiting for them. */
+enum { SOLVER_CAP = 2000 };
+
+static double bench_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int bench_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double bench_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, bench_cmp);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* ---- bandwidth: a STREAM-style triad, a = b + s c, 3 x 4 bytes per element --------------- */
+
+enum { TRIAD_N = 1 << 24 }; /* 64 MiB per array, far beyond any cache here */
+
+typedef struct { float *a, *b, *c; size_t lo, hi; } TriadPart;
+
+static void *bench_triad_part(void *arg)
+{
+    TriadPart *t = arg;
+    for (size_t i = t->lo; i < t->hi; i++)
+        t->a[i] = t->b[i] + 3.0f * t->c[i];
+    return NULL;
+}
+
+static double bench_cpu_bandwidth(void)
+{
+    float *a = malloc(TRIAD_N * sizeof *a), *b = malloc(TRIAD_N * sizeof *b), *c = malloc(TRIAD_N * sizeof *c);
+    if (!a || !b || !c) {
+        free(a), free(b), free(c);
+        return 0.0;
+    }
+    for (size_t i = 0; i < TRIAD_N; i++)
+        a[i] = 0.0f, b[i] = 1.0f, c[i] = 2.0f;
+    double gbs[BENCH_REPEATS];
+    for (int r = 0; r < BENCH_REPEATS; r++) {
+        pthread_t th[BENCH_THREADS];
+        TriadPart part[BENCH_THREADS];
+        double t0 = bench_clock();
+        for (int q = 0; q < BENCH_THREADS; q++) {
+            part[q] = (TriadPart){ a, b, c, TRIAD_N / BENCH_THREADS * (size_t)q,
+                                   TRIAD_N / BENCH_THREADS * (size_t)(q + 1) };
+            pthread_create(&th[q], NULL, bench_triad_part, &part[q]);
+        }
+        for (int q = 0; q < BENCH_THREADS; q++)
+            pthread_join(th[q], NULL);
+        gbs[r] = 3.0 * TRIAD_N * sizeof(float) / (bench_clock() - t0) / 1e9;
+    }
+    free(a), free(b), free(c);
+    return bench_median(gbs, BENCH_REPEATS);
+}
+
+static double bench_device_bandwidth(char *err, size_t errlen)
+{
+    Clx cx = { 0 };
+    static const char *const files[] = { "bench.cl" };
+    if (clx_open(&cx, NULL, err, errlen) != 0 || clx_build(&cx, files, 1, err, errlen) != 0) {
+        clx_close(&cx);
+        return 0.0;
+    }
+    cl_int rc;
+    cl_kernel k = clCreateKernel(cx.program, "bench_triad", &rc);
+    cl_mem m[3];
+    for (int q = 0; q < 3; q++)
+        m[q] = clCreateBuffer(cx.context, CL_MEM_READ_WRITE, TRIAD_N * sizeof(float), NULL, &rc);
+    float one = 1.0f, s = 3.0f;
+    for (int q = 0; q < 3; q++)
+        clEnqueueFillBuffer(cx.queue, m[q], &one, sizeof one, 0, TRIAD_N * sizeof(float), 0, NULL, NULL);
+    cl_int n = TRIAD_N;
+    clSetKernelArg(k, 0, sizeof m[0], &m[0]);
+    clSetKernelArg(k, 1, sizeof m[1], &m[1]);
+    clSetKernelArg(k, 2, sizeof m[2], &m[2]);
+    clSetKernelArg(k, 3, sizeof s, &s);
+    clSetKernelArg(k, 4, sizeof n, &n);
+    size_t global = TRIAD_N, local = 64;
+    double gbs[BENCH_REPEATS + 1];
+    for (int r = 0; r <= BENCH_REPEATS; r++) { /* the first run compiles; it is dropped */
+        clFinish(cx.queue);
+        double t0 = bench_clock();
+        clEnqueueNDRangeKernel(cx.queue, k, 1, NULL, &global, &local, 0, NULL, NULL);
+        clFinish(cx.queue);
+        gbs[r] = 3.0 * TRIAD_N * sizeof(float) / (bench_clock() - t0) / 1e9;
+    }
+    for (int q = 0; q < 3; q++)
+        clReleaseMemObject(m[q]);
+    clReleaseKernel(k);
+    clx_close(&cx);
+    return bench_median(gbs + 1, BENCH_REPEATS);
+}
+
+/* ---- running a scene ---------------------------------------------------------------------- */
+
+typedef struct {
+    int ok;
+    size_t particles;
+    long substeps;
+    int frames;
+    double seconds, phase_ms[PHASE_COUNT];
+    long cells;
+    char error[512];
+} SceneResult;
+
+static int bench_start(Sim *s, Scene *sc, const char *path, const char *const *sets, int nsets,
+                       int device, char *err, size_t errlen)
+{
+    if (scene_load(path, sets, nsets, sc, err, errlen) != 0)
+        return -1;
+    if (sim_init(s, sc, &reference_track) != 0) {
+        snprintf(err, errlen, "%s", s->error.message);
+        return -1;
+    }
+    if (device) {
+        SimDevice *d = pipeline_open(NULL, err, errlen);
+        if (!d)
+            return -1;
+        sim_use_device(s, d);
+    }
+    return 0;
+}
+
+static SceneResult bench_scene(const SceneCase *c, int device)
+{
+    SceneResult r = { 0 };
+    Scene sc;
+    Sim s;
+    memset(&sc, 0, sizeof sc);
+    memset(&s, 0, sizeof s);
+    if (bench_start(&s, &sc, c->scene, c->sets, c->nsets, device, r.error, sizeof r.error) == 0) {
+        double t0 = bench_clock();
+        int f = 0;
+        while (f < c->frames && sim_advance_frame(&s) == 0)
+            f++;
+        r.seconds = bench_clock() - t0;
+        r.ok = f == c->frames;
+        if (!r.ok)
+            snprintf(r.error, sizeof r.error, "%s", s.error.message);
+        r.frames = f;
+        r.particles = s.particles.count;
+        r.substeps = s.stats.substeps;
+        r.cells = (long)grid_cells(&s.grid);
+        for (int q = 0; q < PHASE_COUNT; q++)
+            r.phase_ms[q] = r.substeps ? 1e3 * s.stats.seconds[q] / (double)r.substeps : 0.0;
+        sim_free(&s);
+    }
+    scene_free(&sc);
+    return r;
+}
+
+/* Bytes a particle stage must move per substep at least (each array read or written once):
+ * p2g reads position and velocity and writes 3 face velocities and weights; g2p reads
+ * position, velocity and 6 face arrays and writes velocity; advect reads both, writes position. */
+static double bench_stage_bytes(SimPhase q, const SceneResult *r)
+{
+    double np = (double)r->particles, nc = (double)r->cells;
+    switch (q) {
+    case PHASE_P2G: return 24.0 * np + 24.0 * nc;
+    case PHASE_G2P: return 36.0 * np + 24.0 * nc;
+    case PHASE_ADVECT: return 36.0 * np;
+    default: return 0.0;
+    }
+}
+
+static const SimPhase particle_phases[] = { PHASE_P2G, PHASE_G2P, PHASE_ADVECT };
+
+static void bench_print_scene(const SceneCase *c, const SceneResult r[DEVICES],
+                              const double bandwidth[DEVICES])
+{
+    printf("\n%s: %zu particles, MGPCG, frames 1-%d\n", c->label, r[0].particles, c->frames);
+    printf("  %-16s %14s %14s\n", "ms per substep", device_names[0], device_names[1]);
+    for (int q = 0; q < PHASE_COUNT; q++)
+        printf("  %-16s %14.2f %14.2f\n", sim_phase_names[q], r[0].phase_ms[q], r[1].phase_ms[q]);
+    double spf[DEVICES], sub[DEVICES], pps[DEVICES];
+    for (int d = 0; d < DEVICES; d++) {
+        spf[d] = r[d].frames ? r[d].seconds / r[d].frames : 0.0;
+        sub[d] = r[d].frames ? (double)r[d].substeps / r[d].frames : 0.0;
+        pps[d] = r[d].seconds > 0 ? (double)r[d].particles * r[d].frames / r[d].seconds : 0.0;
+    }
+    printf("  %-16s %14.2f %14.2f\n", "substeps/frame", sub[0], sub[1]);
+    printf("  %-16s %14.3f %14.3f   (OpenCL %.1fx faster)\n", "s/frame", spf[0], spf[1],
+           spf[1] > 0 ? spf[0] / spf[1] : 0.0);
+    printf("  %-16s %14.3g %14.3g\n", "particles/s", pps[0], pps[1]);
+    for (size_t q = 0; q < sizeof particle_phases / sizeof *particle_phases; q++) {
+        SimPhase ph = particle_phases[q];
+        char cell[DEVICES][32];
+        for (int d = 0; d < DEVICES; d++) {
+            double gbs = r[d].phase_ms[ph] > 0 ? bench_stage_bytes(ph, &r[d]) / (r[d].phase_ms[ph] * 1e-3) / 1e9 : 0.0;
+            snprintf(cell[d], sizeof cell[d], "%.2f (%2.0f%%)", gbs, bandwidth[d] > 0 ? 100.0 * gbs / bandwidth[d] : 0.0);
+        }
+        printf("  GB/s %-11s %14s %14s\n", sim_phase_names[ph], cell[0], cell[1]);
+    }
+    for (int d = 0; d < DEVICES; d++)
+        if (!r[d].ok)
+            printf("  %s did not finish: %s\n", device_names[d], r[d].error);
+}
+
+static json_t *bench_scene_json(const SceneCase *c, const SceneResult r[DEVICES])
+{
+    json_t *o = json_pack("{s:s, s:i}", "case", c->label, "frames", c->frames);
+    for (int d = 0; d < DEVICES; d++) {
+        json_t *stages = json_object();
+        for (int q = 0; q < PHASE_COUNT; q++)
+            json_object_set_new(stages, sim_phase_names[q], json_real(r[d].phase_ms[q]));
+        json_object_set_new(o, d ? "opencl" : "c",
+            json_pack("{s:b, s:I, s:I, s:f, s:f, s:o}", "finished", r[d].ok,
+                      "particles", (json_int_t)r[d].particles, "substeps", (json_int_t)r[d].substeps,
+                      "seconds", r[d].seconds, "seconds_per_frame",
+                      r[d].frames ? r[d].seconds / r[d].frames : 0.0, "ms_per_substep", stages));
+    }
+    return o;
+}
+
+/* ---- the solvers: the first substep of a tank at rest at n^3, p from 0 -------------------- */
+
+typedef struct { int ok, iterations; double residual, ms; char error[512]; } SolverResult;
+
+static SolverResult bench_solver(const char *solver, int n, int device)
+{
+    SolverResult r = { 0 };
+    char res[64], cell[64], set_solver[64], cap[64];
+    snprintf(res, sizeof res, "grid.resolution=[%d,%d,%d]", n, n, n);
+    snprintf(cell, sizeof cell, "grid.cell_size=%.9g", 1.6 / n);
+    snprintf(set_solver, sizeof set_solver, "pressure.solver=%s", solver);
+    snprintf(cap, sizeof cap, "pressure.iterations=%d", SOLVER_CAP);
+    /* hydrostatic.json's water (1.6 x 1.2 x 1.2 m, on the floor) in a 1.6 m cube: the first
+     * solve builds the whole hydrostatic pressure from p = 0, the hard case for relaxation.
+     * 240 fps: the first frame is one substep (the CFL step of a tank at rest is longer). */
+    const char *sets[] = { res, cell, set_solver, cap, "frame_rate=240" };
+    Scene sc;
+    Sim s;
+    memset(&sc, 0, sizeof sc);
+    memset(&s, 0, sizeof s);
+    if (bench_start(&s, &sc, "scenes/hydrostatic.json", sets, 5, device, r.error, sizeof r.error) == 0) {
+        if (sim_advance_frame(&s) == 0) {
+            r.ok = 1;
+            r.iterations = s.stats.last_solve.iterations;
+            r.residual = s.stats.last_solve.residual;
+            r.ms = 1e3 * s.stats.seconds[PHASE_PRESSURE] / (double)s.stats.substeps;
+        } else {
+            snprintf(r.error, sizeof r.error, "%s", s.error.message);
+        }
+        sim_free(&s);
+    }
+    scene_free(&sc);
+    return r;
+}
+
+static void bench_solvers(json_t *out, int quick)
+{
+    printf("\npressure solvers: first solve of the hydrostatic tank at n^3 (1.6 m box), from p = 0 "
+           "to 1e-6 relative residual, at most %d iterations\n", SOLVER_CAP);
+    printf("  %-13s %5s | %-28s | %-28s\n", "solver", "n", "C: iterations  ms  residual",
+           "OpenCL: iterations  ms  residual");
+    for (size_t s = 0; s < sizeof solver_names / sizeof *solver_names; s++)
+        for (size_t z = 0; z < (quick ? 2 : sizeof solver_sizes / sizeof *solver_sizes); z++) {
+            SolverResult r[DEVICES];
+            printf("  %-13s %5d", solver_names[s], solver_sizes[z]);
+            for (int d = 0; d < DEVICES; d++) {
+                r[d] = bench_solver(solver_names[s], solver_sizes[z], d);
+                if (r[d].ok)
+                    printf(" | %s%5d %9.1f %9.2e ", r[d].residual <= 1e-6 ? " " : ">",
+                           r[d].iterations, r[d].ms, r[d].residual);
+                else
+                    printf(" | failed: %.40s", r[d].error);
+                fflush(stdout);
+                json_array_append_new(out, json_pack("{s:s, s:i, s:s, s:b, s:i, s:f, s:f}",
+                    "solver", solver_names[s], "n", solver_sizes[z], "device", d ? "opencl" : "c",
+                    "converged", r[d].ok && r[d].residual <= 1e-6, "iterations", r[d].iterations,
+                    "ms", r[d].ms, "residual", r[d].residual));
+            }
+            printf("\n");
+        }
+}
+
+/* --quick: the two smaller scenes and solver sizes only (a minute instead of several). */
+int main(int argc, char **argv)
+{
+    int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    char err[8192] = "";
+    double bandwidth[DEVICES] = { bench_cpu_bandwidth(), bench_device_bandwidth(err, sizeof err) };
+    printf("memory bandwidth (STREAM-style triad, median of %d): C with %d threads %.2f GB/s, "
+           "OpenCL %.2f GB/s%s%s\n", BENCH_REPEATS, BENCH_THREADS, bandwidth[0], bandwidth[1],
+           bandwidth[1] > 0 ? "" : " -- ", bandwidth[1] > 0 ? "" : err);
+    if (bandwidth[1] <= 0) {
+        fprintf(stderr, "bench: no OpenCL device, so there is nothing to compare\n");
+        return 1;
+    }
+    json_t *root = json_pack("{s:{s:f, s:f}}", "bandwidth_gbs", "c", bandwidth[0], "opencl", bandwidth[1]);
+    json_t *scenes = json_array(), *solvers = json_array();
+    size_t ncases = sizeof scene_cases / sizeof *scene_cases;
+    for (size_t c = 0; c < (quick ? 2 : ncases); c++) {
+        SceneResult r[DEVICES] = { bench_scene(&scene_cases[c], 0), bench_scene(&scene_cases[c], 1) };
+        bench_print_scene(&scene_cases[c], r, bandwidth);
+        fflush(stdout);
+        json_array_append_new(scenes, bench_scene_json(&scene_cases[c], r));
+    }
+    json_object_set_new(root, "scenes", scenes);
+    bench_solvers(solvers, quick);
+    json_object_set_new(root, "solvers", solvers);
+    const char *path = "build/bench/bench.json";
+    if (json_dump_file(root, path, JSON_INDENT(2)) != 0) {
+        fprintf(stderr, "bench: %s: cannot write\n", path);
+        json_decref(root);
+        return 1;
+    }
+    json_decref(root);
+    printf("\nbench: results in %s\n", path);
+    return 0;
+}
