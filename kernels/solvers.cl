@@ -6,18 +6,29 @@
 
 /* ---- per level: types, neighbour counts, sweeps, residual, transfers --------------------- */
 
-/* N: the non-SOLID neighbours of each FLUID cell. */
-__kernel void mg_count(__global uchar *count, __global const char *type, int4 n4)
+/* Per FLUID cell: bits 0-5 say which neighbours (-x, +x, -y, +y, -z, +z) are FLUID, bits 8-10
+ * hold N, the count of non-SOLID ones. Precomputing it once per solve spares every sweep the
+ * six bounds-checked type lookups (coarse levels can have FLUID cells on the array's edge). */
+__kernel void mg_count(__global ushort *info, __global const char *type, int4 n4)
 {
     int3 n = n4.xyz;
     int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
     if (i >= n.x || j >= n.y || k >= n.z)
         return;
     size_t c = flat_index(n, i, j, k);
-    count[c] = type[c] != CELL_FLUID ? 0 :
-        (cell_type(type, n, i - 1, j, k) != CELL_SOLID) + (cell_type(type, n, i + 1, j, k) != CELL_SOLID) +
-        (cell_type(type, n, i, j - 1, k) != CELL_SOLID) + (cell_type(type, n, i, j + 1, k) != CELL_SOLID) +
-        (cell_type(type, n, i, j, k - 1) != CELL_SOLID) + (cell_type(type, n, i, j, k + 1) != CELL_SOLID);
+    if (type[c] != CELL_FLUID) {
+        info[c] = 0;
+        return;
+    }
+    const int nb[6][3] = { { -1, 0, 0 }, { 1, 0, 0 }, { 0, -1, 0 },
+                           { 0, 1, 0 },  { 0, 0, -1 }, { 0, 0, 1 } };
+    uint mask = 0, count = 0;
+    for (int q = 0; q < 6; q++) {
+        int t = cell_type(type, n, i + nb[q][0], j + nb[q][1], k + nb[q][2]);
+        mask |= (uint)(t == CELL_FLUID) << q;
+        count += t != CELL_SOLID;
+    }
+    info[c] = (ushort)(mask | count << 8);
 }
 
 /* McAdams et al.: a coarse cell is AIR if any child is AIR, else FLUID if any is, else SOLID. */
@@ -36,22 +47,28 @@ __kernel void mg_coarsen(__global char *coarse, __global const char *fine, int4 
     coarse[flat_index(nc, i, j, k)] = air ? CELL_AIR : fluid ? CELL_FLUID : CELL_SOLID;
 }
 
-inline float fluid_sum(__global const float *x, __global const char *type, int3 n, int i, int j, int k)
+/* Sum of x over the FLUID neighbours named by the mask of info (mg_count). */
+inline float fluid_sum(__global const float *x, size_t c, uint info, size_t sy, size_t sz)
 {
     float s = 0.0f;
-    if (cell_type(type, n, i - 1, j, k) == CELL_FLUID) s += x[flat_index(n, i - 1, j, k)];
-    if (cell_type(type, n, i + 1, j, k) == CELL_FLUID) s += x[flat_index(n, i + 1, j, k)];
-    if (cell_type(type, n, i, j - 1, k) == CELL_FLUID) s += x[flat_index(n, i, j - 1, k)];
-    if (cell_type(type, n, i, j + 1, k) == CELL_FLUID) s += x[flat_index(n, i, j + 1, k)];
-    if (cell_type(type, n, i, j, k - 1) == CELL_FLUID) s += x[flat_index(n, i, j, k - 1)];
-    if (cell_type(type, n, i, j, k + 1) == CELL_FLUID) s += x[flat_index(n, i, j, k + 1)];
+    if (info & 1) s += x[c - 1];
+    if (info & 2) s += x[c + 1];
+    if (info & 4) s += x[c - sy];
+    if (info & 8) s += x[c + sy];
+    if (info & 16) s += x[c - sz];
+    if (info & 32) s += x[c + sz];
     return s;
+}
+
+inline float neighbour_count(uint info)
+{
+    return (float)(info >> 8);
 }
 
 /* Half a red-black sweep: the FLUID cells with (i+j+k) % 2 == colour. The grid is launched
  * with x halved, so every work-item has a cell of the colour. */
-__kernel void mg_smooth(__global float *x, __global const float *b, __global const char *type,
-                        __global const uchar *count, int4 n4, int colour, float omega)
+__kernel void mg_smooth(__global float *x, __global const float *b, __global const ushort *info,
+                        int4 n4, int colour, float omega)
 {
     int3 n = n4.xyz;
     int j = get_global_id(1), k = get_global_id(2);
@@ -59,35 +76,41 @@ __kernel void mg_smooth(__global float *x, __global const float *b, __global con
     if (i >= n.x || j >= n.y || k >= n.z)
         return;
     size_t c = flat_index(n, i, j, k);
-    if (type[c] != CELL_FLUID || count[c] == 0)
+    uint f = info[c];
+    if ((f >> 8) == 0) /* not FLUID, or FLUID walled in by SOLID */
         return;
-    float gs = (b[c] + fluid_sum(x, type, n, i, j, k)) / (float)count[c];
+    float gs = (b[c] + fluid_sum(x, c, f, (size_t)n.x, (size_t)n.x * n.y)) / neighbour_count(f);
     x[c] += omega * (gs - x[c]);
 }
 
 /* r = b - A x in FLUID cells, 0 elsewhere. */
 __kernel void mg_residual(__global float *r, __global const float *x, __global const float *b,
-                          __global const char *type, __global const uchar *count, int4 n4)
+                          __global const char *type, __global const ushort *info, int4 n4)
 {
     int3 n = n4.xyz;
     int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
     if (i >= n.x || j >= n.y || k >= n.z)
         return;
     size_t c = flat_index(n, i, j, k);
+    uint f = info[c];
     r[c] = type[c] == CELL_FLUID
-               ? b[c] - ((float)count[c] * x[c] - fluid_sum(x, type, n, i, j, k)) : 0.0f;
+               ? b[c] - (neighbour_count(f) * x[c] - fluid_sum(x, c, f, (size_t)n.x, (size_t)n.x * n.y))
+               : 0.0f;
 }
 
 /* out = A x in FLUID cells, 0 elsewhere. */
 __kernel void apply_A(__global float *out, __global const float *x, __global const char *type,
-                      __global const uchar *count, int4 n4)
+                      __global const ushort *info, int4 n4)
 {
     int3 n = n4.xyz;
     int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
     if (i >= n.x || j >= n.y || k >= n.z)
         return;
     size_t c = flat_index(n, i, j, k);
-    out[c] = type[c] == CELL_FLUID ? (float)count[c] * x[c] - fluid_sum(x, type, n, i, j, k) : 0.0f;
+    uint f = info[c];
+    out[c] = type[c] == CELL_FLUID
+                 ? neighbour_count(f) * x[c] - fluid_sum(x, c, f, (size_t)n.x, (size_t)n.x * n.y)
+                 : 0.0f;
 }
 
 /* The fine cells whose trilinear stencil touches coarse cell I along one axis: 2I-1 and 2I+2
@@ -164,8 +187,8 @@ __kernel void mg_prolong(__global float *fx, __global const float *cx, __global 
 /* The coarsest level, solved by one work-item: x = 0, then `sweeps` red-black sweeps and as
  * many black-red ones (the down and up legs of the V-cycle meet here). It has a few hundred
  * cells, so one work-item beats launching 4 * sweeps kernels. */
-__kernel void mg_coarsest(__global float *x, __global const float *b, __global const char *type,
-                          __global const uchar *count, int4 n4, int sweeps)
+__kernel void mg_coarsest(__global float *x, __global const float *b, __global const ushort *info,
+                          int4 n4, int sweeps)
 {
     int3 n = n4.xyz;
     size_t cells = (size_t)n.x * n.y * n.z;
@@ -179,9 +202,11 @@ __kernel void mg_coarsest(__global float *x, __global const float *b, __global c
                     for (int j = 0; j < n.y; j++)
                         for (int i = (j + k + colour) & 1; i < n.x; i += 2) {
                             size_t c = flat_index(n, i, j, k);
-                            if (type[c] != CELL_FLUID || count[c] == 0)
+                            uint f = info[c];
+                            if ((f >> 8) == 0)
                                 continue;
-                            float gs = (b[c] + fluid_sum(x, type, n, i, j, k)) / (float)count[c];
+                            float gs = (b[c] + fluid_sum(x, c, f, (size_t)n.x, (size_t)n.x * n.y)) /
+                                       neighbour_count(f);
                             x[c] += gs - x[c];
                         }
             }
@@ -203,25 +228,26 @@ __kernel void solve_setup(__global float *b, __global double *x, __global const 
 
 /* r = b - A x with x in double; partial sums of r^2 per chunk are taken by norm2. */
 __kernel void residual_d(__global double *r, __global const double *x, __global const float *b,
-                         __global const char *type, __global const uchar *count, int4 n4)
+                         __global const char *type, __global const ushort *info, int4 n4)
 {
     int3 n = n4.xyz;
     int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
     if (i >= n.x || j >= n.y || k >= n.z)
         return;
-    size_t c = flat_index(n, i, j, k);
+    size_t c = flat_index(n, i, j, k), sy = (size_t)n.x, sz = (size_t)n.x * n.y;
     if (type[c] != CELL_FLUID) {
         r[c] = 0.0;
         return;
     }
+    uint f = info[c];
     double s = 0.0;
-    if (cell_type(type, n, i - 1, j, k) == CELL_FLUID) s += x[flat_index(n, i - 1, j, k)];
-    if (cell_type(type, n, i + 1, j, k) == CELL_FLUID) s += x[flat_index(n, i + 1, j, k)];
-    if (cell_type(type, n, i, j - 1, k) == CELL_FLUID) s += x[flat_index(n, i, j - 1, k)];
-    if (cell_type(type, n, i, j + 1, k) == CELL_FLUID) s += x[flat_index(n, i, j + 1, k)];
-    if (cell_type(type, n, i, j, k - 1) == CELL_FLUID) s += x[flat_index(n, i, j, k - 1)];
-    if (cell_type(type, n, i, j, k + 1) == CELL_FLUID) s += x[flat_index(n, i, j, k + 1)];
-    r[c] = (double)b[c] - ((double)count[c] * x[c] - s);
+    if (f & 1) s += x[c - 1];
+    if (f & 2) s += x[c + 1];
+    if (f & 4) s += x[c - sy];
+    if (f & 8) s += x[c + sy];
+    if (f & 16) s += x[c - sz];
+    if (f & 32) s += x[c + sz];
+    r[c] = (double)b[c] - ((double)(f >> 8) * x[c] - s);
 }
 
 __kernel void norm2_d(__global double *partial, __global const double *v, int n, int chunk)

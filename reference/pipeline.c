@@ -45,7 +45,9 @@ int pipe_ok(Pipe *P, cl_int rc, const char *what)
 }
 
 /* Work-groups are rows along x (PoCL runs a work-group as one vectorised loop over x); the
- * global size is rounded up to whole groups and every kernel checks its bounds. */
+ * global size is rounded up to whole groups and every kernel checks its bounds. 32-wide rows
+ * and 64-item 1-D groups were the fastest tried on PoCL here; $FLIPKIT_CL_LOCAL="X,Y,N"
+ * (3-D row, 3-D height, 1-D size) overrides them for tuning on another device. */
 static size_t pipe_round_up(size_t n, size_t m)
 {
     return (n + m - 1) / m * m;
@@ -61,8 +63,17 @@ void pipe_launch(Pipe *P, PipeKernel k, size_t gx, size_t gy, size_t gz, const P
                      pipe_kernel_names[k]))
             return;
     gx = gx ? gx : 1;
-    size_t local[3] = { gx == 1 ? 1 : gy == 1 && gz == 1 ? 64 : 16, 1, 1 };
-    size_t global[3] = { pipe_round_up(gx, local[0]), gy ? gy : 1, gz ? gz : 1 };
+    gy = gy ? gy : 1;
+    gz = gz ? gz : 1;
+    static int lx = 0, ly = 0, l1 = 0;
+    if (!lx) {
+        const char *e = getenv("FLIPKIT_CL_LOCAL");
+        if (!e || sscanf(e, "%d,%d,%d", &lx, &ly, &l1) != 3)
+            lx = 32, ly = 1, l1 = 64;
+    }
+    size_t local[3] = { gx == 1 ? 1 : gy == 1 && gz == 1 ? (size_t)l1 : (size_t)lx,
+                        gy == 1 ? 1 : (size_t)ly, 1 };
+    size_t global[3] = { pipe_round_up(gx, local[0]), pipe_round_up(gy, local[1]), gz };
     double t0 = P->profile && pipe_ok(P, clFinish(P->cl.queue), "clFinish") ? pipe_clock() : 0.0;
     pipe_ok(P, clEnqueueNDRangeKernel(P->cl.queue, P->k[k], 3, NULL, global, local, 0, NULL, NULL),
             pipe_kernel_names[k]);

@@ -21,7 +21,7 @@ int pipe_alloc_levels(Pipe *P, const MacGrid *g)
         cl_int rc;
         l->type = P->levels == 0 ? P->cell
                                  : clCreateBuffer(P->cl.context, CL_MEM_READ_WRITE, l->cells, NULL, &rc);
-        l->count = clCreateBuffer(P->cl.context, CL_MEM_READ_WRITE, l->cells, NULL, &rc);
+        l->count = clCreateBuffer(P->cl.context, CL_MEM_READ_WRITE, l->cells * sizeof(cl_ushort), NULL, &rc);
         l->x = clCreateBuffer(P->cl.context, CL_MEM_READ_WRITE, l->cells * sizeof(float), NULL, &rc);
         l->b = clCreateBuffer(P->cl.context, CL_MEM_READ_WRITE, l->cells * sizeof(float), NULL, &rc);
         l->r = clCreateBuffer(P->cl.context, CL_MEM_READ_WRITE, l->cells * sizeof(float), NULL, &rc);
@@ -59,7 +59,7 @@ static void pipe_smooth(Pipe *P, int q, cl_mem x, cl_mem b, int colour, float om
     cl_int4 n = pipe_dims(l->n);
     cl_int c = colour;
     LAUNCH(P, K_MG_SMOOTH, (size_t)(l->n[0] + 1) / 2, (size_t)l->n[1], (size_t)l->n[2], ARG(x),
-           ARG(b), ARG(l->type), ARG(l->count), ARG(n), ARG(c), ARG(omega));
+           ARG(b), ARG(l->count), ARG(n), ARG(c), ARG(omega));
 }
 
 /* x = V-cycle applied to b on level q, levels q..nlev-1; the last level gets coarse_sweeps. */
@@ -70,8 +70,8 @@ static void pipe_vcycle_level(Pipe *P, int q, int nlev, int coarse_sweeps)
     int last = q == nlev - 1;
     if (last && q > 0) {
         cl_int sweeps = coarse_sweeps;
-        LAUNCH(P, K_MG_COARSEST, 1, 1, 1, ARG(l->x), ARG(l->b), ARG(l->type), ARG(l->count),
-               ARG(n), ARG(sweeps));
+        LAUNCH(P, K_MG_COARSEST, 1, 1, 1, ARG(l->x), ARG(l->b), ARG(l->count), ARG(n),
+               ARG(sweeps));
         return;
     }
     int zero = 0;
