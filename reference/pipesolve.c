@@ -7,8 +7,9 @@
 
 #include "pipe.h"
 
-/* As in multigrid.c: coarsen until a level would have fewer than 4 cells along an axis. */
-enum { MG_MIN_CELLS = 4, MG_SMOOTH = 2, MG_COARSE_SWEEPS = 24, MAX_RESTARTS = 4,
+/* As in multigrid.c: coarsen until a level would have fewer than 4 cells along an axis, and
+ * smooth with 4 red-black sweeps each way. */
+enum { MG_MIN_CELLS = 4, MG_SMOOTH = 4, MG_COARSE_SWEEPS = 24, MAX_RESTARTS = 4,
        RELAX_CHECK_EVERY = 10, JACOBI_CHECK_EVERY = 10 };
 
 int pipe_alloc_levels(Pipe *P, const MacGrid *g)
