@@ -37,28 +37,59 @@ inline int face_is_solid(__global const char *cell, int3 n, int a, int i, int j,
     return face_below(cell, n, a, i, j, k) == CELL_SOLID || cell_type(cell, n, i, j, k) == CELL_SOLID;
 }
 
-/* grid_stencil of grid.c: base face and fractions of component a at world position x. */
-inline void stencil(int3 n, float dx, int a, float3 x, int *base, float *t)
+/* grid_stencil of grid.c: base face and fractions of component a at world position x, as
+ * vector operations (private arrays indexed in loops live in memory on a CPU device, which
+ * made every particle kernel several times slower). Same clamping, same rounding. */
+typedef struct { int3 base; float3 t; } Stencil;
+
+__attribute__((always_inline)) inline Stencil stencil_at(int3 n, float dx, int a, float3 x)
 {
     int3 fn = face_dims(n, a);
-    float xs[3] = { x.x, x.y, x.z };
-    int fns[3] = { fn.x, fn.y, fn.z };
-    for (int d = 0; d < 3; d++) {
-        float off = d == a ? 0.0f : 0.5f;
-        float f = xs[d] / dx - off;
-        int top = fns[d] - 2;
-        f = !(f >= 0.0f) ? 0.0f : f > (float)(top + 1) ? (float)(top + 1) : f;
-        int b = (int)floor(f);
-        b = b > top ? top : b;
-        float tt = f - (float)b;
-        base[d] = b;
-        t[d] = tt < 0.0f ? 0.0f : tt > 1.0f ? 1.0f : tt;
-    }
+    float3 off = (float3)(a == 0 ? 0.0f : 0.5f, a == 1 ? 0.0f : 0.5f, a == 2 ? 0.0f : 0.5f);
+    float3 f = x / dx - off;
+    /* clamp as float first (NaN and below 0 to 0): converting NaN to int is undefined */
+    f = select((float3)(0.0f), f, f >= (float3)(0.0f));
+    f = fmin(f, convert_float3(fn - 1));
+    Stencil s;
+    s.base = min(convert_int3(floor(f)), fn - 2);
+    s.t = clamp(f - convert_float3(s.base), 0.0f, 1.0f);
+    return s;
 }
 
-inline float stencil_weight(const float *t, int di, int dj, int dk)
+/* Every component's stencil at x from two vector stencils: along its own axis a component
+ * is offset 0 (the one of u, v, w whose faces lie on that axis), across it 1/2, so
+ * stencil_at(n, dx, a, x) takes axis a from on[a] and the others from across. Same numbers,
+ * a third less work for a kernel that needs all three. */
+typedef struct { Stencil on, across; } Stencils;
+
+__attribute__((always_inline)) inline Stencils stencils_at(int3 n, float dx, float3 x)
 {
-    return (di ? t[0] : 1.0f - t[0]) * (dj ? t[1] : 1.0f - t[1]) * (dk ? t[2] : 1.0f - t[2]);
+    float3 f0 = x / dx, f1 = f0 - 0.5f;
+    Stencils s;
+    f0 = fmin(select((float3)(0.0f), f0, f0 >= (float3)(0.0f)), convert_float3(n));
+    f1 = fmin(select((float3)(0.0f), f1, f1 >= (float3)(0.0f)), convert_float3(n - 1));
+    s.on.base = min(convert_int3(floor(f0)), n - 1);
+    s.across.base = min(convert_int3(floor(f1)), n - 2);
+    s.on.t = clamp(f0 - convert_float3(s.on.base), 0.0f, 1.0f);
+    s.across.t = clamp(f1 - convert_float3(s.across.base), 0.0f, 1.0f);
+    return s;
+}
+
+/* Component a's stencil out of both. */
+__attribute__((always_inline)) inline Stencil stencil_pick(Stencils s, int a)
+{
+    Stencil r;
+    r.base = (int3)(a == 0 ? s.on.base.x : s.across.base.x, a == 1 ? s.on.base.y : s.across.base.y,
+                    a == 2 ? s.on.base.z : s.across.base.z);
+    r.t = (float3)(a == 0 ? s.on.t.x : s.across.t.x, a == 1 ? s.on.t.y : s.across.t.y,
+                   a == 2 ? s.on.t.z : s.across.t.z);
+    return r;
+}
+
+/* The trilinear weight of corner (di, dj, dk), multiplied in grid.c's order. */
+__attribute__((always_inline)) inline float corner_weight(float3 t, int di, int dj, int dk)
+{
+    return (di ? t.x : 1.0f - t.x) * (dj ? t.y : 1.0f - t.y) * (dk ? t.z : 1.0f - t.z);
 }
 
 inline float3 load3(__global const float *v, size_t p)

@@ -176,63 +176,61 @@ __kernel void keep_inside(__global float *pos, __global float *vel, __global con
     vstore3(q, p, pos);
 }
 
-/* ---- p2g for the pipeline: each particle's stencil computed once, then gathered ------------ */
+/* ---- p2g for the pipeline: a row-coloured pass over particles sorted by cell -------------- */
 
-/* Per particle (in sorted order q) and axis a: the stencil's base face packed 10 bits per
- * axis, and its fractions with the particle's velocity component in .w. The gather then reads
- * contiguous memory and does no floor or clamping. Grids are at most 1023 cells along an axis. */
-__kernel void p2g_prepare(__global int *base_out, __global float4 *tw_out,
-                          __global const float *pos, __global const float *pvel,
-                          __global const int *sorted, int4 n4, float dx, int count)
+/* Adds one particle's component a to the 2 x 2 x 2 faces of its stencil: w v to f, w to wt.
+ * Written out tap by tap, in p2g.c's order (k, then j, then i). */
+__attribute__((always_inline)) inline void splat(__global float *f, __global float *wt, int3 n,
+                                                 int a, Stencil st, float value)
 {
-    int q = get_global_id(0);
-    if (q >= count)
+    int3 fn = face_dims(n, a);
+    size_t sy = (size_t)fn.x, sz = (size_t)fn.x * (size_t)fn.y;
+    size_t i0 = flat_index(fn, st.base.x, st.base.y, st.base.z);
+    size_t r[4] = { i0, i0 + sy, i0 + sz, i0 + sz + sy };   /* rows (dj, dk) = 00, 10, 01, 11 */
+    float3 t = st.t;
+#define P2G_TAP(row, di, dj, dk)                                                        \
+    {                                                                                   \
+        float w = corner_weight(t, di, dj, dk);                                         \
+        f[r[row] + di] += w * value;                                                    \
+        wt[r[row] + di] += w;                                                           \
+    }
+    P2G_TAP(0, 0, 0, 0) P2G_TAP(0, 1, 0, 0) P2G_TAP(1, 0, 1, 0) P2G_TAP(1, 1, 1, 0)
+    P2G_TAP(2, 0, 0, 1) P2G_TAP(2, 1, 0, 1) P2G_TAP(3, 0, 1, 1) P2G_TAP(3, 1, 1, 1)
+#undef P2G_TAP
+}
+
+/* p2g without float atomics. Work-item (r, s) owns the cell row (j, k) = (3r + cy, 3s + cz):
+ * its particles are one contiguous run once sorted, and it adds each of them into the faces
+ * its stencils reach, which lie in rows j-1..j+1 and k-1..k+1. Rows three apart reach
+ * disjoint faces, so within one of the nine launches (cy, cz) no face has two writers, and
+ * every face sums its particles in the same order on every run. On a CPU each work-item is a
+ * plain loop over contiguous memory; each particle is read once, not once per face. */
+__kernel void p2g_scatter(__global float *u, __global float *v, __global float *w,
+                          __global float *wu, __global float *wv, __global float *ww,
+                          __global const float *pos, __global const float *pvel,
+                          __global const int *cell_start, int4 n4, float dx, int cy, int cz)
+{
+    int3 n = n4.xyz;
+    int j = 3 * (int)get_global_id(0) + cy, k = 3 * (int)get_global_id(1) + cz;
+    if (j >= n.y || k >= n.z)
         return;
-    int p = sorted[q];
-    float3 x = load3(pos, p);
-    for (int a = 0; a < 3; a++) {
-        int base[3];
-        float t[3];
-        stencil(n4.xyz, dx, a, x, base, t);
-        base_out[3 * q + a] = base[0] | base[1] << 10 | base[2] << 20;
-        tw_out[3 * q + a] = (float4)(t[0], t[1], t[2], pvel[3 * p + a]);
+    size_t row = flat_index(n, 0, j, k);
+    int q1 = cell_start[row + (size_t)n.x];
+    for (int q = cell_start[row]; q < q1; q++) {
+        float3 pv = load3(pvel, (size_t)q);
+        Stencils st = stencils_at(n, dx, load3(pos, (size_t)q));
+        splat(u, wu, n, 0, stencil_pick(st, 0), pv.x);
+        splat(v, wv, n, 1, stencil_pick(st, 1), pv.y);
+        splat(w, ww, n, 2, stencil_pick(st, 2), pv.z);
     }
 }
 
-/* p2g as a gather over the prepared stencils: face (a; i,j,k) sums the particles of the cells
- * whose stencil can reach it, cell by cell, each cell's particles in index order. */
-__kernel void p2g_gather(__global float *vel, __global float *weight, __global const int *base_in,
-                         __global const float4 *tw_in, __global const int *cell_start, int4 n4,
-                         int a)
+/* The weighted sums become velocities: the weighted mean, or 0 where no particle reached. */
+__kernel void p2g_normalize(__global float *vel, __global const float *weight, int nfaces)
 {
-    int3 n = n4.xyz, fn = face_dims(n, a);
-    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
-    if (i >= fn.x || j >= fn.y || k >= fn.z)
+    int f = get_global_id(0);
+    if (f >= nfaces)
         return;
-    int face[3] = { i, j, k }, lo[3], hi[3], ns[3] = { n.x, n.y, n.z };
-    for (int d = 0; d < 3; d++) {
-        lo[d] = max(face[d] - 1, 0);
-        hi[d] = min(face[d] + (d == a ? 0 : 1), ns[d] - 1);
-    }
-    float sum = 0.0f, wsum = 0.0f;
-    for (int ck = lo[2]; ck <= hi[2]; ck++)
-        for (int cj = lo[1]; cj <= hi[1]; cj++) {
-            /* the cells ci = lo[0]..hi[0] of one row are one contiguous run of sorted particles */
-            size_t c0 = flat_index(n, lo[0], cj, ck);
-            int q0 = cell_start[c0], q1 = cell_start[c0 + (size_t)(hi[0] - lo[0]) + 1];
-            for (int q = q0; q < q1; q++) {
-                int b = base_in[3 * q + a];
-                int di = i - (b & 1023), dj = j - (b >> 10 & 1023), dk = k - (b >> 20 & 1023);
-                if ((uint)di > 1u || (uint)dj > 1u || (uint)dk > 1u)
-                    continue;
-                float4 tw = tw_in[3 * q + a];
-                float w = (di ? tw.x : 1.0f - tw.x) * (dj ? tw.y : 1.0f - tw.y) *
-                          (dk ? tw.z : 1.0f - tw.z);
-                sum += w * tw.w;
-                wsum += w;
-            }
-        }
-    size_t f = flat_index(fn, i, j, k);
-    vel[f] = wsum > 0.0f ? sum / wsum : 0.0f;
-    weight[f] = wsum;
+    float wsum = weight[f];
+    vel[f] = wsum > 0.0f ? vel[f] / wsum : 0.0f;
 }

@@ -1,6 +1,6 @@
-/* sort.cl — particles sorted by cell with a counting sort, so p2g can gather without atomics.
+/* sort.cl — particles sorted by cell with a counting sort, then moved into that order.
  * flipkit kernels/: the integer atomics here only count; after the scatter each cell's bucket
- * is put in particle-index order, so the sort's result is the same on every run. */
+ * is put in particle-id order, so the sort's result is the same on every run. */
 
 /* grid_cell_of of grid.c: the cell holding x, clamped into the grid. */
 inline int cell_of(float3 x, int3 n, float dx)
@@ -66,18 +66,37 @@ __kernel void sort_scatter(__global int *sorted, __global int *cursor, __global 
     sorted[atomic_inc(&cursor[keys[p]])] = p;
 }
 
-/* Insertion sort of each cell's bucket by particle index (a bucket holds about 8). */
-__kernel void sort_buckets(__global int *sorted, __global const int *start, int ncells)
+/* Insertion sort of each cell's bucket by particle id (a bucket holds about 8). By id, not by
+ * place: the places are last substep's order, or the host's after an upload, and a run
+ * resumed from a checkpoint must sum each face in the same order as the run it continues. */
+__kernel void sort_buckets(__global int *sorted, __global const int *start,
+                           __global const int *id, int ncells)
 {
     int c = get_global_id(0);
     if (c >= ncells)
         return;
     for (int q = start[c] + 1; q < start[c + 1]; q++) {
-        int v = sorted[q], r = q - 1;
-        while (r >= start[c] && sorted[r] > v) {
+        int v = sorted[q], key = id[v], r = q - 1;
+        while (r >= start[c] && id[sorted[r]] > key) {
             sorted[r + 1] = sorted[r];
             r--;
         }
         sorted[r + 1] = v;
     }
+}
+
+/* The particles themselves moved into sorted order, so p2g finds a cell row's particles in one
+ * contiguous run and g2p, advect and keep_inside walk the grid in cell order (caches, not
+ * memory). id follows each particle: its place in the host's arrays, for the download. */
+__kernel void sort_permute(__global float *pos_out, __global float *vel_out, __global int *id_out,
+                           __global const float *pos, __global const float *vel,
+                           __global const int *id, __global const int *sorted, int count)
+{
+    int q = get_global_id(0);
+    if (q >= count)
+        return;
+    int p = sorted[q];
+    vstore3(load3(pos, (size_t)p), (size_t)q, pos_out);
+    vstore3(load3(vel, (size_t)p), (size_t)q, vel_out);
+    id_out[q] = id[p];
 }

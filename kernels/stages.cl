@@ -46,13 +46,11 @@ __kernel void p2g(__global float *vel, __global float *weight, __global const fl
                 size_t c = flat_index(n, ci, cj, ck);
                 for (int q = cell_start[c]; q < cell_start[c + 1]; q++) {
                     int p = sorted[q];
-                    int base[3];
-                    float t[3];
-                    stencil(n, dx, a, load3(pos, p), base, t);
-                    int di = i - base[0], dj = j - base[1], dk = k - base[2];
+                    Stencil st = stencil_at(n, dx, a, load3(pos, p));
+                    int di = i - st.base.x, dj = j - st.base.y, dk = k - st.base.z;
                     if (di < 0 || di > 1 || dj < 0 || dj > 1 || dk < 0 || dk > 1)
                         continue;
-                    float w = stencil_weight(t, di, dj, dk);
+                    float w = corner_weight(st.t, di, dj, dk);
                     sum += w * pvel[3 * p + a];
                     wsum += w;
                 }
@@ -63,23 +61,29 @@ __kernel void p2g(__global float *vel, __global float *weight, __global const fl
 }
 
 /* The particle's new velocity component a: PIC interpolates the grid, FLIP adds the grid's
- * change to the particle's own value; the stencil is computed once for both sums. */
-inline float g2p_component(__global const float *f, __global const float *f_old, int3 n, float dx,
-                           int a, float3 x, float alpha, float old_v)
+ * change to the particle's own value; the stencil is computed once for both sums. Written
+ * out tap by tap, with no loop or branch, so a CPU device can run a work-group's particles
+ * through vector lanes; the taps are summed in g2p.c's order (k, then j, then i). */
+__attribute__((always_inline)) inline float g2p_component(__global const float *f,
+                                                          __global const float *f_old, int3 n,
+                                                          int a, Stencil st, float alpha,
+                                                          float old_v)
 {
     int3 fn = face_dims(n, a);
-    int base[3];
-    float t[3];
-    stencil(n, dx, a, x, base, t);
+    size_t sy = (size_t)fn.x, sz = (size_t)fn.x * (size_t)fn.y;
+    size_t i0 = flat_index(fn, st.base.x, st.base.y, st.base.z);
+    size_t r[4] = { i0, i0 + sy, i0 + sz, i0 + sz + sy };   /* rows (dj, dk) = 00, 10, 01, 11 */
+    float3 t = st.t;
     float pic = 0.0f, change = 0.0f;
-    for (int dk = 0; dk < 2; dk++)
-        for (int dj = 0; dj < 2; dj++)
-            for (int di = 0; di < 2; di++) {
-                size_t idx = flat_index(fn, base[0] + di, base[1] + dj, base[2] + dk);
-                float w = stencil_weight(t, di, dj, dk);
-                pic += w * f[idx];
-                change += w * (f[idx] - f_old[idx]);
-            }
+#define G2P_TAP(row, di, dj, dk)                                                        \
+    {                                                                                   \
+        float w = corner_weight(t, di, dj, dk), now = f[r[row] + di];                   \
+        pic += w * now;                                                                 \
+        change += w * (now - f_old[r[row] + di]);                                       \
+    }
+    G2P_TAP(0, 0, 0, 0) G2P_TAP(0, 1, 0, 0) G2P_TAP(1, 0, 1, 0) G2P_TAP(1, 1, 1, 0)
+    G2P_TAP(2, 0, 0, 1) G2P_TAP(2, 1, 0, 1) G2P_TAP(3, 0, 1, 1) G2P_TAP(3, 1, 1, 1)
+#undef G2P_TAP
     return alpha * pic + (1.0f - alpha) * (old_v + change);
 }
 
@@ -92,10 +96,12 @@ __kernel void g2p(__global float *pvel, __global const float *pos, __global cons
     if (p >= count)
         return;
     int3 n = n4.xyz;
-    float3 x = load3(pos, p);
-    pvel[3 * p + 0] = g2p_component(u, u_old, n, dx, 0, x, alpha, pvel[3 * p + 0]);
-    pvel[3 * p + 1] = g2p_component(v, v_old, n, dx, 1, x, alpha, pvel[3 * p + 1]);
-    pvel[3 * p + 2] = g2p_component(w, w_old, n, dx, 2, x, alpha, pvel[3 * p + 2]);
+    float3 x = load3(pos, p), old = load3(pvel, p);
+    Stencils st = stencils_at(n, dx, x);
+    float3 now = (float3)(g2p_component(u, u_old, n, 0, stencil_pick(st, 0), alpha, old.x),
+                          g2p_component(v, v_old, n, 1, stencil_pick(st, 1), alpha, old.y),
+                          g2p_component(w, w_old, n, 2, stencil_pick(st, 2), alpha, old.z));
+    vstore3(now, (size_t)p, pvel);
 }
 
 inline float divergence_face(__global const float *vel, __global const char *cell, int3 n, int a,

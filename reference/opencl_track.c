@@ -200,12 +200,22 @@ static void cl_sort(const MacGrid *g, cl_mem pos, size_t count, cl_mem *start, c
     cl_arg(k, 3, sizeof cnt, &cnt);
     cl_run(k, count, 1, 1);
 
+    /* Buckets in particle order: here a particle's id is its index in the host's arrays. */
+    cl_int *iota = malloc((count ? count : 1) * sizeof *iota);
+    if (!iota)
+        cl_check(CL_OUT_OF_HOST_MEMORY, "sorting the particles");
+    for (size_t p = 0; p < count; p++)
+        iota[p] = (cl_int)p;
+    cl_mem id = cl_upload(iota, count * sizeof(cl_int));
+    free(iota);
     k = cl_kernel_named("sort_buckets");
     cl_arg(k, 0, sizeof *sorted, sorted);
     cl_arg(k, 1, sizeof *start, start);
-    cl_arg(k, 2, sizeof nc, &nc);
+    cl_arg(k, 2, sizeof id, &id);
+    cl_arg(k, 3, sizeof nc, &nc);
     cl_run(k, ncells, 1, 1);
 
+    clReleaseMemObject(id);
     clReleaseMemObject(keys);
     clReleaseMemObject(counts);
     clReleaseMemObject(cursor);

@@ -12,7 +12,8 @@ enum { PIPE_PARTS = 256, PIPE_MAX_LEVELS = 16 };
 
 /* Every kernel the pipeline launches; pipe_kernel_names in pipeline.c names them in order. */
 typedef enum {
-    K_SORT_KEYS, K_SORT_SCAN, K_SORT_SCATTER, K_SORT_BUCKETS, K_P2G_PREPARE, K_P2G_GATHER, K_CLASSIFY, K_GRAVITY,
+    K_SORT_KEYS, K_SORT_SCAN, K_SORT_SCATTER, K_SORT_BUCKETS, K_SORT_PERMUTE, K_P2G_SCATTER,
+    K_P2G_NORMALIZE, K_CLASSIFY, K_GRAVITY,
     K_DIVERGENCE, K_PRESSURE_RHS, K_GRADIENT, K_EXTRAP_INIT, K_EXTRAP_LAYER, K_EXTRAP_FINISH,
     K_G2P, K_ADVECT, K_KEEP_INSIDE, K_MAX_SPEED2, K_JACOBI, K_LAPLACIAN, K_RESIDUAL_L,
     K_MG_COUNT, K_MG_COARSEN, K_MG_SMOOTH, K_MG_RESIDUAL, K_APPLY_A, K_MG_RESTRICT,
@@ -35,10 +36,11 @@ typedef struct {
     cl_kernel k[K_COUNT];
     cl_int failure;             /* the first OpenCL error, CL_SUCCESS while all is well */
     const char *failed_at;
-    /* particles */
+    /* particles, kept in cell order from the first sort on; id[q] is particle q's index in the
+     * host's arrays, and the spares receive each permutation before the swap */
     size_t capacity, count;
-    cl_mem pos, vel, keys, sorted;
-    cl_mem stencil_base, stencil_tw;    /* p2g_prepare's output, 3 per particle */
+    cl_mem pos, vel, id, keys, sorted;
+    cl_mem spare_pos, spare_vel, spare_id;
     /* cells */
     cl_mem solid, cell, p, div, rhs, lap, counts, cursor, start;
     /* faces */

@@ -14,7 +14,8 @@ static const char *const pipe_sources[] = { "common.cl", "sort.cl", "stages.cl",
                                             "solvers.cl" };
 
 static const char *const pipe_kernel_names[K_COUNT] = {
-    "sort_keys", "sort_scan", "sort_scatter", "sort_buckets", "p2g_prepare", "p2g_gather", "classify", "gravity",
+    "sort_keys", "sort_scan", "sort_scatter", "sort_buckets", "sort_permute", "p2g_scatter",
+    "p2g_normalize", "classify", "gravity",
     "divergence", "pressure_rhs", "gradient", "extrap_init", "extrap_layer", "extrap_finish",
     "g2p", "advect", "keep_inside", "max_speed2", "jacobi", "laplacian", "residual_l",
     "mg_count", "mg_coarsen", "mg_smooth", "mg_residual", "apply_A", "mg_restrict",
@@ -176,19 +177,17 @@ static void pipe_reserve_particles(Pipe *P, size_t count)
 {
     if (count <= P->capacity && P->pos)
         return;
-    pipe_release(&P->pos);
-    pipe_release(&P->vel);
-    pipe_release(&P->keys);
-    pipe_release(&P->sorted);
-    pipe_release(&P->stencil_base);
-    pipe_release(&P->stencil_tw);
+    cl_mem *vec3s[] = { &P->pos, &P->vel, &P->spare_pos, &P->spare_vel };
+    cl_mem *ints[] = { &P->id, &P->spare_id, &P->keys, &P->sorted };
     P->capacity = count + count / 4 + 64;
-    P->pos = pipe_buffer(P, P->capacity * sizeof(Vec3));
-    P->vel = pipe_buffer(P, P->capacity * sizeof(Vec3));
-    P->keys = pipe_buffer(P, P->capacity * sizeof(cl_int));
-    P->sorted = pipe_buffer(P, P->capacity * sizeof(cl_int));
-    P->stencil_base = pipe_buffer(P, 3 * P->capacity * sizeof(cl_int));
-    P->stencil_tw = pipe_buffer(P, 3 * P->capacity * sizeof(cl_float4));
+    for (size_t q = 0; q < sizeof vec3s / sizeof *vec3s; q++) {
+        pipe_release(vec3s[q]);
+        *vec3s[q] = pipe_buffer(P, P->capacity * sizeof(Vec3));
+    }
+    for (size_t q = 0; q < sizeof ints / sizeof *ints; q++) {
+        pipe_release(ints[q]);
+        *ints[q] = pipe_buffer(P, P->capacity * sizeof(cl_int));
+    }
 }
 
 /* Turns a recorded OpenCL failure into the sim's one-line error. */
@@ -216,14 +215,54 @@ static int pipe_upload(SimDevice *d, Sim *s)
     pipe_write(P, P->p, g->p, n * sizeof(float));
     pipe_write(P, P->pos, s->particles.pos, P->count * sizeof(Vec3));
     pipe_write(P, P->vel, s->particles.vel, P->count * sizeof(Vec3));
+    cl_int *id = malloc((P->count ? P->count : 1) * sizeof *id);
+    if (!id) {
+        snprintf(s->error.message, sizeof s->error.message, "opencl upload: out of memory");
+        return -1;
+    }
+    for (size_t p = 0; p < P->count; p++)
+        id[p] = (cl_int)p;
+    pipe_write(P, P->id, id, P->count * sizeof *id);
+    free(id);
     return pipe_report(P, s);
+}
+
+/* The device holds the particles in cell order; the host's copy stays in its own order, so
+ * frames and checkpoints list particle p at place p whichever device ran. */
+static int pipe_unpermute(Pipe *P, Sim *s)
+{
+    Vec3 *pos = malloc((P->count ? P->count : 1) * sizeof *pos);
+    Vec3 *vel = malloc((P->count ? P->count : 1) * sizeof *vel);
+    cl_int *id = malloc((P->count ? P->count : 1) * sizeof *id);
+    int rc = pos && vel && id ? 0 : -1;
+    if (rc == 0) {
+        pipe_read(P, P->pos, pos, P->count * sizeof(Vec3));
+        pipe_read(P, P->vel, vel, P->count * sizeof(Vec3));
+        pipe_read(P, P->id, id, P->count * sizeof(cl_int));
+    }
+    for (size_t q = 0; rc == 0 && P->failure == CL_SUCCESS && q < P->count; q++) {
+        if (id[q] < 0 || (size_t)id[q] >= P->count) {
+            snprintf(s->error.message, sizeof s->error.message, "the opencl pipeline lost track "
+                     "of its particles: place %zu holds id %d of %zu", q, (int)id[q], P->count);
+            rc = -1;
+            break;
+        }
+        s->particles.pos[id[q]] = pos[q];
+        s->particles.vel[id[q]] = vel[q];
+    }
+    if (!pos || !vel || !id)
+        snprintf(s->error.message, sizeof s->error.message, "opencl download: out of memory");
+    free(pos);
+    free(vel);
+    free(id);
+    return rc;
 }
 
 static int pipe_download(SimDevice *d, Sim *s)
 {
     Pipe *P = (Pipe *)d;
-    pipe_read(P, P->pos, s->particles.pos, P->count * sizeof(Vec3));
-    pipe_read(P, P->vel, s->particles.vel, P->count * sizeof(Vec3));
+    if (pipe_unpermute(P, s) != 0)
+        return -1;
     pipe_read(P, P->p, s->grid.p, grid_cells(&s->grid) * sizeof(float));
     if (pipe_report(P, s) != 0)
         return -1;
@@ -255,7 +294,8 @@ static int pipe_max_speed2(SimDevice *d, Sim *s, float *out)
 
 /* ---- the substep, phase by phase ------------------------------------------------------------ */
 
-/* Particles sorted by cell: start[c]..start[c+1] index sorted[], each bucket in index order. */
+/* Particles sorted by cell and moved into that order: cell c's particles are start[c] ..
+ * start[c+1] - 1, by id (so the order is the same on every run, resumed or not). */
 static void pipe_sort(Pipe *P, const MacGrid *g)
 {
     cl_int4 n = pipe_grid_dims(g);
@@ -274,22 +314,39 @@ static void pipe_sort(Pipe *P, const MacGrid *g)
                                       NULL, NULL), "sort_scan"));
     LAUNCH(P, K_SORT_SCATTER, P->count, 1, 1, ARG(P->sorted), ARG(P->cursor), ARG(P->keys),
            ARG(count));
-    LAUNCH(P, K_SORT_BUCKETS, grid_cells(g), 1, 1, ARG(P->sorted), ARG(P->start), ARG(ncells));
+    LAUNCH(P, K_SORT_BUCKETS, grid_cells(g), 1, 1, ARG(P->sorted), ARG(P->start), ARG(P->id),
+           ARG(ncells));
+    LAUNCH(P, K_SORT_PERMUTE, P->count, 1, 1, ARG(P->spare_pos), ARG(P->spare_vel),
+           ARG(P->spare_id), ARG(P->pos), ARG(P->vel), ARG(P->id), ARG(P->sorted), ARG(count));
+    cl_mem *pairs[][2] = { { &P->pos, &P->spare_pos }, { &P->vel, &P->spare_vel },
+                           { &P->id, &P->spare_id } };
+    for (size_t q = 0; q < sizeof pairs / sizeof *pairs; q++) {
+        cl_mem t = *pairs[q][0];
+        *pairs[q][0] = *pairs[q][1];
+        *pairs[q][1] = t;
+    }
 }
 
+/* Zeroed sums, the nine row colours of p2g_scatter in a fixed order, then the division. */
 static void pipe_p2g(Pipe *P, const MacGrid *g)
 {
     cl_int4 n = pipe_grid_dims(g);
     float dx = g->dx;
-    cl_int count = (cl_int)P->count;
     pipe_sort(P, g);
-    LAUNCH(P, K_P2G_PREPARE, P->count, 1, 1, ARG(P->stencil_base), ARG(P->stencil_tw), ARG(P->pos),
-           ARG(P->vel), ARG(P->sorted), ARG(n), ARG(dx), ARG(count));
-    for (cl_int a = 0; a < 3; a++) {
-        const int *fn = g->face[a].n;
-        LAUNCH(P, K_P2G_GATHER, (size_t)fn[0], (size_t)fn[1], (size_t)fn[2], ARG(P->face[a]),
-               ARG(P->weight[a]), ARG(P->stencil_base), ARG(P->stencil_tw), ARG(P->start), ARG(n),
-               ARG(a));
+    for (int a = 0; a < 3; a++) {
+        pipe_zero(P, P->face[a], grid_faces(g, a) * sizeof(float));
+        pipe_zero(P, P->weight[a], grid_faces(g, a) * sizeof(float));
+    }
+    size_t rows_y = ((size_t)g->ny + 2) / 3, rows_z = ((size_t)g->nz + 2) / 3;
+    for (cl_int cz = 0; cz < 3; cz++)
+        for (cl_int cy = 0; cy < 3; cy++)
+            LAUNCH(P, K_P2G_SCATTER, rows_y, rows_z, 1, ARG(P->face[0]), ARG(P->face[1]),
+                   ARG(P->face[2]), ARG(P->weight[0]), ARG(P->weight[1]), ARG(P->weight[2]),
+                   ARG(P->pos), ARG(P->vel), ARG(P->start), ARG(n), ARG(dx), ARG(cy), ARG(cz));
+    for (int a = 0; a < 3; a++) {
+        cl_int nfaces = (cl_int)grid_faces(g, a);
+        LAUNCH(P, K_P2G_NORMALIZE, (size_t)nfaces, 1, 1, ARG(P->face[a]), ARG(P->weight[a]),
+               ARG(nfaces));
         pipe_ok(P, clEnqueueCopyBuffer(P->cl.queue, P->face[a], P->old[a], 0, 0,
                                        grid_faces(g, a) * sizeof(float), 0, NULL, NULL),
                 "copying the velocity for FLIP");
@@ -449,7 +506,8 @@ static void pipe_close(SimDevice *d)
     Pipe *P = (Pipe *)d;
     if (P->profile)
         pipe_print_profile(P);
-    cl_mem *bufs[] = { &P->pos, &P->vel, &P->keys, &P->sorted, &P->stencil_base, &P->stencil_tw, &P->solid, &P->cell, &P->p,
+    cl_mem *bufs[] = { &P->pos, &P->vel, &P->id, &P->keys, &P->sorted, &P->spare_pos,
+                       &P->spare_vel, &P->spare_id, &P->solid, &P->cell, &P->p,
                        &P->div, &P->rhs, &P->lap, &P->counts, &P->cursor, &P->start,
                        &P->known[0], &P->known[1], &P->partial_d, &P->partial_f, &P->xd, &P->rd,
                        &P->s, &P->t, &P->rf };
