@@ -22,7 +22,7 @@ endif
 # Debian/Ubuntu package names of everything the kit needs (the OpenCL ones are for the
 # reference pipeline; a student's own build only needs a compiler, make, Check, jansson, libpng).
 DEB_PKGS := check pkg-config patch ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo gcovr \
-            libjansson-dev libpng-dev
+            libjansson-dev libpng-dev libxml2-utils
 DEPS_OK  := build/.deps-ok
 
 PKG_CFLAGS = $(shell pkg-config --cflags jansson libpng OpenCL 2>/dev/null)
@@ -49,6 +49,8 @@ STAGE_TESTS  := $(STAGES:%=$(BUILD)/tests/test_%)
 TEST_SUPPORT := $(BUILD)/tests/harness.o $(BUILD)/tests/golden.o $(BUILD)/tests/compare.o
 TEST_BINS  := $(COMMON_TESTS:%=$(BUILD)/tests/test_%) $(PHYS_TESTS:%=$(BUILD)/tests/test_%) $(STAGE_TESTS)
 
+SOLVERLAB  := $(BUILD)/tests/solverlab
+
 # Golden cases: the reference's input and output of every stage on tests/golden/*.json.
 MKGOLDEN      := $(BUILD)/tests/mkgolden
 GOLDEN_DIR    := build/golden
@@ -56,13 +58,13 @@ GOLDEN_SCENES := $(sort $(wildcard tests/golden/*.json))
 GOLDEN_STAMP  := $(GOLDEN_DIR)/.made
 TRACK         ?= student
 
-.PHONY: all run check help deps clean stubs check-stubs golden test check-pipeline bench check-mutants check-suites check-opencl coverage coverage-check $(STAGES:%=test-%) test-common test-physics check-scenes \
+.PHONY: all run check help deps clean stubs check-stubs golden test check-pipeline bench solvers check-solvers check-mutants check-suites check-opencl coverage coverage-check $(STAGES:%=test-%) test-common test-physics check-scenes \
         check-warnings check-sanitize check-determinism all-tests
 .DEFAULT_GOAL := all
 .SECONDARY:
 
 all: $(FLIPSIM)
-all-tests: $(TEST_BINS) $(MKGOLDEN)
+all-tests: $(TEST_BINS) $(MKGOLDEN) $(SOLVERLAB)
 
 help:
 	@echo "flipkit targets:"
@@ -78,6 +80,9 @@ help:
 	@echo "  make test-physics                   the physical validation suite (reference track)"
 	@echo "  make check-pipeline                 the OpenCL pipeline against the C reference"
 	@echo "  make bench [BENCH_ARGS=--quick]     C vs OpenCL per stage, solvers, bandwidth (build/bench/)"
+	@echo "  make solvers [SOLVERS_ARGS=...]     the convergence lab: residual per iteration of every"
+	@echo "                                      solver (build/solvers/convergence.csv and .svg)"
+	@echo "  make check-solvers                  the lab at 16^3 and 32^3, its numbers and its SVG checked"
 	@echo "  make stubs                          regenerate assignment/ from reference/"
 	@echo "  make SANITIZE=1 ...                 build with ASan+UBSan into build/asan/"
 	@echo "  make deps                           install missing system packages"
@@ -148,6 +153,19 @@ $(BENCH): $(BUILD)/tests/bench.o $(SIM_OBJ)
 bench: $(BENCH)
 	@mkdir -p build/bench
 	@$(BENCH) $(BENCH_ARGS)
+
+# The convergence lab: every C solver's residual after each iteration on the first solve of the
+# hydrostatic tank; SOLVERS_ARGS="--sizes 16,32 --cap 500" for a smaller run.
+SOLVERS_ARGS ?=
+$(SOLVERLAB): $(BUILD)/tests/solverlab.o $(SIM_OBJ)
+	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -o $@
+
+solvers: $(SOLVERLAB)
+	@mkdir -p build/solvers
+	@$(SOLVERLAB) $(SOLVERS_ARGS)
+
+check-solvers: $(SOLVERLAB)
+	@tests/check_solvers.sh $(SOLVERLAB)
 
 # ---- running --------------------------------------------------------------------------
 run: $(FLIPSIM)
@@ -231,7 +249,7 @@ check-sanitize: | $(DEPS_OK)
 	@tests/check_bad_scenes.sh build/asan/flipsim
 
 check: check-stubs test-common test-physics check-suites check-mutants check-opencl check-pipeline \
-       check-determinism check-sanitize check-warnings coverage-check
+       check-solvers check-determinism check-sanitize check-warnings coverage-check
 	@echo "make check: all passed"
 
 coverage-check:

@@ -26,12 +26,17 @@ typedef struct {
     int nfluid;
 } SceneEvent;
 
+struct SolveHistory; /* track.h */
+
 typedef struct {
     char solver[16];    /* jacobi | gauss_seidel | sor | pcg (reference track) */
     int iterations;     /* at most this many iterations per solve */
     double tolerance;   /* relative residual |b - Lp| / |b| to stop at */
     float jacobi_omega; /* weight of the Jacobi sweep (1 = plain Jacobi) */
     float sor_omega;    /* over-relaxation of the given Gauss-Seidel (1 = plain Gauss-Seidel) */
+    /* Not a scene key: NULL (the loader's value) in every run but the convergence lab's, which
+     * points it at a SolveHistory to receive the residual after every iteration. */
+    struct SolveHistory *history;
 } PressureSettings;
 
 typedef struct {

@@ -358,6 +358,7 @@ SolveResult ref_solve_multigrid(const MacGrid *g, const float *rhs, float *p,
         for (;;) {
             double rnorm = mg_residual_double(mg, b, x, r);
             res.residual = bnorm > 0.0 ? rnorm / bnorm : 0.0;
+            track_record_residual(set, res.iterations, res.residual);
             if (res.residual <= set->tolerance || res.iterations >= set->iterations ||
                 !isfinite(res.residual))
                 break;

@@ -34,14 +34,17 @@ static SolveResult relax_solve(const MacGrid *g, const float *rhs, float *p,
             x[c] = g->cell[c] == CELL_FLUID ? p[c] : 0.0;
         }
         double bnorm = relax_norm(b, n);
+        /* The convergence lab's history wants every sweep's residual: one sweep per correction. */
+        int every = set->history ? 1 : RELAX_CHECK_EVERY;
         for (;;) {
             double rnorm = mg_residual_double(mg, b, x, r);
             res.residual = bnorm > 0.0 ? rnorm / bnorm : 0.0;
+            track_record_residual(set, res.iterations, res.residual);
             if (res.residual <= set->tolerance || res.iterations >= set->iterations ||
                 !isfinite(res.residual))
                 break;
             int sweeps = set->iterations - res.iterations;
-            sweeps = sweeps < RELAX_CHECK_EVERY ? sweeps : RELAX_CHECK_EVERY;
+            sweeps = sweeps < every ? sweeps : every;
             for (size_t c = 0; c < n; c++) {
                 rf[c] = (float)r[c];
                 d[c] = 0.0f;

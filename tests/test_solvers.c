@@ -1,10 +1,12 @@
 /* test_solvers.c — the reference pressure solvers: each reaches the tolerance on irregular
- * domains, says so truthfully, and MGPCG needs few iterations. flipkit tests/: make test-solvers;
- * CK_RUN_CASE=converge (or multigrid, limits) runs one case. Residuals are recomputed here. */
+ * domains, says so truthfully, records its history truthfully, and MGPCG needs few iterations.
+ * flipkit tests/: make test-solvers; CK_RUN_CASE=converge (or multigrid, limits, history) runs
+ * one case. Residuals are recomputed here. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "given.h"
 #include "harness.h"
 #include "multigrid.h"
 #include "reference.h"
@@ -80,7 +82,7 @@ START_TEST(converge)
     MacGrid g;
     float *rhs;
     make_problem(&g, &rhs, n[0], n[1], n[2], 5 + (uint64_t)_i);
-    PressureSettings set = { "", 50000, 1e-6, 1.0f, 1.7f };
+    PressureSettings set = { "", 50000, 1e-6, 1.0f, 1.7f, NULL };
     SolveResult res = s->solve(&g, rhs, g.p, &set);
     double r = residual_of(&g, rhs, g.p);
     fprintf(stderr, "solvers: %-12s %dx%dx%d: %5d iterations, residual %.2e (recomputed %.2e)\n",
@@ -109,7 +111,7 @@ START_TEST(says_when_it_did_not_converge)
     MacGrid g;
     float *rhs;
     make_problem(&g, &rhs, 24, 20, 28, 99);
-    PressureSettings set = { "", 2, 1e-6, 1.0f, 1.7f };
+    PressureSettings set = { "", 2, 1e-6, 1.0f, 1.7f, NULL };
     SolveResult res = s->solve(&g, rhs, g.p, &set);
     ck_assert_msg(!res.converged && res.iterations <= 2, "%s: %d iterations, converged %d; expected "
                   "not converged within 2", s->name, res.iterations, res.converged);
@@ -128,7 +130,7 @@ START_TEST(zero_rhs_needs_no_work)
     float *rhs;
     make_problem(&g, &rhs, 13, 17, 11, 3);
     memset(rhs, 0, grid_cells(&g) * sizeof *rhs);
-    PressureSettings set = { "", 100, 1e-6, 1.0f, 1.7f };
+    PressureSettings set = { "", 100, 1e-6, 1.0f, 1.7f, NULL };
     SolveResult res = s->solve(&g, rhs, g.p, &set);
     ck_assert_msg(res.converged && res.iterations == 0, "%s: rhs = 0 took %d iterations (converged %d)",
                   s->name, res.iterations, res.converged);
@@ -172,6 +174,74 @@ START_TEST(vcycle_is_symmetric)
 }
 END_TEST
 
+static SolveResult given_gauss_seidel(const MacGrid *g, const float *rhs, float *p,
+                                      const PressureSettings *set)
+{
+    return given_solve_sor(g, rhs, p, set, 1.0f);
+}
+
+START_TEST(records_its_history)
+{
+    /* _i runs over the reference solvers and then the given Gauss-Seidel of common/. With a
+     * history the residual of every iteration is there, from 1 (p = 0) to the one returned,
+     * each the true |b - L p| / |b| of that iterate (the last one recomputed here). */
+    const Solver given = { "given gauss_seidel", given_gauss_seidel, 0 };
+    const Solver *s = _i < NSOLVERS ? &solvers[_i] : &given;
+    MacGrid g;
+    float *rhs;
+    make_problem(&g, &rhs, 13, 17, 11, 21);
+    enum { CAP = 3000 };
+    double *residual = malloc((CAP + 1) * sizeof *residual);
+    ck_assert_ptr_nonnull(residual);
+    SolveHistory h = { residual, CAP + 1, 0 };
+    PressureSettings set = { "", CAP, 1e-6, 1.0f, 1.7f, &h };
+    SolveResult res = s->solve(&g, rhs, g.p, &set);
+    ck_assert_msg(res.converged && h.count == res.iterations + 1, "%s: %d residuals recorded for "
+                  "%d iterations (converged %d)", s->name, h.count, res.iterations, res.converged);
+    ck_assert_msg(fabs(residual[0] - 1.0) <= 1e-6, "%s: residual at iteration 0 is %.9g, expected 1 "
+                  "(p starts at 0)", s->name, residual[0]);
+    for (int q = 0; q < h.count; q++)
+        ck_assert_msg(isfinite(residual[q]) && residual[q] >= 0.0, "%s: residual %g at iteration %d",
+                      s->name, residual[q], q);
+    ck_assert_msg(residual[h.count - 1] == res.residual, "%s: last residual recorded %.9g, returned %.9g",
+                  s->name, residual[h.count - 1], res.residual);
+    ck_assert_msg(fabs(residual[h.count - 1] - residual_of(&g, rhs, g.p)) <= 0.5 * res.residual,
+                  "%s: last residual recorded %.4g, recomputed %.4g", s->name, residual[h.count - 1],
+                  residual_of(&g, rhs, g.p));
+    free(residual);
+    free(rhs);
+    grid_free(&g);
+}
+END_TEST
+
+START_TEST(no_history_no_change)
+{
+    /* Recording may make a solver measure more often, never solve differently: pcg, mgpcg and
+     * multigrid measure every iteration anyway, so their answer is the same to the bit. */
+    const Solver *s = &solvers[_i];
+    MacGrid g;
+    float *rhs;
+    make_problem(&g, &rhs, 24, 20, 28, 22);
+    size_t n = grid_cells(&g);
+    float *plain = calloc(n, sizeof *plain);
+    double *residual = malloc(201 * sizeof *residual);
+    ck_assert(plain && residual);
+    PressureSettings set = { "", 200, 1e-6, 1.0f, 1.7f, NULL };
+    SolveResult a = s->solve(&g, rhs, plain, &set);
+    SolveHistory h = { residual, 201, 0 };
+    set.history = &h;
+    SolveResult b = s->solve(&g, rhs, g.p, &set);
+    ck_assert_msg(a.iterations == b.iterations && a.residual == b.residual &&
+                  memcmp(plain, g.p, n * sizeof *plain) == 0, "%s: %d iterations to %.9g without "
+                  "a history, %d to %.9g with one", s->name, a.iterations, a.residual,
+                  b.iterations, b.residual);
+    free(plain);
+    free(residual);
+    free(rhs);
+    grid_free(&g);
+}
+END_TEST
+
 static Suite *solvers_suite(void)
 {
     Suite *s = suite_create("solvers");
@@ -182,6 +252,11 @@ static Suite *solvers_suite(void)
     tc = tcase_create("limits");
     tcase_add_loop_test(tc, says_when_it_did_not_converge, 0, NSOLVERS);
     tcase_add_loop_test(tc, zero_rhs_needs_no_work, 0, NSOLVERS);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("history");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, records_its_history, 0, NSOLVERS + 1);
+    tcase_add_loop_test(tc, no_history_no_change, 0, 3); /* pcg, mgpcg, multigrid */
     suite_add_tcase(s, tc);
     tc = tcase_create("multigrid");
     tcase_add_test(tc, vcycle_is_symmetric);
