@@ -241,6 +241,7 @@ static void bench_print_scene(const SceneCase *c, const SceneResult r[DEVICES],
         }
         printf("  GB/s %-11s %14s %14s\n", sim_phase_names[ph], cell[0], cell[1]);
     }
+    printf("  (%% of the triad's bandwidth; above 100%%, the stage's arrays fit in the caches)\n");
     for (int d = 0; d < DEVICES; d++)
         if (!r[d].ok)
             printf("  %s did not finish: %s\n", device_names[d], r[d].error);
