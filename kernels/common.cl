@@ -37,29 +37,11 @@ inline int face_is_solid(__global const char *cell, int3 n, int a, int i, int j,
     return face_below(cell, n, a, i, j, k) == CELL_SOLID || cell_type(cell, n, i, j, k) == CELL_SOLID;
 }
 
-/* grid_stencil of grid.c: base face and fractions of component a at world position x, as
- * vector operations (private arrays indexed in loops live in memory on a CPU device, which
- * made every particle kernel several times slower). Same clamping, same rounding. */
+/* grid_stencil of grid.c for all three components at once, as vector operations (private
+ * arrays indexed in loops live in memory on a CPU device, which made every particle kernel
+ * several times slower). Along its own axis a component is offset 0, across it 1/2, so two
+ * vector stencils hold all three: stencil_pick takes component a's out of them. */
 typedef struct { int3 base; float3 t; } Stencil;
-
-__attribute__((always_inline)) inline Stencil stencil_at(int3 n, float dx, int a, float3 x)
-{
-    int3 fn = face_dims(n, a);
-    float3 off = (float3)(a == 0 ? 0.0f : 0.5f, a == 1 ? 0.0f : 0.5f, a == 2 ? 0.0f : 0.5f);
-    float3 f = x / dx - off;
-    /* clamp as float first (NaN and below 0 to 0): converting NaN to int is undefined */
-    f = select((float3)(0.0f), f, f >= (float3)(0.0f));
-    f = fmin(f, convert_float3(fn - 1));
-    Stencil s;
-    s.base = min(convert_int3(floor(f)), fn - 2);
-    s.t = clamp(f - convert_float3(s.base), 0.0f, 1.0f);
-    return s;
-}
-
-/* Every component's stencil at x from two vector stencils: along its own axis a component
- * is offset 0 (the one of u, v, w whose faces lie on that axis), across it 1/2, so
- * stencil_at(n, dx, a, x) takes axis a from on[a] and the others from across. Same numbers,
- * a third less work for a kernel that needs all three. */
 typedef struct { Stencil on, across; } Stencils;
 
 __attribute__((always_inline)) inline Stencils stencils_at(int3 n, float dx, float3 x)
@@ -84,6 +66,12 @@ __attribute__((always_inline)) inline Stencil stencil_pick(Stencils s, int a)
     r.t = (float3)(a == 0 ? s.on.t.x : s.across.t.x, a == 1 ? s.on.t.y : s.across.t.y,
                    a == 2 ? s.on.t.z : s.across.t.z);
     return r;
+}
+
+/* grid_stencil of grid.c: base face and fractions of component a at world position x. */
+__attribute__((always_inline)) inline Stencil stencil_at(int3 n, float dx, int a, float3 x)
+{
+    return stencil_pick(stencils_at(n, dx, x), a);
 }
 
 /* The trilinear weight of corner (di, dj, dk), multiplied in grid.c's order. */
