@@ -46,7 +46,8 @@ FLIPSIM    := $(BUILD)/flipsim
 COMMON_TESTS := grid scene ply state seed cli solvers
 PHYS_TESTS   := physics pipeline
 STAGE_TESTS  := $(STAGES:%=$(BUILD)/tests/test_%)
-TEST_SUPPORT := $(BUILD)/tests/harness.o $(BUILD)/tests/golden.o $(BUILD)/tests/compare.o
+TEST_SUPPORT := $(BUILD)/tests/harness.o $(BUILD)/tests/golden.o $(BUILD)/tests/compare.o \
+                $(BUILD)/tests/fielddiff.o $(BUILD)/tests/stagecase.o
 TEST_BINS  := $(COMMON_TESTS:%=$(BUILD)/tests/test_%) $(PHYS_TESTS:%=$(BUILD)/tests/test_%) $(STAGE_TESTS)
 
 SOLVERLAB  := $(BUILD)/tests/solverlab

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stagecase.h"
+
 /* Case names per stage, listed once when the suite is built (a forked test inherits them). */
 static struct {
     char stage[16];
@@ -161,4 +163,19 @@ void golden_particles(const Golden *gc, const char *prefix, Particles *ps)
     ps->count = n;
     memcpy(ps->pos, pos, n * sizeof(Vec3));
     memcpy(ps->vel, vel, n * sizeof(Vec3));
+}
+
+void golden_check(const Track *t, const char *stage, int i)
+{
+    Golden gc;
+    golden_open(&gc, stage, i);
+    StateFile got;
+    state_init(&got);
+    static char msg[9216];
+    if (stagecase_run(t, stage, &gc.sf, &got, msg, sizeof msg) != 0)
+        ck_abort_msg("%s: golden case %s: %s (run `make golden` to remake it)", stage, gc.name, msg);
+    size_t differing = stagecase_check(stage, gc.name, &gc.sf, &got, msg, sizeof msg);
+    state_free(&got);
+    golden_close(&gc);
+    ck_assert_msg(differing == 0, "%s", msg);
 }

@@ -19,6 +19,7 @@
 #include "grid.h"
 #include "particles.h"
 #include "state.h"
+#include "track.h"
 
 enum { GOLDEN_MAX_CASES = 32, GOLDEN_NAME_MAX = 64 };
 
@@ -54,5 +55,9 @@ void golden_faces_ref(const Golden *gc, const char *prefix, const char *suffix, 
 void golden_particles(const Golden *gc, const char *prefix, Particles *ps);
 /* Number of particles in "<prefix>pos". */
 size_t golden_particle_count(const Golden *gc, const char *prefix);
+
+/* Case number i of the stage: runs the stage of track t on its inputs and fails the test with
+ * stagecase_check's text when the output differs from the reference's (stagecase.h). */
+void golden_check(const Track *t, const char *stage, int i);
 
 #endif
