@@ -8,7 +8,7 @@ CC       ?= cc
 CFLAGS   ?= -O2 -g
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 STD      := -std=c11 -D_POSIX_C_SOURCE=200809L
-PKGS_LIB := jansson libpng check
+PKGS_LIB := jansson libpng check libconfig libarchive
 SANITIZE ?= 0
 
 ifeq ($(SANITIZE),1)
@@ -22,7 +22,7 @@ endif
 # Debian/Ubuntu package names of everything the kit needs (the OpenCL ones are for the
 # reference pipeline; a student's own build only needs a compiler, make, Check, jansson, libpng).
 DEB_PKGS := check pkg-config patch ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo gcovr \
-            libjansson-dev libpng-dev libxml2-utils
+            libjansson-dev libpng-dev libxml2-utils libconfig-dev libarchive-dev
 DEPS_OK  := build/.deps-ok
 
 PKG_CFLAGS = $(shell pkg-config --cflags jansson libpng OpenCL 2>/dev/null)
@@ -43,7 +43,7 @@ STU_OBJ    := $(STAGES:%=$(BUILD)/assignment/%.o) $(BUILD)/assignment/track.o
 SIM_OBJ    := $(COMMON_OBJ) $(REF_OBJ) $(STU_OBJ)
 
 FLIPSIM    := $(BUILD)/flipsim
-COMMON_TESTS := grid scene ply state seed cli solvers
+COMMON_TESTS := grid scene ply state seed cli solvers report
 PHYS_TESTS   := physics pipeline
 STAGE_TESTS  := $(STAGES:%=$(BUILD)/tests/test_%)
 TEST_SUPPORT := $(BUILD)/tests/harness.o $(BUILD)/tests/golden.o $(BUILD)/tests/compare.o \
@@ -59,7 +59,7 @@ GOLDEN_SCENES := $(sort $(wildcard tests/golden/*.json))
 GOLDEN_STAMP  := $(GOLDEN_DIR)/.made
 TRACK         ?= student
 
-.PHONY: all run check help deps clean stubs check-stubs golden test check-pipeline bench solvers check-solvers check-mutants check-suites check-opencl coverage coverage-check $(STAGES:%=test-%) test-common test-physics check-scenes \
+.PHONY: grade grade-data grade-kit check-grader all run check help deps clean stubs check-stubs golden test check-pipeline bench solvers check-solvers check-mutants check-suites check-opencl coverage coverage-check $(STAGES:%=test-%) test-common test-physics check-scenes \
         check-warnings check-sanitize check-determinism all-tests
 .DEFAULT_GOAL := all
 .SECONDARY:
@@ -84,6 +84,10 @@ help:
 	@echo "  make solvers [SOLVERS_ARGS=...]     the convergence lab: residual per iteration of every"
 	@echo "                                      solver (build/solvers/convergence.csv and .svg)"
 	@echo "  make check-solvers                  the lab at 16^3 and 32^3, its numbers and its SVG checked"
+	@echo "  make grade                          your stages against the public cases (the self-check)"
+	@echo "  make grade SUBMISSIONS=dir/ [-j2]   grade every submission in dir/ (build/grades/grades.csv)"
+	@echo "  make grade-data                     (re)make the reference's cases and frames for the grader"
+	@echo "  make check-grader                   the grader calibrated: reference, OpenCL, planted bugs, hostile code"
 	@echo "  make stubs                          regenerate assignment/ from reference/"
 	@echo "  make SANITIZE=1 ...                 build with ASan+UBSan into build/asan/"
 	@echo "  make deps                           install missing system packages"
@@ -131,7 +135,7 @@ $(BUILD)/%.o: %.c | $(DEPS_OK)
 
 $(BUILD)/tests/%.o: tests/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Ireference -DFLIPKIT_HAVE_REFERENCE $(CHECK_CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -Ireference -Igrader -DFLIPKIT_HAVE_REFERENCE $(CHECK_CFLAGS) -c $< -o $@
 
 $(FLIPSIM): $(SIM_OBJ) $(BUILD)/reference/flipsim_main.o
 	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -o $@
@@ -167,6 +171,87 @@ solvers: $(SOLVERLAB)
 
 check-solvers: $(SOLVERLAB)
 	@tests/check_solvers.sh $(SOLVERLAB)
+
+# ---- the grader ------------------------------------------------------------------------
+# build/flipgrade grades one submission; it compiles the student's files itself and links them
+# with the kit's objects in $(GRADE_KIT). grader/README.md explains it; grader/config drives it.
+GRADER      := $(BUILD)/flipgrade
+GRADE_KIT   := $(BUILD)/grader/kit
+GRADE_DATA  := build/grader/data
+GRADE_CASES := $(sort $(wildcard grader/cases/*.json))
+GRADER_MODS := flipgrade gradeconfig intake metrics build stagepart scenepart report render sandbox
+GRADER_OBJ  := $(GRADER_MODS:%=$(BUILD)/grader/%.o) $(COMMON_OBJ) $(BUILD)/tests/stagecase.o \
+               $(BUILD)/tests/fielddiff.o $(BUILD)/assignment/track.o $(STAGES:%=$(BUILD)/assignment/%.o)
+GRADER_CFLAGS = -Igrader -Itests $(shell pkg-config --cflags libconfig libarchive 2>/dev/null)
+GRADER_LIBS   = $(shell pkg-config --libs jansson libpng libconfig libarchive 2>/dev/null) -lm
+# What the grader links student objects with (the runners need no OpenCL).
+RUNNER_LIBS   = $(shell pkg-config --libs jansson libpng 2>/dev/null) -lm
+GRADE_KIT_FILES := $(GRADE_KIT)/libkit.a $(GRADE_KIT)/track.o $(GRADE_KIT)/guard.o \
+                   $(GRADE_KIT)/stagerun.o $(GRADE_KIT)/scenerun.o $(STAGES:%=$(GRADE_KIT)/stub_%.o)
+
+$(BUILD)/grader/%.o: grader/%.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(GRADER_CFLAGS) -DFLIPGRADE_CC='"$(CC)"' -DFLIPGRADE_LIBS='"$(RUNNER_LIBS)"' -c $< -o $@
+
+$(GRADER): $(GRADER_OBJ)
+	$(CC) $(ALL_LDFLAGS) $^ $(GRADER_LIBS) -o $@
+
+$(GRADE_KIT)/libkit.a: $(COMMON_OBJ) $(BUILD)/tests/stagecase.o $(BUILD)/tests/fielddiff.o
+	@mkdir -p $(@D)
+	@rm -f $@
+	ar rcs $@ $^
+
+# A stage's stub, made from the reference as `make stubs` does, stands in for a student file
+# that is missing or does not compile.
+$(GRADE_KIT)/stub_%.o: reference/%.c reference/mkstub.awk | $(DEPS_OK)
+	@mkdir -p $(@D)
+	awk -v stage=$* -f reference/mkstub.awk $< > $(GRADE_KIT)/stub_$*.c
+	$(CC) $(ALL_CFLAGS) -c $(GRADE_KIT)/stub_$*.c -o $@
+
+$(GRADE_KIT)/track.o: $(BUILD)/assignment/track.o
+	@mkdir -p $(@D)
+	cp $< $@
+
+$(GRADE_KIT)/%.o: $(BUILD)/grader/%.o
+	@mkdir -p $(@D)
+	cp $< $@
+
+grade-kit: $(GRADER) $(GRADE_KIT_FILES)
+
+# Calibration: the reference's OpenCL stages and pipeline against the grader's thresholds.
+CALIBRATE := $(BUILD)/grader/calibrate
+$(BUILD)/grader/calibrate.o: GRADER_CFLAGS += -Ireference
+$(CALIBRATE): $(BUILD)/grader/calibrate.o $(BUILD)/grader/metrics.o $(BUILD)/grader/gradeconfig.o \
+              $(BUILD)/grader/sandbox.o $(BUILD)/tests/stagecase.o $(BUILD)/tests/fielddiff.o $(SIM_OBJ)
+	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) $(GRADER_LIBS) -o $@
+
+$(BUILD)/tests/test_report: $(BUILD)/grader/report.o $(BUILD)/grader/render.o
+$(BUILD)/tests/test_report: LIBS += $(GRADER_LIBS)
+
+# The reference's hidden and public cases and its frames of every graded scene.
+grade-data: $(GRADE_DATA)/.made
+$(GRADE_DATA)/.made: $(GRADER) $(MKGOLDEN) $(FLIPSIM) grader/config $(GRADE_CASES) $(GOLDEN_SCENES) $(wildcard scenes/*.json)
+	$(GRADER) --prepare --data $(GRADE_DATA) --mkgolden $(MKGOLDEN) --flipsim $(FLIPSIM)
+	@touch $@
+
+# make grade: the self-check on the public cases; make grade SUBMISSIONS=dir/: a class, one
+# independent flipgrade per submission (parallel with -j), then build/grades/grades.csv.
+SUBMISSIONS ?=
+GRADES_CSV  ?= build/grades/grades.csv
+ifeq ($(SUBMISSIONS),)
+grade: grade-kit $(GRADE_DATA)/.made
+	@$(GRADER) --public --out build/grades/self assignment
+else
+grade_name = $(notdir $(patsubst %.tar.gz,%,$(patsubst %.tgz,%,$(patsubst %.zip,%,$(patsubst %/,%,$(1))))))
+GRADE_SUBS := $(sort $(wildcard $(patsubst %/,%,$(SUBMISSIONS))/*))
+GRADE_ONE  := $(GRADE_SUBS:%=grade-one/%)
+.PHONY: $(GRADE_ONE)
+$(GRADE_ONE): grade-one/%: grade-kit $(GRADE_DATA)/.made
+	@$(GRADER) --quiet --out build/grades/$(call grade_name,$*) $*; test $$? -le 1
+grade: $(GRADE_ONE)
+	@$(GRADER) --class-csv $(GRADES_CSV) $(foreach s,$(GRADE_SUBS),build/grades/$(call grade_name,$(s))/report.json)
+	@echo "make grade: $(words $(GRADE_SUBS)) submissions graded; $(GRADES_CSV)"
+endif
 
 # ---- running --------------------------------------------------------------------------
 run: $(FLIPSIM)

@@ -1,0 +1,388 @@
+/* flipgrade.c — the grader: one submission in, a grade table, report.json and report.html out.
+ * flipkit grader/: reads grader/config, takes the eight stage files, builds each on its own,
+ * grades the stage-isolated parts and the whole-scene parts, and only here prints anything. */
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "flipgrade.h"
+#include "intake.h"
+#include "report.h"
+#include "scene.h"
+
+typedef struct {
+    const char *config, *out, *data, *objs, *kit, *work_parent;
+    const char *mkgolden, *flipsim;     /* --prepare: the reference's programs */
+    const char *parts;                  /* "all", "stages" or "scenes" */
+    bool public_cases, keep, quiet, prepare;
+    const char *csv;                    /* --class-csv OUT */
+    int nargs;
+    char **args;
+} Options;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+"usage: flipgrade [options] SUBMISSION      grade a directory or .tar.gz/.zip of assignment/*.c\n"
+"       flipgrade --prepare [options]       make the reference's cases and frames (make grade-data)\n"
+"       flipgrade --class-csv OUT.csv REPORT.json...   one row per student (make grade does this)\n"
+"Only the eight stage files are taken from SUBMISSION (assignment/<stage>.c preferred); each is\n"
+"compiled on its own, so one that does not compile scores 0 and the others are still graded.\n"
+"Every build and run is sandboxed: time, memory, file size and output limits, no processes,\n"
+"no writes outside its own directory (Landlock); a stage that breaks them is reported as such.\n\n"
+"options (default in brackets):\n"
+"  --config FILE      the grader's config [grader/config]\n"
+"  --out DIR          where report.json, report.html, logs/ and images/ go [build/grades/<name>]\n"
+"  --public           the students' self-check: the public golden cases, not the hidden ones [off]\n"
+"  --parts all|stages|scenes   which parts to grade [all]\n"
+"  --kit DIR          the kit's root (common/, scenes/) [.]\n"
+"  --objects DIR      the kit's prebuilt objects [build/grader/kit]\n"
+"  --data DIR         the reference's cases and frames [build/grader/data]\n"
+"  --work DIR         parent of the temporary work directory [$TMPDIR or /tmp]\n"
+"  --keep             keep the work directory (its path is printed) [off]\n"
+"  --mkgolden PATH    --prepare: the reference's case maker [build/tests/mkgolden]\n"
+"  --flipsim PATH     --prepare: the reference's simulator [build/flipsim]\n"
+"  --quiet            print only the table\n"
+"  --help             this text\n\n"
+"exit status: 0 full marks; 1 not full marks; 2 bad option, config, submission or data.\n\n");
+    gradeconfig_print_defaults(f);
+}
+
+static int parse_options(int argc, char **argv, Options *o)
+{
+    *o = (Options){ .config = "grader/config", .data = "build/grader/data", .objs = "build/grader/kit",
+                    .kit = ".", .mkgolden = "build/tests/mkgolden", .flipsim = "build/flipsim",
+                    .parts = "all" };
+    static const char *const valued[] = { "--config", "--out", "--parts", "--kit", "--objects", "--data",
+                                          "--work", "--mkgolden", "--flipsim", "--class-csv" };
+    const char **slots[] = { &o->config, &o->out, &o->parts, &o->kit, &o->objs, &o->data,
+                             &o->work_parent, &o->mkgolden, &o->flipsim, &o->csv };
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        const char *a = argv[i];
+        size_t v = 0;
+        while (v < sizeof valued / sizeof valued[0] && strcmp(a, valued[v]) != 0)
+            v++;
+        if (v < sizeof valued / sizeof valued[0]) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "flipgrade: %s needs a value (see --help)\n", a);
+                return 2;
+            }
+            *slots[v] = argv[++i];
+        } else if (strcmp(a, "--public") == 0) o->public_cases = true;
+        else if (strcmp(a, "--keep") == 0) o->keep = true;
+        else if (strcmp(a, "--quiet") == 0) o->quiet = true;
+        else if (strcmp(a, "--prepare") == 0) o->prepare = true;
+        else if (strcmp(a, "--help") == 0) { usage(stdout); return 1; }
+        else {
+            fprintf(stderr, "flipgrade: unknown option %s (see --help)\n", a);
+            return 2;
+        }
+    }
+    o->nargs = argc - i;
+    o->args = argv + i;
+    if (strcmp(o->parts, "all") && strcmp(o->parts, "stages") && strcmp(o->parts, "scenes")) {
+        fprintf(stderr, "flipgrade: --parts must be all, stages or scenes, not \"%s\"\n", o->parts);
+        return 2;
+    }
+    if (!o->prepare && !o->csv && o->nargs != 1) {
+        fprintf(stderr, "flipgrade: expected one SUBMISSION (a directory or .tar.gz/.zip; see --help)\n");
+        return 2;
+    }
+    return 0;
+}
+
+/* ---- shared helpers (flipgrade.h) ----------------------------------------------------------- */
+
+int grading_mkdirs(const char *path)
+{
+    char buf[PATH_MAX];
+    textf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+SandboxLimits grading_limits(const Grading *gr, double wall_seconds)
+{
+    const GradeConfig *c = gr->cfg;
+    return (SandboxLimits){ .wall_seconds = wall_seconds, .cpu_seconds = wall_seconds + 1.0,
+                            .memory_mib = (size_t)c->memory_mib, .file_mib = (size_t)c->file_mib,
+                            .output_kib = (size_t)c->output_kib, .processes = (int)c->processes,
+                            .confine_writes = sandbox_can_confine() };
+}
+
+GradePart *grading_add_part(Grading *gr, const char *name, bool is_scene, double max)
+{
+    static GradePart spare;
+    GradeReport *r = &gr->report;
+    GradePart *p = r->nparts < GRADE_MAX_PARTS ? &r->parts[r->nparts++] : &spare;
+    memset(p, 0, sizeof *p);
+    textf(p->name, sizeof p->name, "%s", name);
+    p->is_scene = is_scene;
+    p->max = max;
+    return p;
+}
+
+void grading_log(Grading *gr, GradePart *part, const char *fmt, ...)
+{
+    char path[GC_PATH + GRADE_PATH_MAX];
+    if (!part->detail_log[0]) {
+        textf(path, sizeof path, "%s/logs", gr->out);
+        grading_mkdirs(path);
+        textf(part->detail_log, sizeof part->detail_log, "logs/%s.log", part->name);
+        textf(path, sizeof path, "%s/%s", gr->out, part->detail_log);
+        remove(path);
+    }
+    textf(path, sizeof path, "%s/%s", gr->out, part->detail_log);
+    FILE *f = fopen(path, "a");
+    if (!f)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    fclose(f);
+}
+
+/* ---- the work directory ------------------------------------------------------------------------ */
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static void remove_tree(const char *path)
+{
+    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int absolute(const char *path, char *out, const char *what)
+{
+    if (!realpath(path, out)) {
+        fprintf(stderr, "flipgrade: %s: %s: %s\n", what, path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- preparing the reference's data ------------------------------------------------------------- */
+
+static int run_reference(char *const argv[], const char *what)
+{
+    char *env[] = { "PATH=/usr/bin:/bin", "LANG=C", NULL };
+    SandboxLimits lim = { .wall_seconds = 3600, .cpu_seconds = 36000, .memory_mib = 1 << 16,
+                          .file_mib = 1 << 14, .output_kib = 1024, .processes = 4096 };
+    SandboxResult res;
+    sandbox_run(".", argv, env, &lim, &res);
+    int rc = res.outcome == SB_OK ? 0 : -1;
+    if (rc)
+        fprintf(stderr, "flipgrade: %s: %s\n%s", what, res.reason, res.output ? res.output : "");
+    sandbox_result_free(&res);
+    return rc;
+}
+
+static int prepare_cases(const Options *o, const char *sub, char (*cases)[GC_PATH], int n)
+{
+    char dir[PATH_MAX];
+    textf(dir, sizeof dir, "%s/%s", o->data, sub);
+    remove_tree(dir);
+    grading_mkdirs(dir);
+    char *argv[GC_MAX_CASES + 3];
+    argv[0] = (char *)o->mkgolden;
+    argv[1] = dir;
+    for (int i = 0; i < n; i++)
+        argv[2 + i] = cases[i];
+    argv[2 + n] = NULL;
+    return run_reference(argv, sub);
+}
+
+static int prepare_frames(const Options *o, const GradeConfig *c, const GradeScene *sc, const char *solver)
+{
+    char err[SCENE_ERR_MAX], dir[PATH_MAX], frames[16];
+    const char *over[GC_MAX_SET];
+    for (int i = 0; i < sc->nset; i++)
+        over[i] = sc->set[i];
+    Scene s;
+    if (scene_load(sc->scene, over, sc->nset, &s, err, sizeof err) != 0) {
+        fprintf(stderr, "flipgrade: %s: %s\n", o->config, err);
+        return -1;
+    }
+    textf(dir, sizeof dir, "%s/frames/%s.%s", o->data, s.name, solver);
+    scene_free(&s);
+    remove_tree(dir);
+    textf(frames, sizeof frames, "%d", sc->frames);
+    char *argv[12 + 2 * GC_MAX_SET];
+    int n = 0;
+    char *fixed[] = { (char *)o->flipsim, "--quiet", "--device", "cpu", "--track", "reference",
+                      "--frames", frames, "--out", dir };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        argv[n++] = fixed[i];
+    for (int i = 0; i < sc->nset; i++) {
+        argv[n++] = "--set";
+        argv[n++] = (char *)sc->set[i];
+    }
+    argv[n++] = "--set";
+    argv[n++] = strcmp(solver, "gauss_seidel") == 0 ? "use_gauss_seidel=true" : "use_gauss_seidel=false";
+    argv[n++] = (char *)sc->scene;
+    argv[n] = NULL;
+    (void)c;
+    return run_reference(argv, dir);
+}
+
+static int prepare(const Options *o, GradeConfig *c)
+{
+    if (grading_mkdirs(o->data) != 0) {
+        fprintf(stderr, "flipgrade: cannot make %s: %s\n", o->data, strerror(errno));
+        return 2;
+    }
+    if (prepare_cases(o, "hidden", c->cases, c->ncases) || prepare_cases(o, "public", c->public_cases, c->npublic))
+        return 2;
+    for (int i = 0; i < c->nscenes; i++)
+        for (int v = 0; v < c->nsolvers; v++)
+            if (prepare_frames(o, c, &c->scenes[i], c->solvers[v]) != 0)
+                return 2;
+    if (!o->quiet)
+        printf("flipgrade: the reference's cases and frames are in %s\n", o->data);
+    return 0;
+}
+
+/* ---- grading one submission ---------------------------------------------------------------------- */
+
+static int setup(Grading *gr, const Options *o)
+{
+    const char *sub = o->args[0];
+    GradeReport *r = &gr->report;
+    textf(r->submission, sizeof r->submission, "%s", sub);
+    intake_name(sub, r->student, sizeof r->student);
+    textf(r->mode, sizeof r->mode, "%s", o->public_cases ? "public" : "hidden");
+    gr->public_cases = o->public_cases;
+    gr->quiet = o->quiet;
+    char outdir[PATH_MAX];
+    if (o->out)
+        textf(outdir, sizeof outdir, "%s", o->out);
+    else
+        textf(outdir, sizeof outdir, "build/grades/%s", r->student);
+    if (grading_mkdirs(outdir) != 0) {
+        fprintf(stderr, "flipgrade: cannot make the report directory %s: %s\n", outdir, strerror(errno));
+        return -1;
+    }
+    remove_tree(outdir);      /* a report never mixes two gradings */
+    grading_mkdirs(outdir);
+    if (absolute(o->kit, gr->kit, "--kit") || absolute(o->objs, gr->objs, "--objects (run make grade)") ||
+        absolute(o->data, gr->data, "--data (run make grade-data)") || absolute(outdir, gr->out, "--out"))
+        return -1;
+    const char *parent = o->work_parent ? o->work_parent : getenv("TMPDIR");
+    textf(gr->work, sizeof gr->work, "%s/flipgrade.XXXXXX", parent && *parent ? parent : "/tmp");
+    if (!mkdtemp(gr->work)) {
+        fprintf(stderr, "flipgrade: cannot make a work directory %s: %s\n", gr->work, strerror(errno));
+        return -1;
+    }
+    char src[GC_PATH + 8], err[1024];
+    textf(src, sizeof src, "%s/src", gr->work);
+    grading_mkdirs(src);
+    if (intake_submission(sub, src, gr->found, gr->from, err, sizeof err) != 0) {
+        fprintf(stderr, "flipgrade: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int write_reports(Grading *gr)
+{
+    char path[GC_PATH + 32], err[512];
+    textf(path, sizeof path, "%s/report.json", gr->out);
+    if (report_write_json(path, &gr->report, err, sizeof err) != 0) {
+        fprintf(stderr, "flipgrade: %s\n", err);
+        return -1;
+    }
+    textf(path, sizeof path, "%s/report.html", gr->out);
+    if (report_write_html(path, &gr->report, err, sizeof err) != 0) {
+        fprintf(stderr, "flipgrade: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+static int grade(const Options *o, const GradeConfig *cfg)
+{
+    static Grading gr;
+    memset(&gr, 0, sizeof gr);
+    gr.cfg = cfg;
+    double t0 = now();
+    if (setup(&gr, o) != 0) {
+        if (gr.work[0] && !o->keep)
+            remove_tree(gr.work);
+        return 2;
+    }
+    if (!o->quiet)
+        printf("flipgrade: grading %s (%s cases)%s\n", gr.report.student, gr.report.mode,
+               sandbox_can_confine() ? "" : "; warning: no Landlock on this kernel, so writes "
+                                            "outside the work directory are not blocked");
+    build_stages(&gr);
+    if (strcmp(o->parts, "scenes") != 0)
+        grade_stages(&gr);
+    if (strcmp(o->parts, "stages") != 0)
+        grade_scenes(&gr);
+    GradeReport *r = &gr.report;
+    for (int i = 0; i < r->nparts; i++) {
+        r->total += r->parts[i].points;
+        r->max += r->parts[i].max;
+    }
+    r->seconds = now() - t0;
+    report_print_table(stdout, r);
+    int rc = write_reports(&gr) != 0 ? 2 : r->total >= r->max - 1e-9 ? 0 : 1;
+    if (!o->quiet)
+        printf("flipgrade: %.0f s; report in %s/report.html\n", r->seconds, gr.out);
+    if (o->keep)
+        printf("flipgrade: work directory kept: %s\n", gr.work);
+    else
+        remove_tree(gr.work);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    Options o;
+    int rc = parse_options(argc, argv, &o);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    if (o.csv) {
+        char err[1024];
+        if (report_write_class_csv(o.csv, o.args, o.nargs, err, sizeof err) != 0) {
+            fprintf(stderr, "flipgrade: %s\n", err);
+            return 2;
+        }
+        return 0;
+    }
+    static GradeConfig cfg;
+    char err[1024];
+    gradeconfig_defaults(&cfg);
+    if (gradeconfig_load(o.config, &cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "flipgrade: %s\n", err);
+        return 2;
+    }
+    return o.prepare ? prepare(&o, &cfg) : grade(&o, &cfg);
+}

@@ -1,0 +1,56 @@
+/* flipgrade.h — what the parts of the grader share while grading one submission.
+ * flipkit grader/: flipgrade.c reads the command line and the config and runs the parts;
+ * build.c compiles and links the student's files, stagepart.c and scenepart.c grade. */
+#ifndef FLIPKIT_FLIPGRADE_H
+#define FLIPKIT_FLIPGRADE_H
+
+#include <stdbool.h>
+
+#include "grade.h"
+#include "gradeconfig.h"
+#include "sandbox.h"
+#include "track.h"
+
+typedef struct {
+    const GradeConfig *cfg;
+    char kit[GC_PATH];       /* absolute: the kit's root (common/, scenes/, grader/config) */
+    char objs[GC_PATH];      /* absolute: prebuilt kit objects (build/grader/kit) */
+    char data[GC_PATH];      /* absolute: the reference's cases and frames (build/grader/data) */
+    char work[GC_PATH];      /* absolute: this grading's temporary directory */
+    char out[GC_PATH];       /* absolute: the report directory */
+    bool public_cases;       /* the self-check: public cases instead of hidden ones */
+    bool quiet;
+    /* per stage, in stage_names order */
+    bool found[STAGE_COUNT];
+    char from[STAGE_COUNT][256];
+    bool compiled[STAGE_COUNT];          /* the student's object exists (else the stub is used) */
+    char build_reason[STAGE_COUNT][GRADE_REASON_MAX];  /* why not, one line */
+    GradeReport report;
+} Grading;
+
+/* Limits for builds, stage cases and scene runs, from the config. */
+SandboxLimits grading_limits(const Grading *gr, double wall_seconds);
+/* Adds a part; returns it (zeroed, name and max set). */
+GradePart *grading_add_part(Grading *gr, const char *name, bool is_scene, double max);
+/* Appends text to the part's failure log (report dir/logs/<part>.log), creating it and setting
+ * part->detail_log on first use. */
+void grading_log(Grading *gr, GradePart *part, const char *fmt, ...);
+/* The path of a student stage object or of the kit's stub for stage s. */
+void grading_stage_object(const Grading *gr, int s, char *path, size_t n);
+/* mkdir -p; returns 0 or -1. */
+int grading_mkdirs(const char *path);
+
+/* build.c: compiles each stage file on its own (a failure leaves the stub in its place). */
+void build_stages(Grading *gr);
+/* Links a program in dir from main_obj, the guard, the eight stage objects (student's for the
+ * stages in use_student, stubs for the rest) and the kit; returns 0, or -1 with the first
+ * error line in why. */
+int build_link(Grading *gr, const char *dir, const char *main_obj, const bool use_student[STAGE_COUNT],
+               const char *out, char *why, size_t n);
+
+/* stagepart.c: the eight stage-isolated parts. */
+void grade_stages(Grading *gr);
+/* scenepart.c: the whole-scene parts. */
+void grade_scenes(Grading *gr);
+
+#endif

@@ -1,0 +1,63 @@
+/* grade.h — what grading one submission produced: its parts, their points and reasons.
+ * flipkit grader/: flipgrade.c fills a GradeReport; report.c prints it as a table and writes
+ * report.json and report.html; the class CSV is made from the report.json files. */
+#ifndef FLIPKIT_GRADE_H
+#define FLIPKIT_GRADE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+enum {
+    GRADE_MAX_PARTS = 48,
+    GRADE_NAME_MAX = 64,
+    GRADE_REASON_MAX = 512,
+    GRADE_PATH_MAX = 512,
+};
+
+/* One frame a whole-scene part compared; only the first failing frame keeps images. */
+typedef struct {
+    int frame;                   /* frame number (000000.ply is frame 0) */
+    char metric[GRADE_NAME_MAX]; /* the first metric that failed, e.g. "centre of mass" */
+    double got, limit;           /* its value and the threshold it broke */
+} GradeFrameFail;
+
+typedef struct {
+    char name[GRADE_NAME_MAX];   /* "p2g" for a stage part, "ball_drop.jacobi" for a scene part */
+    bool is_scene;               /* false: stage-isolated part; true: whole-scene part */
+    double points, max;          /* points scored, out of max */
+    int total, passed;           /* cases (stage part) or frames (scene part) run and passed */
+    char reason[GRADE_REASON_MAX];  /* one line: "all 6 cases pass", or the first failure */
+    char detail_log[GRADE_PATH_MAX]; /* path of the failure log, relative to the report dir;
+                                      * "" when the part passed (logs are kept only for failures) */
+    /* scene parts whose frame failed: PNGs relative to the report dir, "" when none */
+    GradeFrameFail first_fail;   /* valid when passed < total and is_scene */
+    char image_student[GRADE_PATH_MAX];
+    char image_reference[GRADE_PATH_MAX];
+    char image_diff[GRADE_PATH_MAX];
+} GradePart;
+
+typedef struct {
+    char submission[GRADE_PATH_MAX]; /* as given on the command line */
+    char student[GRADE_NAME_MAX];    /* its name: the directory or archive name without suffix */
+    char mode[16];                   /* "hidden" (instructor cases) or "public" (self-check) */
+    double seconds;                  /* wall time of the grading */
+    int nparts;
+    GradePart parts[GRADE_MAX_PARTS];
+    double total, max;
+} GradeReport;
+
+/* snprintf for paths and reasons in the grader, where cutting a long one short is intended;
+ * the format is still type-checked. Returns what vsnprintf returns. */
+__attribute__((format(printf, 3, 4)))
+static inline int textf(char *dst, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = vsnprintf(dst, n, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+#endif

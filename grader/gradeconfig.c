@@ -1,0 +1,335 @@
+/* gradeconfig.c — reading grader/config (libconfig), strictly, over the defaults.
+ * flipkit grader/: one table names every key, its type, its default and its bounds, so the
+ * loader, the unknown-key check and --help cannot disagree. */
+#include "gradeconfig.h"
+
+#include <libconfig.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef enum { K_NUM, K_INT, K_BOOL, K_STRS, K_NUMS, K_SOLVERS, K_SCENES } KeyType;
+
+typedef struct {
+    const char *group, *name;
+    KeyType type;
+    size_t offset;              /* into GradeConfig */
+    double min, max;            /* bounds of numbers (and of list lengths) */
+    const char *help;
+} Key;
+
+#define OFF(f) offsetof(GradeConfig, f)
+static const Key keys[] = {
+    { "stages", "points", K_NUM, OFF(stage_points), 0, 1e6, "points per stage" },
+    { "stages", "cases", K_STRS, OFF(cases), 1, GC_MAX_CASES, "hidden case scenes (grader/cases/*.json)" },
+    { "stages", "public_cases", K_STRS, OFF(public_cases), 1, GC_MAX_CASES, "self-check case scenes (tests/golden/*.json)" },
+    { "scenes", "points", K_NUM, OFF(scene_points), 0, 1e6, "points per scene and solver" },
+    { "scenes", "solvers", K_SOLVERS, OFF(solvers), 0, GC_MAX_SOLVERS, "\"jacobi\" and/or \"gauss_seidel\"" },
+    { "scenes", "list", K_SCENES, OFF(scenes), 0, GC_MAX_SCENES, "({scene; frames; set}, ...)" },
+    { "metrics", "count", K_BOOL, OFF(metric_count), 0, 1, "same particle count as the reference" },
+    { "metrics", "centre_cells", K_NUM, OFF(centre_cells), 0, 1e6, "centre of mass within this many cells" },
+    { "metrics", "height_quantiles", K_NUMS, OFF(quantiles), 0, 1, "quantiles of particle height compared" },
+    { "metrics", "height_cells", K_NUM, OFF(height_cells), 0, 1e6, "each within this many cells" },
+    { "metrics", "overlap", K_NUM, OFF(overlap), 0, 1, "occupied cells: |S and R| / |S or R| at least" },
+    { "metrics", "motion", K_NUM, OFF(motion), 1, 1e6, "mean displacement since frame 0 within this ratio" },
+    { "limits", "compile_seconds", K_NUM, OFF(compile_seconds), 1, 3600, "wall clock per compile or link" },
+    { "limits", "case_seconds", K_NUM, OFF(case_seconds), 0.5, 3600, "wall clock per stage case" },
+    { "limits", "scene_seconds", K_NUM, OFF(scene_seconds), 1, 36000, "wall clock per whole-scene run" },
+    { "limits", "memory_mib", K_INT, OFF(memory_mib), 64, 1 << 20, "address space per process, MiB" },
+    { "limits", "file_mib", K_INT, OFF(file_mib), 1, 1 << 20, "largest file written, MiB" },
+    { "limits", "output_kib", K_INT, OFF(output_kib), 1, 1 << 20, "printed output kept per process, KiB" },
+    { "limits", "processes", K_INT, OFF(processes), 1, 1 << 16, "RLIMIT_NPROC" },
+};
+#undef OFF
+enum { NKEYS = sizeof keys / sizeof keys[0] };
+
+void gradeconfig_defaults(GradeConfig *c)
+{
+    memset(c, 0, sizeof *c);
+    c->stage_points = 10.0;
+    static const char *const cases[] = { "grader/cases/ledge_10x7x6.json", "grader/cases/tower_5x11x6.json",
+                                         "grader/cases/pillars_8x6x9.json", "grader/cases/splash_9x9x4.json",
+                                         "grader/cases/corner_6x6x8.json", "grader/cases/thin_12x5x4.json" };
+    for (c->ncases = 0; c->ncases < 6; c->ncases++)
+        snprintf(c->cases[c->ncases], GC_PATH, "%s", cases[c->ncases]);
+    static const char *const pub[] = { "tests/golden/full_9x6x5.json", "tests/golden/pocket_7x5x6.json",
+                                       "tests/golden/shelf_8x7x5.json", "tests/golden/sparse_6x8x7.json" };
+    for (c->npublic = 0; c->npublic < 4; c->npublic++)
+        snprintf(c->public_cases[c->npublic], GC_PATH, "%s", pub[c->npublic]);
+    c->scene_points = 5.0;
+    c->nsolvers = 2;
+    snprintf(c->solvers[0], sizeof c->solvers[0], "jacobi");
+    snprintf(c->solvers[1], sizeof c->solvers[1], "gauss_seidel");
+    c->nscenes = 1;
+    snprintf(c->scenes[0].scene, GC_PATH, "scenes/ball_drop.json");
+    c->scenes[0].frames = 20;
+    c->scenes[0].nset = 2;
+    snprintf(c->scenes[0].set[0], 256, "pressure.solver=\"jacobi\"");
+    snprintf(c->scenes[0].set[1], 256, "pressure.iterations=200");
+    c->metric_count = true;
+    c->centre_cells = 0.5;
+    c->height_cells = 1.0;
+    c->overlap = 0.7;
+    c->motion = 1.5;
+    c->nquantiles = 3;
+    c->quantiles[0] = 0.1, c->quantiles[1] = 0.5, c->quantiles[2] = 0.9;
+    c->compile_seconds = 30.0;
+    c->case_seconds = 10.0;
+    c->scene_seconds = 90.0;
+    c->memory_mib = 1024;
+    c->file_mib = 64;
+    c->output_kib = 64;
+    c->processes = 64;
+}
+
+/* ---- loading ---------------------------------------------------------------------------------- */
+
+typedef struct {
+    const char *path;
+    char *err;
+    size_t errlen;
+    int failed;
+} Ctx;
+
+static int fail(Ctx *x, const config_setting_t *s, const char *fmt, ...)
+{
+    if (x->failed++)
+        return -1;
+    int n = snprintf(x->err, x->errlen, "%s:%d: ", x->path, s ? config_setting_source_line(s) : 0);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < x->errlen)
+        vsnprintf(x->err + n, x->errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int is_number(const config_setting_t *s)
+{
+    int t = config_setting_type(s);
+    return t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 || t == CONFIG_TYPE_FLOAT;
+}
+
+static double number_of(const config_setting_t *s)
+{
+    int t = config_setting_type(s);
+    return t == CONFIG_TYPE_FLOAT ? config_setting_get_float(s)
+           : t == CONFIG_TYPE_INT64 ? (double)config_setting_get_int64(s)
+                                    : (double)config_setting_get_int(s);
+}
+
+static int read_number(Ctx *x, const Key *k, const config_setting_t *s, double *out)
+{
+    if (!is_number(s))
+        return fail(x, s, "%s.%s: expected a number (%s)", k->group, k->name, k->help);
+    double v = number_of(s);
+    if (v < k->min || v > k->max)
+        return fail(x, s, "%s.%s: %g is out of range [%g, %g]", k->group, k->name, v, k->min, k->max);
+    if (k->type == K_INT && v != (double)(long)v)
+        return fail(x, s, "%s.%s: expected an integer, not %g", k->group, k->name, v);
+    *out = v;
+    return 0;
+}
+
+/* An array or list of n within the key's bounds; returns n or -1. */
+static int read_length(Ctx *x, const Key *k, const config_setting_t *s)
+{
+    if (!config_setting_is_aggregate(s) || config_setting_is_group(s))
+        return fail(x, s, "%s.%s: expected a [list] (%s)", k->group, k->name, k->help);
+    int n = config_setting_length(s);
+    if (n < k->min || n > k->max)
+        return fail(x, s, "%s.%s: has %d entries, expected %g to %g", k->group, k->name, n, k->min,
+                    k->max);
+    return n;
+}
+
+static int read_strings(Ctx *x, const Key *k, const config_setting_t *s, char (*dst)[GC_PATH], int *count)
+{
+    int n = read_length(x, k, s);
+    for (int i = 0; i < n; i++) {
+        const char *v = config_setting_get_string_elem(s, i);
+        if (!v || strlen(v) >= GC_PATH)
+            return fail(x, s, "%s.%s[%d]: expected a path (a string)", k->group, k->name, i);
+        snprintf(dst[i], GC_PATH, "%s", v);
+    }
+    if (n >= 0)
+        *count = n;
+    return n < 0 ? -1 : 0;
+}
+
+static int read_solvers(Ctx *x, const Key *k, const config_setting_t *s, GradeConfig *c)
+{
+    int n = read_length(x, k, s);
+    for (int i = 0; i < n; i++) {
+        const char *v = config_setting_get_string_elem(s, i);
+        if (!v || (strcmp(v, "jacobi") != 0 && strcmp(v, "gauss_seidel") != 0))
+            return fail(x, s, "scenes.solvers[%d]: expected \"jacobi\" or \"gauss_seidel\"", i);
+        snprintf(c->solvers[i], sizeof c->solvers[i], "%s", v);
+    }
+    if (n >= 0)
+        c->nsolvers = n;
+    return n < 0 ? -1 : 0;
+}
+
+static int read_scene(Ctx *x, const config_setting_t *e, int i, GradeScene *sc)
+{
+    if (!config_setting_is_group(e))
+        return fail(x, e, "scenes.list[%d]: expected a group { scene = ...; frames = ...; }", i);
+    memset(sc, 0, sizeof *sc);
+    sc->frames = 20;
+    for (int m = 0; m < config_setting_length(e); m++) {
+        const config_setting_t *s = config_setting_get_elem(e, (unsigned)m);
+        const char *name = config_setting_name(s);
+        if (strcmp(name, "scene") == 0) {
+            const char *v = config_setting_get_string(s);
+            if (!v || strlen(v) >= GC_PATH)
+                return fail(x, s, "scenes.list[%d].scene: expected a path (a string)", i);
+            snprintf(sc->scene, GC_PATH, "%s", v);
+        } else if (strcmp(name, "frames") == 0) {
+            if (config_setting_type(s) != CONFIG_TYPE_INT || config_setting_get_int(s) < 1 ||
+                config_setting_get_int(s) > 10000)
+                return fail(x, s, "scenes.list[%d].frames: expected an integer 1 to 10000", i);
+            sc->frames = config_setting_get_int(s);
+        } else if (strcmp(name, "set") == 0) {
+            int n = config_setting_is_array(s) || config_setting_is_list(s) ? config_setting_length(s) : -1;
+            if (n < 0 || n > GC_MAX_SET)
+                return fail(x, s, "scenes.list[%d].set: expected up to %d strings \"KEY=JSON\"", i, GC_MAX_SET);
+            for (int j = 0; j < n; j++) {
+                const char *v = config_setting_get_string_elem(s, j);
+                if (!v || !strchr(v, '=') || strlen(v) >= 256)
+                    return fail(x, s, "scenes.list[%d].set[%d]: expected \"KEY=JSON\"", i, j);
+                snprintf(sc->set[j], 256, "%s", v);
+            }
+            sc->nset = n;
+        } else {
+            return fail(x, s, "scenes.list[%d]: unknown key \"%s\" (scene, frames, set)", i, name);
+        }
+    }
+    if (!sc->scene[0])
+        return fail(x, e, "scenes.list[%d]: \"scene\" is required", i);
+    return 0;
+}
+
+static int read_scenes(Ctx *x, const Key *k, const config_setting_t *s, GradeConfig *c)
+{
+    int n = read_length(x, k, s);
+    for (int i = 0; i < n; i++)
+        if (read_scene(x, config_setting_get_elem(s, (unsigned)i), i, &c->scenes[i]) != 0)
+            return -1;
+    if (n >= 0)
+        c->nscenes = n;
+    return n < 0 ? -1 : 0;
+}
+
+static int read_key(Ctx *x, const Key *k, const config_setting_t *s, GradeConfig *c)
+{
+    char *field = (char *)c + k->offset;
+    double v = 0;
+    switch (k->type) {
+    case K_NUM:
+        return read_number(x, k, s, &v) ? -1 : (*(double *)field = v, 0);
+    case K_INT:
+        return read_number(x, k, s, &v) ? -1 : (*(long *)field = (long)v, 0);
+    case K_BOOL:
+        if (config_setting_type(s) != CONFIG_TYPE_BOOL)
+            return fail(x, s, "%s.%s: expected true or false", k->group, k->name);
+        *(bool *)field = config_setting_get_bool(s);
+        return 0;
+    case K_STRS:
+        return read_strings(x, k, s, (char (*)[GC_PATH])field,
+                            field == (char *)c->cases ? &c->ncases : &c->npublic);
+    case K_NUMS: {
+        Key lengths = *k;   /* min and max bound the quantiles; the list holds 1 to 8 */
+        lengths.min = 1, lengths.max = GC_MAX_QUANTILES;
+        int n = read_length(x, &lengths, s);
+        for (int i = 0; i < n; i++) {
+            const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+            if (read_number(x, k, e, &c->quantiles[i]) != 0)
+                return -1;
+        }
+        if (n >= 0)
+            c->nquantiles = n;
+        return n < 0 ? -1 : 0;
+    }
+    case K_SOLVERS:
+        return read_solvers(x, k, s, c);
+    case K_SCENES:
+        return read_scenes(x, k, s, c);
+    }
+    return -1;
+}
+
+static const Key *find_key(const char *group, const char *name)
+{
+    for (int i = 0; i < NKEYS; i++)
+        if (strcmp(keys[i].group, group) == 0 && strcmp(keys[i].name, name) == 0)
+            return &keys[i];
+    return NULL;
+}
+
+static int read_group(Ctx *x, const config_setting_t *g, GradeConfig *c)
+{
+    const char *group = config_setting_name(g);
+    int known = 0;
+    for (int i = 0; i < NKEYS; i++)
+        known |= strcmp(keys[i].group, group) == 0;
+    if (!known || !config_setting_is_group(g))
+        return fail(x, g, "unknown key \"%s\" (expected the groups stages, scenes, metrics, limits)",
+                    group);
+    for (int m = 0; m < config_setting_length(g); m++) {
+        const config_setting_t *s = config_setting_get_elem(g, (unsigned)m);
+        const Key *k = find_key(group, config_setting_name(s));
+        if (!k)
+            return fail(x, s, "%s: unknown key \"%s\"", group, config_setting_name(s));
+        if (read_key(x, k, s, c) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int gradeconfig_load(const char *path, GradeConfig *c, char *err, size_t errlen)
+{
+    config_t cfg;
+    config_init(&cfg);
+    Ctx x = { path, err, errlen, 0 };
+    if (config_read_file(&cfg, path) != CONFIG_TRUE) {
+        if (config_error_type(&cfg) == CONFIG_ERR_FILE_IO)
+            snprintf(err, errlen, "%s: cannot read the grader's config", path);
+        else
+            snprintf(err, errlen, "%s:%d: %s", path, config_error_line(&cfg), config_error_text(&cfg));
+        config_destroy(&cfg);
+        return -1;
+    }
+    const config_setting_t *root = config_root_setting(&cfg);
+    for (int i = 0; i < config_setting_length(root) && !x.failed; i++)
+        read_group(&x, config_setting_get_elem(root, (unsigned)i), c);
+    config_destroy(&cfg);
+    return x.failed ? -1 : 0;
+}
+
+void gradeconfig_print_defaults(FILE *f)
+{
+    GradeConfig d;
+    gradeconfig_defaults(&d);
+    fprintf(f, "grader/config keys (libconfig syntax; default in brackets):\n");
+    for (int i = 0; i < NKEYS; i++) {
+        const Key *k = &keys[i];
+        char def[160] = "";
+        const char *field = (const char *)&d + k->offset;
+        if (k->type == K_NUM)
+            snprintf(def, sizeof def, "%g", *(const double *)field);
+        else if (k->type == K_INT)
+            snprintf(def, sizeof def, "%ld", *(const long *)field);
+        else if (k->type == K_BOOL)
+            snprintf(def, sizeof def, "%s", *(const bool *)field ? "true" : "false");
+        else if (k->type == K_STRS)
+            snprintf(def, sizeof def, "%d scenes", field == (const char *)d.cases ? d.ncases : d.npublic);
+        else if (k->type == K_NUMS)
+            snprintf(def, sizeof def, "%g, %g, %g", d.quantiles[0], d.quantiles[1], d.quantiles[2]);
+        else if (k->type == K_SOLVERS)
+            snprintf(def, sizeof def, "jacobi, gauss_seidel");
+        else
+            snprintf(def, sizeof def, "ball_drop, 20 frames");
+        fprintf(f, "  %s.%-18s %-44s [%s]\n", k->group, k->name, k->help, def);
+    }
+}

@@ -1,0 +1,764 @@
+/* report.c — a GradeReport as a terminal table, report.json, report.html, and grades.csv.
+ * flipkit grader/: reasons may quote a student's output, so every string is treated as
+ * untrusted: cleaned for the terminal, escaped for HTML, made valid UTF-8 for JSON. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* fileno, fsync, strnlen */
+#endif
+#include "report.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define REPORT_TABLE_COLS 100   /* the table fits a 100-column terminal */
+#define REPORT_NAME_COLS 30     /* the part column is at most this wide */
+#define REPORT_MIN_REASON 20
+#define REPORT_FULL_EPS 1e-9    /* points this close to max count as full marks */
+#define REPORT_JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15))
+
+#if defined(__GNUC__)
+#define REPORT_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define REPORT_PRINTF(f, a)
+#endif
+
+static void REPORT_PRINTF(4, 5)
+report_seterr(char *err, size_t errlen, const char *path, const char *fmt, ...)
+{
+    if (!err || errlen == 0)
+        return;
+    int n = snprintf(err, errlen, "%s: ", path ? path : "(null)");
+    if (n < 0 || (size_t)n >= errlen)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- small helpers ------------------------------------------------------------------- */
+
+/* The report's strings are fixed arrays; never read past one even if it lacks its NUL. */
+#define REPORT_LEN(field) strnlen((field), sizeof(field))
+
+static int report_nparts(const GradeReport *r)
+{
+    return r->nparts < 0 ? 0 : r->nparts > GRADE_MAX_PARTS ? GRADE_MAX_PARTS : r->nparts;
+}
+
+/* One decimal with halves rounded away from zero, as people expect of marks (printf alone
+ * would print 2.25 as 2.2), and never "-0.0" (-0.04 is no reason to print a minus). */
+static const char *report_fmt1(char buf[32], double v)
+{
+    snprintf(buf, 32, "%.1f", isfinite(v) && fabs(v) < 1e15 ? round(v * 10) / 10 : v);
+    if (strcmp(buf, "-0.0") == 0)
+        strcpy(buf, "0.0");
+    return buf;
+}
+
+static bool report_full(double points, double max)
+{
+    return points >= max - REPORT_FULL_EPS;
+}
+
+/* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlongs, no surrogates,
+ * nothing above U+10FFFF), or 0 when the byte at s does not start one. */
+static size_t report_utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned char b = s[0];
+    size_t len;
+    unsigned char lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
+    if (b < 0x80)
+        return 1;
+    if (b >= 0xC2 && b <= 0xDF)
+        len = 2;
+    else if (b >= 0xE0 && b <= 0xEF) {
+        len = 3;
+        lo = b == 0xE0 ? 0xA0 : 0x80;
+        hi = b == 0xED ? 0x9F : 0xBF;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+        len = 4;
+        lo = b == 0xF0 ? 0x90 : 0x80;
+        hi = b == 0xF4 ? 0x8F : 0xBF;
+    } else
+        return 0;
+    if (n < len || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if (s[i] < 0x80 || s[i] > 0xBF)
+            return 0;
+    return len;
+}
+
+/* A character that must not reach a terminal: C0 and C1 controls and DEL (tab included,
+ * since it breaks the table's columns). */
+static bool report_is_control(const unsigned char *s, size_t len)
+{
+    if (len == 1)
+        return s[0] < 0x20 || s[0] == 0x7F;
+    return len == 2 && s[0] == 0xC2 && s[1] < 0xA0;
+}
+
+/* Characters in s, counting each UTF-8 sequence or stray byte as one. */
+static size_t report_columns(const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t cols = 0;
+    for (size_t i = 0; i < len; cols++) {
+        size_t k = report_utf8_len(u + i, len - i);
+        i += k ? k : 1;
+    }
+    return cols;
+}
+
+static void report_put_html_char(FILE *f, unsigned char c)
+{
+    switch (c) {
+    case '&': fputs("&amp;", f); break;
+    case '<': fputs("&lt;", f); break;
+    case '>': fputs("&gt;", f); break;
+    case '"': fputs("&quot;", f); break;
+    case '\'': fputs("&#39;", f); break;
+    default: fputc(c, f);
+    }
+}
+
+/* Writes s (len bytes) to f: at most max_cols characters, the last three of them "..." when
+ * it is cut; control characters and malformed UTF-8 as '?'; HTML-escaped when html is set.
+ * Returns the number of characters written. */
+static size_t report_put_text(FILE *f, const char *s, size_t len, size_t max_cols, bool html)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t keep = report_columns(s, len);
+    bool cut = keep > max_cols;
+    if (cut)
+        keep = max_cols > 3 ? max_cols - 3 : 0;
+    size_t cols = 0;
+    for (size_t i = 0; i < len && cols < keep; cols++) {
+        size_t k = report_utf8_len(u + i, len - i);
+        if (k == 0 || report_is_control(u + i, k))
+            fputc('?', f);
+        else if (k == 1 && html)
+            report_put_html_char(f, u[i]);
+        else
+            fwrite(u + i, 1, k, f);
+        i += k ? k : 1;
+    }
+    if (cut) {
+        fputs(max_cols >= 3 ? "..." : "", f);
+        cols += max_cols >= 3 ? 3 : 0;
+    }
+    return cols;
+}
+
+/* Writes body(f, ctx) to path.tmp, flushes it to disk and renames it into place: a report
+ * is the record of a grade, so a crash must leave the old file or the new one, whole. */
+static int report_atomic(const char *path, int (*body)(FILE *, const void *), const void *ctx,
+                         char *err, size_t errlen)
+{
+    size_t len = strlen(path);
+    char *tmp = malloc(len + 5);
+    if (!tmp) {
+        report_seterr(err, errlen, path, "out of memory");
+        return -1;
+    }
+    memcpy(tmp, path, len);
+    memcpy(tmp + len, ".tmp", 5);
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        report_seterr(err, errlen, path, "cannot create %s: %s", tmp, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    errno = 0;
+    int bad = body(f, ctx) != 0 || fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
+    int saved = errno;
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        saved = errno;
+    }
+    if (!bad && rename(tmp, path) != 0) {
+        bad = 1;
+        saved = errno;
+    }
+    if (bad) {
+        report_seterr(err, errlen, path, "write failed: %s",
+                      saved ? strerror(saved) : "out of memory or I/O error");
+        remove(tmp);
+    }
+    free(tmp);
+    return bad ? -1 : 0;
+}
+
+/* ---- the terminal table -------------------------------------------------------------- */
+
+static void report_pad(FILE *f, size_t n)
+{
+    while (n-- > 0)
+        fputc(' ', f);
+}
+
+static void report_table_row(FILE *f, const char *name, size_t namelen, size_t name_cols,
+                             const char *points, const char *max, const char *reason,
+                             size_t reasonlen, size_t reason_cols)
+{
+    report_pad(f, name_cols - report_put_text(f, name, namelen, name_cols, false));
+    fprintf(f, "  %6s  %6s", points, max);
+    if (reasonlen > 0) {
+        fputs("  ", f);
+        report_put_text(f, reason, reasonlen, reason_cols, false);
+    }
+    fputc('\n', f);
+}
+
+static void report_rule(FILE *f, size_t cols)
+{
+    for (size_t i = 0; i < cols; i++)
+        fputc('-', f);
+    fputc('\n', f);
+}
+
+void report_print_table(FILE *f, const GradeReport *r)
+{
+    int np = report_nparts(r);
+    size_t name_cols = strlen("total");
+    for (int i = 0; i < np; i++) {
+        size_t c = report_columns(r->parts[i].name, REPORT_LEN(r->parts[i].name));
+        name_cols = c > name_cols ? c : name_cols;
+    }
+    name_cols = name_cols > REPORT_NAME_COLS ? REPORT_NAME_COLS : name_cols;
+    size_t fixed = name_cols + 2 + 6 + 2 + 6 + 2;
+    size_t reason_cols = REPORT_TABLE_COLS - fixed;
+    reason_cols = reason_cols < REPORT_MIN_REASON ? REPORT_MIN_REASON : reason_cols;
+
+    report_table_row(f, "part", 4, name_cols, "points", "max", "reason", 6, reason_cols);
+    report_rule(f, fixed + reason_cols);
+    for (int i = 0; i < np; i++) {
+        const GradePart *p = &r->parts[i];
+        char pts[32], max[32];
+        report_table_row(f, p->name, REPORT_LEN(p->name), name_cols, report_fmt1(pts, p->points),
+                         report_fmt1(max, p->max), p->reason, REPORT_LEN(p->reason),
+                         reason_cols);
+    }
+    report_rule(f, fixed + reason_cols);
+    char pts[32], max[32];
+    report_table_row(f, "total", 5, name_cols, report_fmt1(pts, r->total),
+                     report_fmt1(max, r->max), "", 0, reason_cols);
+}
+
+/* ---- report.json --------------------------------------------------------------------- */
+
+/* A JSON string of the field; jansson refuses malformed UTF-8, so such bytes become '?'. */
+static json_t *report_jstr(const char *s, size_t len)
+{
+    json_t *j = json_stringn(s, len);
+    if (j || len == 0)
+        return j;
+    char *clean = malloc(len);
+    if (!clean)
+        return NULL;
+    const unsigned char *u = (const unsigned char *)s;
+    size_t n = 0;
+    for (size_t i = 0; i < len;) {
+        size_t k = report_utf8_len(u + i, len - i);
+        if (k == 0 || (k == 1 && u[i] == 0)) {
+            clean[n++] = '?';
+            i++;
+        } else {
+            memcpy(clean + n, u + i, k);
+            n += k;
+            i += k;
+        }
+    }
+    j = json_stringn(clean, n);
+    free(clean);
+    return j;
+}
+
+#define REPORT_JSTR(field) report_jstr((field), REPORT_LEN(field))
+
+static json_t *report_jnum(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* Sets key to val (taking it), remembering in *bad a value that could not be made. */
+static void report_set(json_t *obj, const char *key, json_t *val, bool *bad)
+{
+    if (!val || json_object_set_new(obj, key, val) != 0)
+        *bad = true;
+}
+
+static json_t *report_json_fail(const GradeFrameFail *ff, bool *bad)
+{
+    json_t *o = json_object();
+    if (!o) {
+        *bad = true;
+        return NULL;
+    }
+    report_set(o, "frame", json_integer(ff->frame), bad);
+    report_set(o, "metric", REPORT_JSTR(ff->metric), bad);
+    report_set(o, "got", report_jnum(ff->got), bad);
+    report_set(o, "limit", report_jnum(ff->limit), bad);
+    return o;
+}
+
+static bool report_has_images(const GradePart *p)
+{
+    return p->image_student[0] || p->image_reference[0] || p->image_diff[0];
+}
+
+static json_t *report_json_images(const GradePart *p, bool *bad)
+{
+    json_t *o = json_object();
+    if (!o) {
+        *bad = true;
+        return NULL;
+    }
+    if (p->image_student[0])
+        report_set(o, "student", REPORT_JSTR(p->image_student), bad);
+    if (p->image_reference[0])
+        report_set(o, "reference", REPORT_JSTR(p->image_reference), bad);
+    if (p->image_diff[0])
+        report_set(o, "diff", REPORT_JSTR(p->image_diff), bad);
+    return o;
+}
+
+static json_t *report_json_part(const GradePart *p, bool *bad)
+{
+    json_t *o = json_object();
+    if (!o) {
+        *bad = true;
+        return NULL;
+    }
+    report_set(o, "name", REPORT_JSTR(p->name), bad);
+    report_set(o, "kind", json_string(p->is_scene ? "scene" : "stage"), bad);
+    report_set(o, "points", report_jnum(p->points), bad);
+    report_set(o, "max", report_jnum(p->max), bad);
+    report_set(o, "total", json_integer(p->total), bad);
+    report_set(o, "passed", json_integer(p->passed), bad);
+    report_set(o, "reason", REPORT_JSTR(p->reason), bad);
+    report_set(o, "log", p->detail_log[0] ? REPORT_JSTR(p->detail_log) : json_null(), bad);
+    if (p->is_scene && p->passed < p->total)
+        report_set(o, "first_fail", report_json_fail(&p->first_fail, bad), bad);
+    if (report_has_images(p))
+        report_set(o, "images", report_json_images(p, bad), bad);
+    return o;
+}
+
+static json_t *report_json(const GradeReport *r)
+{
+    bool bad = false;
+    json_t *root = json_object();
+    json_t *parts = json_array();
+    if (!root || !parts) {
+        json_decref(root);
+        json_decref(parts);
+        return NULL;
+    }
+    report_set(root, "student", REPORT_JSTR(r->student), &bad);
+    report_set(root, "submission", REPORT_JSTR(r->submission), &bad);
+    report_set(root, "mode", REPORT_JSTR(r->mode), &bad);
+    report_set(root, "seconds", report_jnum(r->seconds), &bad);
+    report_set(root, "total", report_jnum(r->total), &bad);
+    report_set(root, "max", report_jnum(r->max), &bad);
+    report_set(root, "full_marks", json_boolean(r->max > 0 && report_full(r->total, r->max)),
+               &bad);
+    for (int i = 0; i < report_nparts(r); i++) {
+        json_t *p = report_json_part(&r->parts[i], &bad);
+        if (!p || json_array_append_new(parts, p) != 0)
+            bad = true;
+    }
+    report_set(root, "parts", parts, &bad);
+    if (bad) {
+        json_decref(root);
+        return NULL;
+    }
+    return root;
+}
+
+static int report_json_body(FILE *f, const void *ctx)
+{
+    if (json_dumpf((const json_t *)ctx, f, REPORT_JSON_FLAGS) != 0)
+        return -1;
+    return fputc('\n', f) == EOF ? -1 : 0;
+}
+
+int report_write_json(const char *path, const GradeReport *r, char *err, size_t errlen)
+{
+    json_t *root = report_json(r);
+    if (!root) {
+        report_seterr(err, errlen, path, "out of memory building the report");
+        return -1;
+    }
+    int rc = report_atomic(path, report_json_body, root, err, errlen);
+    json_decref(root);
+    return rc;
+}
+
+/* ---- report.html --------------------------------------------------------------------- */
+
+/* The legend colours are render.c's difference colours. */
+static const char report_css[] =
+    "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;"
+    "max-width:76em;padding:0 1em;color:#222}\n"
+    "h1{font-size:1.5em;margin-bottom:.2em}\n"
+    "h2{font-size:1.15em;margin-top:2em}\n"
+    ".meta{color:#666;margin-top:0}\n"
+    "table.parts{border-collapse:collapse;width:100%}\n"
+    "table.parts th,table.parts td{border-bottom:1px solid #ddd;padding:.35em .6em;"
+    "text-align:left;vertical-align:top}\n"
+    "td.num,th.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}\n"
+    ".bar{width:10em;height:.8em;background:#eee;border:1px solid #ccc;margin-top:.25em}\n"
+    ".bar span{display:block;height:100%}\n"
+    ".full .bar span{background:#2e7d32}\n"
+    ".partial .bar span{background:#f9a825}\n"
+    ".zero .bar span{background:#c62828}\n"
+    "tr.total td{font-weight:bold;border-top:2px solid #999;border-bottom:none}\n"
+    ".reason{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9em;"
+    "overflow-wrap:anywhere}\n"
+    ".trio{display:flex;gap:1em;flex-wrap:wrap}\n"
+    ".trio figure{margin:0;flex:1 1 16em}\n"
+    ".trio img{width:100%;image-rendering:pixelated;border:1px solid #ccc}\n"
+    "figcaption{color:#555;font-size:.9em}\n"
+    ".only-s{color:#d72626}.only-r{color:#2154c8}.both{color:#787878}\n";
+
+#define REPORT_HTML(f, field) report_put_text((f), (field), REPORT_LEN(field), SIZE_MAX, true)
+
+/* A relative path as an href or src: every byte but [A-Za-z0-9-._~/] percent-encoded, so
+ * the value needs no HTML escaping and cannot become a javascript: or other URL scheme. */
+static void report_put_url(FILE *f, const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+            strchr("-._~/", c))
+            fputc(c, f);
+        else
+            fprintf(f, "%%%02X", c);
+    }
+}
+
+#define REPORT_URL(f, field) report_put_url((f), (field), REPORT_LEN(field))
+
+static const char *report_status(double points, double max)
+{
+    if (report_full(points, max))
+        return "full";
+    return points > 0 ? "partial" : "zero";
+}
+
+static void report_html_bar(FILE *f, double points, double max)
+{
+    double pct = max > 0 && isfinite(points) ? 100.0 * points / max : 0;
+    pct = pct < 0 ? 0 : pct > 100 ? 100 : pct;
+    fprintf(f, "<div class=\"bar\"><span style=\"width:%.0f%%\"></span></div>", pct);
+}
+
+static void report_html_head(FILE *f, const GradeReport *r)
+{
+    char tot[32], max[32];
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+          "<title>flipkit grade: ", f);
+    REPORT_HTML(f, r->student);
+    fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>", report_css);
+    REPORT_HTML(f, r->student);
+    fprintf(f, ": %s / %s</h1>\n<p class=\"meta\">Submission <code>", report_fmt1(tot, r->total),
+            report_fmt1(max, r->max));
+    REPORT_HTML(f, r->submission);
+    fputs("</code> &middot; mode ", f);
+    REPORT_HTML(f, r->mode);
+    fprintf(f, " &middot; graded in %.1f s</p>\n", r->seconds);
+}
+
+static void report_html_row(FILE *f, const GradePart *p, int index)
+{
+    char pts[32], max[32];
+    fprintf(f, "<tr class=\"%s\"><td>", report_status(p->points, p->max));
+    REPORT_HTML(f, p->name);
+    fprintf(f, "</td><td>%s</td><td class=\"num\">%s / %s", p->is_scene ? "scene" : "stage",
+            report_fmt1(pts, p->points), report_fmt1(max, p->max));
+    report_html_bar(f, p->points, p->max);
+    fprintf(f, "</td><td class=\"num\">%d / %d %s</td><td><span class=\"reason\">", p->passed,
+            p->total, p->is_scene ? "frames" : "cases");
+    REPORT_HTML(f, p->reason);
+    fputs("</span>", f);
+    if (p->detail_log[0]) {
+        fputs(" <a href=\"", f);
+        REPORT_URL(f, p->detail_log);
+        fputs("\">failure log</a>", f);
+    }
+    if (p->is_scene && report_has_images(p))
+        fprintf(f, " <a href=\"#scene-%d\">pictures</a>", index);
+    fputs("</td></tr>\n", f);
+}
+
+static void report_html_table(FILE *f, const GradeReport *r)
+{
+    char tot[32], max[32];
+    fputs("<table class=\"parts\">\n<thead><tr><th>part</th><th>kind</th>"
+          "<th class=\"num\">points</th><th class=\"num\">passed</th><th>reason</th></tr>"
+          "</thead>\n<tbody>\n", f);
+    for (int i = 0; i < report_nparts(r); i++)
+        report_html_row(f, &r->parts[i], i);
+    fprintf(f, "<tr class=\"total %s\"><td>total</td><td></td><td class=\"num\">%s / %s",
+            report_status(r->total, r->max), report_fmt1(tot, r->total),
+            report_fmt1(max, r->max));
+    report_html_bar(f, r->total, r->max);
+    fputs("</td><td></td><td></td></tr>\n</tbody>\n</table>\n", f);
+}
+
+static void report_html_figure(FILE *f, const char *src, size_t srclen, const char *alt,
+                               int frame, const char *caption)
+{
+    if (srclen == 0)
+        return;
+    fputs("<figure><img src=\"", f);
+    report_put_url(f, src, srclen);
+    fprintf(f, "\" alt=\"%s, frame %d\"><figcaption>%s</figcaption></figure>\n", alt, frame,
+            caption);
+}
+
+static void report_html_scene(FILE *f, const GradePart *p, int index)
+{
+    const GradeFrameFail *ff = &p->first_fail;
+    fprintf(f, "<h2 id=\"scene-%d\">", index);
+    REPORT_HTML(f, p->name);
+    fputs("</h2>\n<p>", f);
+    if (p->passed < p->total) {
+        fprintf(f, "First failing frame <b>%d</b>: <b>", ff->frame);
+        REPORT_HTML(f, ff->metric);
+        fprintf(f, "</b> was %.4g, limit %.4g.", ff->got, ff->limit);
+    }
+    if (p->detail_log[0]) {
+        fputs(" <a href=\"", f);
+        REPORT_URL(f, p->detail_log);
+        fputs("\">failure log</a>", f);
+    }
+    fputs("</p>\n<div class=\"trio\">\n", f);
+    report_html_figure(f, p->image_student, REPORT_LEN(p->image_student), "student", ff->frame,
+                       "student");
+    report_html_figure(f, p->image_reference, REPORT_LEN(p->image_reference), "reference",
+                       ff->frame, "reference");
+    report_html_figure(f, p->image_diff, REPORT_LEN(p->image_diff), "difference", ff->frame,
+                       "difference: <span class=\"only-s\">&#9632; student only</span> "
+                       "<span class=\"only-r\">&#9632; reference only</span> "
+                       "<span class=\"both\">&#9632; both</span>");
+    fputs("</div>\n", f);
+}
+
+static int report_html_body(FILE *f, const void *ctx)
+{
+    const GradeReport *r = ctx;
+    report_html_head(f, r);
+    report_html_table(f, r);
+    for (int i = 0; i < report_nparts(r); i++)
+        if (r->parts[i].is_scene && report_has_images(&r->parts[i]))
+            report_html_scene(f, &r->parts[i], i);
+    fputs("</body>\n</html>\n", f);
+    return 0;
+}
+
+int report_write_html(const char *path, const GradeReport *r, char *err, size_t errlen)
+{
+    return report_atomic(path, report_html_body, r, err, errlen);
+}
+
+/* ---- grades.csv ---------------------------------------------------------------------- */
+
+typedef struct {
+    json_t **roots;    /* one loaded report.json per row */
+    int n;
+    const char **cols; /* part names in first-seen order; they point into roots */
+    size_t ncols;
+} ReportClass;
+
+static void report_class_free(ReportClass *c)
+{
+    for (int i = 0; i < c->n; i++)
+        json_decref(c->roots[i]);
+    free(c->roots);
+    free(c->cols);
+}
+
+static bool report_num_or_null(const json_t *v)
+{
+    return v && (json_is_number(v) || json_is_null(v));
+}
+
+/* Checks the fields grades.csv uses; says which one is wrong. */
+static int report_check_json(const json_t *root, const char *path, char *err, size_t errlen)
+{
+    const char *what = NULL;
+    const json_t *parts = json_object_get(root, "parts");
+    if (!json_is_object(root))
+        what = "the top level is not an object";
+    else if (!json_is_string(json_object_get(root, "student")))
+        what = "no \"student\" string";
+    else if (!report_num_or_null(json_object_get(root, "total")))
+        what = "no \"total\" number";
+    else if (!report_num_or_null(json_object_get(root, "max")))
+        what = "no \"max\" number";
+    else if (!json_is_array(parts))
+        what = "no \"parts\" array";
+    if (what) {
+        report_seterr(err, errlen, path, "not a flipkit report: %s", what);
+        return -1;
+    }
+    for (size_t i = 0; i < json_array_size(parts); i++) {
+        const json_t *p = json_array_get(parts, i);
+        if (!json_is_string(json_object_get(p, "name")))
+            what = "has no \"name\" string";
+        else if (!report_num_or_null(json_object_get(p, "points")))
+            what = "has no \"points\" number";
+        if (what) {
+            report_seterr(err, errlen, path, "not a flipkit report: parts[%zu] %s", i, what);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static json_t *report_load(const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        report_seterr(err, errlen, path, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    json_error_t jerr;
+    json_t *root = json_loadf(f, 0, &jerr);
+    fclose(f);
+    if (!root) {
+        report_seterr(err, errlen, path, "line %d column %d: %s", jerr.line, jerr.column,
+                      jerr.text);
+        return NULL;
+    }
+    if (report_check_json(root, path, err, errlen) != 0) {
+        json_decref(root);
+        return NULL;
+    }
+    return root;
+}
+
+static int report_find_col(const ReportClass *c, const char *name)
+{
+    for (size_t i = 0; i < c->ncols; i++)
+        if (strcmp(c->cols[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* Adds the report's part names not seen before, in its order. */
+static int report_add_cols(ReportClass *c, const json_t *root)
+{
+    const json_t *parts = json_object_get(root, "parts");
+    for (size_t i = 0; i < json_array_size(parts); i++) {
+        const char *name = json_string_value(json_object_get(json_array_get(parts, i), "name"));
+        if (report_find_col(c, name) >= 0)
+            continue;
+        const char **grown = realloc(c->cols, (c->ncols + 1) * sizeof *grown);
+        if (!grown)
+            return -1;
+        c->cols = grown;
+        c->cols[c->ncols++] = name;
+    }
+    return 0;
+}
+
+/* A field, quoted (RFC 4180) when it holds a comma, a quote or a line break. */
+static void report_csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* A number with one decimal, or nothing for a missing or null one. */
+static void report_csv_number(FILE *f, const json_t *v)
+{
+    char buf[32];
+    if (json_is_number(v))
+        fputs(report_fmt1(buf, json_number_value(v)), f);
+}
+
+static const json_t *report_part_named(const json_t *root, const char *name)
+{
+    const json_t *parts = json_object_get(root, "parts");
+    for (size_t i = 0; i < json_array_size(parts); i++) {
+        const json_t *p = json_array_get(parts, i);
+        if (strcmp(json_string_value(json_object_get(p, "name")), name) == 0)
+            return p;
+    }
+    return NULL;
+}
+
+static int report_csv_body(FILE *f, const void *ctx)
+{
+    const ReportClass *c = ctx;
+    fputs("student", f);
+    for (size_t k = 0; k < c->ncols; k++) {
+        fputc(',', f);
+        report_csv_field(f, c->cols[k]);
+    }
+    fputs(",total,max\n", f);
+    for (int i = 0; i < c->n; i++) {
+        const json_t *root = c->roots[i];
+        report_csv_field(f, json_string_value(json_object_get(root, "student")));
+        for (size_t k = 0; k < c->ncols; k++) {
+            fputc(',', f);
+            report_csv_number(f, json_object_get(report_part_named(root, c->cols[k]), "points"));
+        }
+        fputc(',', f);
+        report_csv_number(f, json_object_get(root, "total"));
+        fputc(',', f);
+        report_csv_number(f, json_object_get(root, "max"));
+        fputc('\n', f);
+    }
+    return 0;
+}
+
+int report_write_class_csv(const char *csv_path, char *const json_paths[], int n, char *err,
+                           size_t errlen)
+{
+    if (n < 0 || (n > 0 && !json_paths)) {
+        report_seterr(err, errlen, csv_path, "no list of report files");
+        return -1;
+    }
+    ReportClass c = { 0 };
+    c.roots = calloc((size_t)n + 1, sizeof *c.roots);
+    if (!c.roots) {
+        report_seterr(err, errlen, csv_path, "out of memory");
+        return -1;
+    }
+    int rc = 0;
+    /* Everything is read and checked before csv_path is touched. */
+    for (; c.n < n && rc == 0; c.n++) {
+        c.roots[c.n] = report_load(json_paths[c.n], err, errlen);
+        if (!c.roots[c.n])
+            rc = -1;
+        else if (report_add_cols(&c, c.roots[c.n]) != 0) {
+            report_seterr(err, errlen, csv_path, "out of memory");
+            rc = -1;
+        }
+    }
+    if (rc == 0)
+        rc = report_atomic(csv_path, report_csv_body, &c, err, errlen);
+    report_class_free(&c);
+    return rc;
+}

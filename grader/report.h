@@ -1,0 +1,46 @@
+/* report.h — a GradeReport shown to people and kept for machines: table, JSON, HTML, CSV.
+ * flipkit grader/: flipgrade prints the table and writes report.json and report.html into a
+ * submission's report directory; grades.csv for a class is made from the report.json files. */
+#ifndef FLIPKIT_REPORT_H
+#define FLIPKIT_REPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "grade.h"
+
+/* Columns part, points, max, reason, then a total line; about 100 columns wide at most, a
+ * long reason cut with "...". Control characters in names and reasons (they may come from a
+ * student's output) are printed as '?', so they cannot move the cursor or recolour the
+ * terminal. */
+void report_print_table(FILE *f, const GradeReport *r);
+
+/* report.json, keys always in this order (points, seconds, got and limit are numbers; a NaN
+ * or infinite one is written as null):
+ *   {"student", "submission", "mode", "seconds", "total", "max", "full_marks": bool,
+ *    "parts": [{"name", "kind": "stage"|"scene", "points", "max", "total", "passed",
+ *               "reason", "log": path or null,
+ *               "first_fail": {"frame", "metric", "got", "limit"}  (failed scene parts only),
+ *               "images": {"student", "reference", "diff"}         (only the ones set)}]}
+ * full_marks is total >= max (within 1e-9) with max > 0. Text that is not valid UTF-8 is
+ * written with its non-ASCII bytes as '?'. Written through a temporary file renamed into
+ * place. Returns 0, or -1 with one line in err naming path. */
+int report_write_json(const char *path, const GradeReport *r, char *err, size_t errlen);
+
+/* report.html: one page with inline CSS, no scripts and nothing fetched from elsewhere. The
+ * parts table has a bar per part, the reason and a link to the failure log; each scene part
+ * with images shows student | reference | difference for its first failing frame. The
+ * images and logs are linked by their paths relative to the report directory, so the page
+ * should sit in that directory. Every string from the report is HTML-escaped. Atomic write
+ * and errors as report_write_json. */
+int report_write_html(const char *path, const GradeReport *r, char *err, size_t errlen);
+
+/* grades.csv from n report.json files, one row each in the given order:
+ *   student,<part>,...,total,max
+ * with the parts the union of all reports' parts in first-seen order, an empty cell where a
+ * report lacks a part, numbers with one decimal, "\n" line ends, and a field holding a comma,
+ * a quote or a line break quoted as in RFC 4180. A file that cannot be read or is not a
+ * report gives one line in err naming it, and csv_path is left as it was. */
+int report_write_class_csv(const char *csv_path, char *const json_paths[], int n, char *err,
+                           size_t errlen);
+
+#endif

@@ -1,0 +1,209 @@
+/* scenepart.c — the whole-scene parts: the student's pipeline runs a scene, frame by frame
+ * against the reference's frames. flipkit grader/: once with the student's jacobi and once
+ * with the given Gauss-Seidel, so a wrong jacobi does not hide whether the rest is right. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flipgrade.h"
+#include "metrics.h"
+#include "ply.h"
+#include "render.h"
+#include "scene.h"
+
+typedef struct {
+    Grading *gr;
+    GradePart *part;
+    const GradeScene *sc;
+    const char *solver;
+    char name[GRADE_NAME_MAX];   /* "<scene>.<solver>" */
+    MetricGrid grid;
+    char dir[GC_PATH + 128];     /* the run's directory */
+    Particles s0, r0;            /* frame 0 of the student's run and of the reference's */
+} SceneRun;
+
+/* The scene's name and grid, with the config's overrides (the same the runs get). */
+static int scene_facts(SceneRun *r, char *err, size_t n)
+{
+    char path[GC_PATH * 2];
+    textf(path, sizeof path, "%s/%s", r->gr->kit, r->sc->scene);
+    const char *over[GC_MAX_SET];
+    for (int i = 0; i < r->sc->nset; i++)
+        over[i] = r->sc->set[i];
+    Scene s;
+    if (scene_load(path, over, r->sc->nset, &s, err, n) != 0)
+        return -1;
+    textf(r->name, sizeof r->name, "%s.%s", s.name, r->solver);
+    for (int a = 0; a < 3; a++)
+        r->grid.n[a] = s.resolution[a];
+    r->grid.dx = s.cell_size;
+    scene_free(&s);
+    return 0;
+}
+
+static void run_pipeline(SceneRun *r, const char *binary, SandboxResult *res)
+{
+    char frames[16], scene[GC_PATH * 2];
+    textf(frames, sizeof frames, "%d", r->sc->frames);
+    textf(scene, sizeof scene, "%s/%s", r->gr->kit, r->sc->scene);
+    char *argv[8 + 2 * GC_MAX_SET];
+    int n = 0;
+    argv[n++] = (char *)binary;
+    argv[n++] = "--quiet";
+    argv[n++] = "--frames";
+    argv[n++] = frames;
+    argv[n++] = "--out";
+    argv[n++] = "frames";
+    for (int i = 0; i < r->sc->nset; i++) {
+        argv[n++] = "--set";
+        argv[n++] = (char *)r->sc->set[i];
+    }
+    argv[n++] = "--set";
+    argv[n++] = strcmp(r->solver, "gauss_seidel") == 0 ? "use_gauss_seidel=true" : "use_gauss_seidel=false";
+    argv[n++] = scene;
+    argv[n] = NULL;
+    char *env[] = { "PATH=/usr/bin:/bin", "LANG=C", NULL };
+    SandboxLimits lim = grading_limits(r->gr, r->gr->cfg->scene_seconds);
+    lim.cpu_seconds = r->gr->cfg->scene_seconds;
+    sandbox_run(r->dir, argv, env, &lim, res);
+}
+
+/* Pictures of the first failing frame: student, reference and their difference. */
+static void draw_frame(SceneRun *r, const Particles *s, const Particles *ref)
+{
+    char dir[GC_PATH + 16], path[GC_PATH + 160], err[256];
+    textf(dir, sizeof dir, "%s/images", r->gr->out);
+    grading_mkdirs(dir);
+    Vec3 box = { r->grid.n[0] * r->grid.dx, r->grid.n[1] * r->grid.dx, r->grid.n[2] * r->grid.dx };
+    GradePart *p = r->part;
+    textf(p->image_student, sizeof p->image_student, "images/%s-student.png", r->name);
+    textf(p->image_reference, sizeof p->image_reference, "images/%s-reference.png", r->name);
+    textf(p->image_diff, sizeof p->image_diff, "images/%s-diff.png", r->name);
+    textf(path, sizeof path, "%s/%s", r->gr->out, p->image_student);
+    int bad = render_particles_png(path, s->pos, s->count, box, 320, err, sizeof err);
+    textf(path, sizeof path, "%s/%s", r->gr->out, p->image_reference);
+    bad |= render_particles_png(path, ref->pos, ref->count, box, 320, err, sizeof err);
+    textf(path, sizeof path, "%s/%s", r->gr->out, p->image_diff);
+    bad |= render_diff_png(path, s->pos, s->count, ref->pos, ref->count, box, 320, err, sizeof err);
+    if (bad) {
+        grading_log(r->gr, p, "could not draw the frame: %s\n", err);
+        p->image_student[0] = p->image_reference[0] = p->image_diff[0] = '\0';
+    }
+}
+
+static void frame_paths(const SceneRun *r, int f, char *spath, char *rpath, size_t n)
+{
+    textf(spath, n, "%s/frames/particles/%06d.ply", r->dir, f);
+    textf(rpath, n, "%s/frames/%s/particles/%06d.ply", r->gr->data, r->name, f);
+}
+
+/* Frame f against the reference's; returns true when it passes. */
+static bool compare_frame(SceneRun *r, int f)
+{
+    char spath[GC_PATH + 200], rpath[GC_PATH + 200], err[512];
+    frame_paths(r, f, spath, rpath, sizeof spath);
+    Particles s, ref;
+    part_init(&s);
+    part_init(&ref);
+    bool pass = false;
+    GradeFrameFail fail = { .frame = f };
+    FrameMetrics m;
+    if (ply_read_particles(rpath, &ref, err, sizeof err) != 0) {
+        grading_log(r->gr, r->part, "frame %d: the reference frame: %s (run `make grade-data`)\n", f, err);
+    } else if (ply_read_particles(spath, &s, err, sizeof err) != 0) {
+        textf(fail.metric, sizeof fail.metric, "frame written");
+        grading_log(r->gr, r->part, "frame %d: not written (%s)\n", f, err);
+    } else {
+        pass = metrics_compare(r->gr->cfg, &r->grid, (Frame){ &s, &r->s0 }, (Frame){ &ref, &r->r0 }, &m,
+                               &fail);
+        grading_log(r->gr, r->part, "frame %3d: %s  count %ld/%ld  centre %.3f cells  height %.3f cells  "
+                    "overlap %.3f  motion %.3f%s%s\n", f, pass ? "pass" : "FAIL", m.count_student,
+                    m.count_reference, m.centre_cells, m.height_cells, m.overlap, m.motion,
+                    pass ? "" : "  <- ", pass ? "" : fail.metric);
+    }
+    if (!pass && r->part->first_fail.frame == 0) {
+        r->part->first_fail = fail;
+        if (s.count && ref.count)
+            draw_frame(r, &s, &ref);
+    }
+    part_free(&s);
+    part_free(&ref);
+    return pass;
+}
+
+static void describe(SceneRun *r, const SandboxResult *res)
+{
+    GradePart *p = r->part;
+    char run[300] = "";
+    if (res->outcome != SB_OK)
+        textf(run, sizeof run, "the run stopped: %s%s; ", res->reason,
+                 res->outcome == SB_EXIT && res->exit_status == 3 ? " (a stage produced NaN/Inf)" : "");
+    if (p->passed == p->total)
+        textf(p->reason, sizeof p->reason, "all %d frames match the reference", p->total);
+    else if (strcmp(p->first_fail.metric, "frame written") == 0)
+        textf(p->reason, sizeof p->reason, "%s%d of %d frames match; frame %d was not written", run,
+              p->passed, p->total, p->first_fail.frame);
+    else
+        textf(p->reason, sizeof p->reason, "%s%d of %d frames match; frame %d: %s %.3g (limit %.3g)",
+                 run, p->passed, p->total, p->first_fail.frame, p->first_fail.metric,
+                 p->first_fail.got, p->first_fail.limit);
+}
+
+static void grade_run(Grading *gr, const GradeScene *sc, const char *solver, const char *binary,
+                      const char *link_error)
+{
+    SceneRun r = { .gr = gr, .sc = sc, .solver = solver };
+    char err[1024];
+    if (scene_facts(&r, err, sizeof err) != 0) {
+        GradePart *p = grading_add_part(gr, sc->scene, true, gr->cfg->scene_points);
+        textf(p->reason, sizeof p->reason, "grader/config: %s", err);
+        return;
+    }
+    r.part = grading_add_part(gr, r.name, true, gr->cfg->scene_points);
+    r.part->total = sc->frames;
+    if (link_error) {
+        textf(r.part->reason, sizeof r.part->reason, "the stages do not link together: %s", link_error);
+        grading_log(gr, r.part, "%s\n", r.part->reason);
+        return;
+    }
+    textf(r.dir, sizeof r.dir, "%s/scene/%s", gr->work, r.name);
+    grading_mkdirs(r.dir);
+    SandboxResult res;
+    run_pipeline(&r, binary, &res);
+    if (res.outcome != SB_OK)
+        grading_log(gr, r.part, "the run: %s\n%s\n", res.reason, res.output ? res.output : "");
+    char spath[GC_PATH + 200], rpath[GC_PATH + 200];
+    frame_paths(&r, 0, spath, rpath, sizeof spath);
+    part_init(&r.s0);
+    part_init(&r.r0);
+    if (ply_read_particles(spath, &r.s0, err, sizeof err) != 0 || ply_read_particles(rpath, &r.r0, err, sizeof err) != 0)
+        grading_log(gr, r.part, "frame 0: %s\n", err);
+    for (int f = 1; f <= sc->frames; f++)
+        r.part->passed += compare_frame(&r, f);
+    part_free(&r.s0);
+    part_free(&r.r0);
+    r.part->points = r.part->max * r.part->passed / r.part->total;
+    describe(&r, &res);
+    sandbox_result_free(&res);
+    if (r.part->passed == r.part->total && r.part->detail_log[0]) { /* logs only for failures */
+        char log[GC_PATH + GRADE_PATH_MAX];
+        textf(log, sizeof log, "%s/%s", gr->out, r.part->detail_log);
+        remove(log);
+        r.part->detail_log[0] = '\0';
+    }
+}
+
+void grade_scenes(Grading *gr)
+{
+    char dir[GC_PATH + 16], binary[GC_PATH + 32], why[400];
+    textf(dir, sizeof dir, "%s/pipeline", gr->work);
+    textf(binary, sizeof binary, "%s/flipsim", dir);
+    grading_mkdirs(dir);
+    bool all[STAGE_COUNT];
+    for (int s = 0; s < STAGE_COUNT; s++)
+        all[s] = true;
+    int linked = gr->cfg->nscenes ? build_link(gr, dir, "scenerun.o", all, binary, why, sizeof why) : 0;
+    for (int i = 0; i < gr->cfg->nscenes; i++)
+        for (int v = 0; v < gr->cfg->nsolvers; v++)
+            grade_run(gr, &gr->cfg->scenes[i], gr->cfg->solvers[v], binary, linked == 0 ? NULL : why);
+}

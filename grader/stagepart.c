@@ -1,0 +1,199 @@
+/* stagepart.c — the stage-isolated parts: each student stage alone on cases it has not seen.
+ * flipkit grader/: a case is the reference's input and output of one stage (golden.h format);
+ * the student's stage runs in the sandbox on the input only and the grader checks the output
+ * with the stage suites' tolerances (tests/stagecase.c), so one wrong stage costs only itself. */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flipgrade.h"
+#include "stagecase.h"
+
+enum { MAX_CASES = 64 };
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp((const char *)a, (const char *)b);
+}
+
+/* The case files of a stage, sorted by name; returns how many. */
+static int list_cases(const Grading *gr, const char *stage, char names[MAX_CASES][128])
+{
+    char dir[GC_PATH + 64];
+    textf(dir, sizeof dir, "%s/%s/%s", gr->data, gr->public_cases ? "public" : "hidden", stage);
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)) && n < MAX_CASES) {
+        size_t len = strlen(e->d_name);
+        if (len > 6 && len < 128 && strcmp(e->d_name + len - 6, ".state") == 0)
+            textf(names[n++], 128, "%.*s", (int)(len - 6), e->d_name);
+    }
+    if (d)
+        closedir(d);
+    qsort(names, (size_t)n, 128, cmp_names);
+    return n;
+}
+
+/* The case without the reference's answers, so a stage cannot read them. */
+static int write_inputs(const StateFile *c, const char *path, char *err, size_t n)
+{
+    StateFile in;
+    state_init(&in);
+    for (size_t i = 0; i < c->nsections; i++) {
+        const StateSection *s = &c->sections[i];
+        if (strncmp(s->tag, "out.", 4) != 0)
+            state_add(&in, s->tag, s->type, s->data, s->count);
+    }
+    int rc = state_write(&in, path, err, n);
+    state_free(&in);
+    return rc;
+}
+
+/* The first output section holding NaN or Inf, as "field at entry i", or "" when none. */
+static void find_nonfinite(const StateFile *out, char *where, size_t n)
+{
+    where[0] = '\0';
+    for (size_t i = 0; i < out->nsections; i++) {
+        const StateSection *s = &out->sections[i];
+        const float *v = s->data;
+        for (uint64_t k = 0; s->type == STATE_F32 && k < s->count; k++)
+            if (!isfinite(v[k])) {
+                textf(where, n, "%s (entry %llu is %g)", s->tag + 4, (unsigned long long)k, (double)v[k]);
+                return;
+            }
+    }
+}
+
+/* One line from a fielddiff text: its first line and the first place it lists. */
+static void one_line(const char *msg, char *line, size_t n)
+{
+    size_t head = strcspn(msg, "\n");
+    const char *place = msg[head] ? msg + head + 1 : "";
+    while (*place == ' ')
+        place++;
+    size_t plen = strcspn(place, "\n");
+    textf(line, n, "%.*s%s%.*s", (int)head, msg, plen ? " " : "", (int)plen, place);
+}
+
+typedef struct {
+    Grading *gr;
+    GradePart *part;
+    const char *stage;
+    char runner[GC_PATH + 64];
+    char first[GRADE_REASON_MAX];    /* the first failure, one line */
+    bool timed_out;
+} StageRun;
+
+static void stage_fail(StageRun *st, int i, const char *name, const char *what, const char *log,
+                       const char *output)
+{
+    if (!st->first[0])
+        textf(st->first, sizeof st->first, "%s on case %d (%s)", what, i, name);
+    grading_log(st->gr, st->part, "---- case %d (%s): %s\n%s\n", i, name, what, log ? log : "");
+    if (output && *output)
+        grading_log(st->gr, st->part, "what the stage printed:\n%s\n", output);
+}
+
+/* Runs case i; returns true when it passes. */
+static bool run_case(StageRun *st, int i, const char *name)
+{
+    char casefile[GC_PATH + 256], dir[GC_PATH + 128], err[1024], what[GRADE_REASON_MAX];
+    textf(casefile, sizeof casefile, "%s/%s/%s/%s.state", st->gr->data,
+             st->gr->public_cases ? "public" : "hidden", st->stage, name);
+    textf(dir, sizeof dir, "%s/run/%s/case%d", st->gr->work, st->stage, i);
+    grading_mkdirs(dir);
+    StateFile want, got;
+    state_init(&want);
+    state_init(&got);
+    char inpath[GC_PATH + 160], outpath[GC_PATH + 160];
+    textf(inpath, sizeof inpath, "%s/in.state", dir);
+    textf(outpath, sizeof outpath, "%s/out.state", dir);
+    bool pass = false;
+    if (state_read(&want, casefile, err, sizeof err) != 0 || write_inputs(&want, inpath, err, sizeof err) != 0) {
+        stage_fail(st, i, name, "the grader could not prepare the case", err, NULL);
+        goto done;
+    }
+    char *argv[] = { st->runner, (char *)st->stage, "in.state", "out.state", NULL };
+    char *env[] = { "PATH=/usr/bin:/bin", "LANG=C", NULL };
+    SandboxLimits lim = grading_limits(st->gr, st->gr->cfg->case_seconds);
+    SandboxResult res;
+    sandbox_run(dir, argv, env, &lim, &res);
+    if (res.outcome != SB_OK) {
+        textf(what, sizeof what, "%s: %s", st->stage, res.reason);
+        stage_fail(st, i, name, what, NULL, res.output);
+        st->timed_out = res.outcome == SB_TIMEOUT || res.outcome == SB_CPU;
+    } else if (state_read(&got, outpath, err, sizeof err) != 0) {
+        textf(what, sizeof what, "%s: wrote no output the grader can read", st->stage);
+        stage_fail(st, i, name, what, err, res.output);
+    } else {
+        char where[200];
+        static char msg[9216];
+        find_nonfinite(&got, where, sizeof where);
+        if (where[0]) {
+            textf(what, sizeof what, "%s: produced NaN/Inf in %s", st->stage, where);
+            stage_fail(st, i, name, what, NULL, res.output);
+        } else if (stagecase_check(st->stage, name, &want, &got, msg, sizeof msg) != 0) {
+            one_line(msg, what, sizeof what);
+            stage_fail(st, i, name, what, msg, res.output);
+        } else {
+            pass = true;
+        }
+    }
+    sandbox_result_free(&res);
+done:
+    state_free(&want);
+    state_free(&got);
+    return pass;
+}
+
+static void grade_stage(Grading *gr, int s)
+{
+    const char *stage = stage_names[s];
+    GradePart *part = grading_add_part(gr, stage, false, gr->cfg->stage_points);
+    char names[MAX_CASES][128];
+    part->total = list_cases(gr, stage, names);
+    if (part->total == 0) {
+        textf(part->reason, sizeof part->reason, "no cases in %s (run `make grade-data`)", gr->data);
+        return;
+    }
+    if (!gr->compiled[s]) {
+        textf(part->reason, sizeof part->reason, "%s: %s", stage, gr->build_reason[s]);
+        grading_log(gr, part, "%s\n", part->reason);
+        return;
+    }
+    StageRun st = { .gr = gr, .part = part, .stage = stage };
+    char dir[GC_PATH + 64], why[400];
+    textf(dir, sizeof dir, "%s/run/%s", gr->work, stage);
+    textf(st.runner, sizeof st.runner, "%s/stagerun", dir);
+    grading_mkdirs(dir);
+    bool only[STAGE_COUNT] = { false };
+    only[s] = true;
+    if (build_link(gr, dir, "stagerun.o", only, st.runner, why, sizeof why) != 0) {
+        textf(part->reason, sizeof part->reason, "%s: does not link: %s", stage, why);
+        grading_log(gr, part, "%s\n", part->reason);
+        return;
+    }
+    for (int i = 0; i < part->total; i++) {
+        if (st.timed_out) {
+            grading_log(gr, part, "---- case %d (%s): not run, the stage ran out of time before\n",
+                        i + 1, names[i]);
+            continue;
+        }
+        part->passed += run_case(&st, i + 1, names[i]);
+    }
+    part->points = part->max * part->passed / part->total;
+    if (part->passed == part->total)
+        textf(part->reason, sizeof part->reason, "all %d cases pass", part->total);
+    else
+        textf(part->reason, sizeof part->reason, "%d of %d cases pass; %s", part->passed,
+                 part->total, st.first);
+}
+
+void grade_stages(Grading *gr)
+{
+    for (int s = 0; s < STAGE_COUNT; s++)
+        grade_stage(gr, s);
+}

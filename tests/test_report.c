@@ -1,0 +1,536 @@
+/* test_report.c — Check suite for grader/report.c and grader/render.c: the JSON read back,
+ * HTML escaping, the class CSV's exact text, the terminal table, and PNGs decoded pixel by
+ * pixel. CK_FORK=no runs in-process for gdb; CK_RUN_CASE=png build/tests/test_report. */
+#include "harness.h"
+#include "render.h"
+#include "report.h"
+
+#include <check.h>
+#include <jansson.h>
+#include <math.h>
+#include <png.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- helpers ------------------------------------------------------------------------- */
+
+static char *tmp_path(const char *name)
+{
+    static char buf[8][512];
+    static int next;
+    char *p = buf[next++ % 8];
+    snprintf(p, sizeof buf[0], "%s/%s", harness_tmpdir(), name);
+    return p;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    ck_assert_int_ge(n, 0);
+    rewind(f);
+    char *buf = malloc((size_t)n + 1);
+    ck_assert_ptr_nonnull(buf);
+    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    buf[n] = '\0';
+    if (len)
+        *len = (size_t)n;
+    return buf;
+}
+
+static void spit(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fputs(text, f) >= 0, 1);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+static void assert_no_tmp(const char *path)
+{
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    ck_assert_msg(access(tmp, F_OK) != 0, "%s was left behind", tmp);
+}
+
+static GradePart *add_part(GradeReport *r, const char *name, bool scene, double points,
+                           double max, int total, int passed, const char *reason)
+{
+    GradePart *p = &r->parts[r->nparts++];
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "%s", name);
+    p->is_scene = scene;
+    p->points = points;
+    p->max = max;
+    p->total = total;
+    p->passed = passed;
+    snprintf(p->reason, sizeof p->reason, "%s", reason);
+    r->total += points;
+    r->max += max;
+    return p;
+}
+
+#define P2G_REASON "case 3 \x1b[31m<script>alert(1)</script>: u(2,3,4) expected 1 got 2"
+#define SCENE_REASON "frame 30: centre of mass is 0.25 m from the reference's (limit 0.1 m); " \
+                     "the pool drifts towards the left wall, as when the divergence sign is flipped"
+
+/* Two stage parts (one full, one partial) and one failing scene part with pictures. */
+static void make_report(GradeReport *r, const char *student)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->student, sizeof r->student, "%s", student);
+    snprintf(r->submission, sizeof r->submission, "submissions/%s.tar.gz", student);
+    snprintf(r->mode, sizeof r->mode, "hidden");
+    r->seconds = 12.5;
+    add_part(r, "advect", false, 10.0, 10.0, 6, 6, "all 6 cases pass");
+    GradePart *p = add_part(r, "p2g", false, 4.5, 10.0, 6, 3, P2G_REASON);
+    snprintf(p->detail_log, sizeof p->detail_log, "logs/p2g.log");
+    p = add_part(r, "ball_drop.jacobi", true, 7.5, 20.0, 60, 30, SCENE_REASON);
+    snprintf(p->detail_log, sizeof p->detail_log, "logs/ball_drop.jacobi.log");
+    p->first_fail.frame = 30;
+    snprintf(p->first_fail.metric, sizeof p->first_fail.metric, "centre of mass");
+    p->first_fail.got = 0.25;
+    p->first_fail.limit = 0.1;
+    snprintf(p->image_student, sizeof p->image_student, "img/ball_drop.jacobi.student.png");
+    snprintf(p->image_reference, sizeof p->image_reference, "img/ball_drop.jacobi.reference.png");
+    snprintf(p->image_diff, sizeof p->image_diff, "img/ball drop&diff.png");
+}
+
+static double jnum(const json_t *obj, const char *key)
+{
+    const json_t *v = json_object_get(obj, key);
+    ck_assert_msg(json_is_number(v), "\"%s\" is not a number", key);
+    return json_number_value(v);
+}
+
+static const char *jstr(const json_t *obj, const char *key)
+{
+    const json_t *v = json_object_get(obj, key);
+    ck_assert_msg(json_is_string(v), "\"%s\" is not a string", key);
+    return json_string_value(v);
+}
+
+/* ---- report.json --------------------------------------------------------------------- */
+
+START_TEST(json_read_back)
+{
+    GradeReport r;
+    make_report(&r, "alice");
+    char err[512] = "";
+    const char *path = tmp_path("report.json");
+    ck_assert_msg(report_write_json(path, &r, err, sizeof err) == 0, "%s", err);
+    assert_no_tmp(path);
+
+    json_error_t jerr;
+    json_t *root = json_load_file(path, 0, &jerr);
+    ck_assert_msg(root != NULL, "%s", jerr.text);
+    ck_assert_str_eq(jstr(root, "student"), "alice");
+    ck_assert_str_eq(jstr(root, "mode"), "hidden");
+    ck_assert_double_eq_tol(jnum(root, "seconds"), 12.5, 1e-12);
+    ck_assert_double_eq_tol(jnum(root, "total"), 22.0, 1e-12);
+    ck_assert_double_eq_tol(jnum(root, "max"), 40.0, 1e-12);
+    ck_assert(json_is_false(json_object_get(root, "full_marks")));
+
+    const json_t *parts = json_object_get(root, "parts");
+    ck_assert_uint_eq(json_array_size(parts), 3);
+    const json_t *advect = json_array_get(parts, 0);
+    const json_t *p2g = json_array_get(parts, 1);
+    const json_t *scene = json_array_get(parts, 2);
+    ck_assert_str_eq(jstr(advect, "kind"), "stage");
+    ck_assert_double_eq_tol(jnum(advect, "points"), 10.0, 1e-12);
+    ck_assert(json_is_null(json_object_get(advect, "log")));
+    ck_assert_ptr_null(json_object_get(advect, "first_fail"));
+    ck_assert_ptr_null(json_object_get(advect, "images"));
+
+    ck_assert_str_eq(jstr(p2g, "name"), "p2g");
+    ck_assert_double_eq_tol(jnum(p2g, "points"), 4.5, 1e-12);
+    ck_assert_double_eq_tol(jnum(p2g, "max"), 10.0, 1e-12);
+    ck_assert_int_eq((int)jnum(p2g, "total"), 6);
+    ck_assert_int_eq((int)jnum(p2g, "passed"), 3);
+    ck_assert_str_eq(jstr(p2g, "reason"), P2G_REASON);
+    ck_assert_str_eq(jstr(p2g, "log"), "logs/p2g.log");
+    ck_assert_ptr_null(json_object_get(p2g, "first_fail"));
+
+    ck_assert_str_eq(jstr(scene, "kind"), "scene");
+    ck_assert_double_eq_tol(jnum(scene, "points"), 7.5, 1e-12);
+    const json_t *ff = json_object_get(scene, "first_fail");
+    ck_assert_int_eq((int)jnum(ff, "frame"), 30);
+    ck_assert_str_eq(jstr(ff, "metric"), "centre of mass");
+    ck_assert_double_eq_tol(jnum(ff, "got"), 0.25, 1e-12);
+    ck_assert_double_eq_tol(jnum(ff, "limit"), 0.1, 1e-12);
+    const json_t *img = json_object_get(scene, "images");
+    ck_assert_str_eq(jstr(img, "student"), "img/ball_drop.jacobi.student.png");
+    ck_assert_str_eq(jstr(img, "diff"), "img/ball drop&diff.png");
+    json_decref(root);
+
+    /* Keys in a fixed order: the file starts with student, and the same report gives the
+     * same bytes. */
+    char *a = slurp(path, NULL);
+    ck_assert_msg(strncmp(a, "{\n  \"student\": \"alice\",\n  \"submission\"", 37) == 0, "%s", a);
+    ck_assert_msg(report_write_json(path, &r, err, sizeof err) == 0, "%s", err);
+    char *b = slurp(path, NULL);
+    ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+}
+END_TEST
+
+START_TEST(json_full_marks_and_bad_text)
+{
+    GradeReport r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.student, sizeof r.student, "bob");
+    add_part(&r, "gravity", false, 5.0, 5.0, 4, 4, "bad byte \xff here, NaN points below");
+    add_part(&r, "odd", false, NAN, 0.0, 1, 0, "");
+    r.total = 5.0;
+    r.max = 5.0;
+    char err[512] = "";
+    const char *path = tmp_path("full.json");
+    ck_assert_msg(report_write_json(path, &r, err, sizeof err) == 0, "%s", err);
+    json_error_t jerr;
+    json_t *root = json_load_file(path, 0, &jerr);
+    ck_assert_msg(root != NULL, "%s", jerr.text);
+    ck_assert(json_is_true(json_object_get(root, "full_marks")));
+    const json_t *parts = json_object_get(root, "parts");
+    ck_assert_str_eq(jstr(json_array_get(parts, 0), "reason"), "bad byte ? here, NaN points below");
+    ck_assert(json_is_null(json_object_get(json_array_get(parts, 1), "points")));
+    json_decref(root);
+
+    ck_assert_int_eq(report_write_json("/nonexistent-dir/r.json", &r, err, sizeof err), -1);
+    ck_assert_msg(strncmp(err, "/nonexistent-dir/r.json: ", 25) == 0, "%s", err);
+}
+END_TEST
+
+/* ---- report.html --------------------------------------------------------------------- */
+
+START_TEST(html_escapes_and_links)
+{
+    GradeReport r;
+    make_report(&r, "eve <b>");
+    char err[512] = "";
+    const char *path = tmp_path("report.html");
+    ck_assert_msg(report_write_html(path, &r, err, sizeof err) == 0, "%s", err);
+    assert_no_tmp(path);
+    char *html = slurp(path, NULL);
+    ck_assert_ptr_null(strstr(html, "<script"));
+    ck_assert_ptr_null(strstr(html, "\x1b"));
+    ck_assert_ptr_nonnull(strstr(html, "?[31m&lt;script&gt;alert(1)&lt;/script&gt;: u(2,3,4)"));
+    ck_assert_ptr_nonnull(strstr(html, "<title>flipkit grade: eve &lt;b&gt;</title>"));
+    ck_assert_ptr_null(strstr(html, "eve <b>"));
+    ck_assert_ptr_nonnull(strstr(html, "<a href=\"logs/p2g.log\">failure log</a>"));
+    ck_assert_ptr_nonnull(strstr(html, "src=\"img/ball_drop.jacobi.student.png\""));
+    ck_assert_ptr_nonnull(strstr(html, "src=\"img/ball_drop.jacobi.reference.png\""));
+    ck_assert_ptr_nonnull(strstr(html, "src=\"img/ball%20drop%26diff.png\""));
+    ck_assert_ptr_nonnull(strstr(html, "First failing frame <b>30</b>: <b>centre of mass</b>"
+                                       " was 0.25, limit 0.1."));
+    ck_assert_ptr_nonnull(strstr(html, "<span style=\"width:45%\"></span>"));  /* p2g 4.5/10 */
+    ck_assert_ptr_nonnull(strstr(html, "<span style=\"width:55%\"></span>"));  /* 22/40 */
+    /* Self-contained: nothing fetched, nothing run. */
+    ck_assert_ptr_null(strstr(html, "http"));
+    ck_assert_ptr_null(strstr(html, "<link"));
+    free(html);
+}
+END_TEST
+
+/* ---- grades.csv ---------------------------------------------------------------------- */
+
+START_TEST(class_csv_exact)
+{
+    GradeReport a, b;
+    make_report(&a, "alice");
+    memset(&b, 0, sizeof b);
+    snprintf(b.student, sizeof b.student, "Doe, \"JJ\"");
+    add_part(&b, "advect", false, 10.0, 10.0, 6, 6, "all 6 cases pass");
+    add_part(&b, "ball_drop.jacobi", true, 20.0, 20.0, 60, 60, "all 60 frames match");
+    add_part(&b, "extra", false, 2.25, 5.0, 5, 3, "case 4: ..."); /* 2.3, not printf's 2.2 */
+    b.total = 32.25;
+    char err[512] = "";
+    char *paths[2] = { tmp_path("a.json"), tmp_path("b.json") };
+    ck_assert_msg(report_write_json(paths[0], &a, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(report_write_json(paths[1], &b, err, sizeof err) == 0, "%s", err);
+    const char *csv = tmp_path("grades.csv");
+    ck_assert_msg(report_write_class_csv(csv, paths, 2, err, sizeof err) == 0, "%s", err);
+    assert_no_tmp(csv);
+    char *text = slurp(csv, NULL);
+    ck_assert_str_eq(text, "student,advect,p2g,ball_drop.jacobi,extra,total,max\n"
+                           "alice,10.0,4.5,7.5,,22.0,40.0\n"
+                           "\"Doe, \"\"JJ\"\"\",10.0,,20.0,2.3,32.3,35.0\n");
+    free(text);
+
+    ck_assert_msg(report_write_class_csv(csv, paths, 0, err, sizeof err) == 0, "%s", err);
+    text = slurp(csv, NULL);
+    ck_assert_str_eq(text, "student,total,max\n");
+    free(text);
+}
+END_TEST
+
+START_TEST(class_csv_malformed)
+{
+    GradeReport a;
+    make_report(&a, "alice");
+    char err[512] = "";
+    char *paths[2] = { tmp_path("ok.json"), tmp_path("broken.json") };
+    ck_assert_msg(report_write_json(paths[0], &a, err, sizeof err) == 0, "%s", err);
+    const char *csv = tmp_path("kept.csv");
+    spit(csv, "old grades\n");
+
+    spit(paths[1], "{ \"student\": \"x\", \"parts\": [");
+    ck_assert_int_eq(report_write_class_csv(csv, paths, 2, err, sizeof err), -1);
+    ck_assert_msg(strncmp(err, paths[1], strlen(paths[1])) == 0, "%s", err);
+    ck_assert_msg(strstr(err, "line 1") != NULL, "%s", err);
+    ck_assert_ptr_null(strchr(err, '\n'));
+
+    spit(paths[1], "{\"student\": \"x\", \"total\": 1, \"max\": 2, \"parts\": [{\"points\": 1}]}");
+    ck_assert_int_eq(report_write_class_csv(csv, paths, 2, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "broken.json: not a flipkit report: parts[0] has no \"name\"") !=
+                      NULL, "%s", err);
+
+    char *missing[1] = { tmp_path("missing.json") };
+    ck_assert_int_eq(report_write_class_csv(csv, missing, 1, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "missing.json: cannot open") != NULL, "%s", err);
+
+    char *text = slurp(csv, NULL);
+    ck_assert_str_eq(text, "old grades\n");
+    free(text);
+    assert_no_tmp(csv);
+}
+END_TEST
+
+/* ---- the terminal table -------------------------------------------------------------- */
+
+START_TEST(table_fits_and_totals)
+{
+    GradeReport r;
+    make_report(&r, "alice");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_ptr_nonnull(f);
+    report_print_table(f, &r);
+    fclose(f);
+    ck_assert_ptr_null(strchr(buf, '\x1b'));
+
+    int lines = 0;
+    const char *total = NULL, *scene = NULL;
+    for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"), lines++) {
+        ck_assert_msg(strlen(line) <= 100, "line %d is %zu wide: %s", lines, strlen(line), line);
+        if (strncmp(line, "total", 5) == 0)
+            total = line;
+        if (strncmp(line, "ball_drop.jacobi", 16) == 0)
+            scene = line;
+    }
+    ck_assert_int_eq(lines, 7); /* header, rule, 3 parts, rule, total */
+    ck_assert_ptr_nonnull(total);
+    ck_assert_str_eq(total, "total               22.0    40.0");
+    ck_assert_ptr_nonnull(scene);
+    ck_assert_uint_eq(strlen(scene), 100);
+    ck_assert_str_eq(scene + 97, "...");
+    ck_assert_msg(strncmp(scene, "ball_drop.jacobi     7.5    20.0  frame 30: centre", 50) == 0,
+                  "%s", scene);
+    free(buf);
+}
+END_TEST
+
+/* ---- PNGs ---------------------------------------------------------------------------- */
+
+/* The domain used below: 2 x 1 at 202 px wide, so 200 x 100 domain pixels inside the frame. */
+static const Vec3 png_domain = { 2.0f, 1.0f, 1.0f };
+enum { IMG_W = 202, IMG_H = 102 };
+
+typedef struct {
+    int width, height;
+    unsigned char *rgb;
+} Decoded;
+
+static Decoded decode(const char *path)
+{
+    png_image img;
+    memset(&img, 0, sizeof img);
+    img.version = PNG_IMAGE_VERSION;
+    ck_assert_msg(png_image_begin_read_from_file(&img, path), "%s: %s", path, img.message);
+    img.format = PNG_FORMAT_RGB;
+    Decoded d = { (int)img.width, (int)img.height, malloc(PNG_IMAGE_SIZE(img)) };
+    ck_assert_ptr_nonnull(d.rgb);
+    ck_assert_msg(png_image_finish_read(&img, NULL, d.rgb, 0, NULL), "%s: %s", path,
+                  img.message);
+    return d;
+}
+
+/* The pixel render.h says a point falls in, computed here from that comment. */
+static const unsigned char *pixel_at(const Decoded *d, double x, double y)
+{
+    int w = IMG_W - 2, h = IMG_H - 2;
+    int col = 1 + (int)floor(x / png_domain.x * w);
+    int row = 1 + (h - 1) - (int)floor(y / png_domain.y * h);
+    return d->rgb + 3 * ((size_t)row * (size_t)d->width + (size_t)col);
+}
+
+static const unsigned char *pixel(const Decoded *d, int col, int row)
+{
+    return d->rgb + 3 * ((size_t)row * (size_t)d->width + (size_t)col);
+}
+
+static int is_white(const unsigned char *p)
+{
+    return p[0] == 255 && p[1] == 255 && p[2] == 255;
+}
+
+START_TEST(png_density)
+{
+    Vec3 pos[] = {
+        { 0.505f, 0.505f, 0.5f }, { 0.505f, 0.505f, 0.1f }, { 0.505f, 0.505f, 0.9f },
+        { 1.505f, 0.255f, 0.5f },                         /* alone */
+        { -1.0f, 0.705f, 0.5f },                          /* left of the box: drawn on its wall */
+        { NAN, 0.5f, 0.5f },                              /* not drawn */
+    };
+    char err[512] = "";
+    const char *path = tmp_path("density.png");
+    ck_assert_msg(render_particles_png(path, pos, 6, png_domain, IMG_W, err, sizeof err) == 0,
+                  "%s", err);
+    assert_no_tmp(path);
+    Decoded d = decode(path);
+    ck_assert_int_eq(d.width, IMG_W);
+    ck_assert_int_eq(d.height, IMG_H);
+
+    const unsigned char *three = pixel_at(&d, 0.505, 0.505);
+    const unsigned char *one = pixel_at(&d, 1.505, 0.255);
+    ck_assert(!is_white(three) && three[2] > three[0]);
+    ck_assert(!is_white(one) && one[2] > one[0]);
+    ck_assert_msg(three[0] < one[0], "3 particles (%d) not darker than 1 (%d)", three[0], one[0]);
+    ck_assert(!is_white(pixel_at(&d, 0.0, 0.705)));
+    /* Far corners of the domain stay white; the frame is grey. */
+    ck_assert(is_white(pixel(&d, IMG_W - 2, 1)));
+    ck_assert(is_white(pixel(&d, IMG_W - 2, IMG_H - 2)));
+    const unsigned char *frame = pixel(&d, 0, 0);
+    ck_assert(frame[0] == frame[1] && frame[1] == frame[2] && frame[0] < 255);
+    free(d.rgb);
+}
+END_TEST
+
+/* A lone particle beside a pool of 5000 in one pixel is still clearly not white. */
+START_TEST(png_lone_visible)
+{
+    enum { N = 5001 };
+    Vec3 *pos = malloc(N * sizeof *pos);
+    ck_assert_ptr_nonnull(pos);
+    for (int i = 0; i < N - 1; i++)
+        pos[i] = (Vec3){ 0.505f, 0.505f, 0.5f };
+    pos[N - 1] = (Vec3){ 1.505f, 0.255f, 0.5f };
+    char err[512] = "";
+    const char *path = tmp_path("lone.png");
+    ck_assert_msg(render_particles_png(path, pos, N, png_domain, IMG_W, err, sizeof err) == 0,
+                  "%s", err);
+    Decoded d = decode(path);
+    const unsigned char *pool = pixel_at(&d, 0.505, 0.505);
+    const unsigned char *one = pixel_at(&d, 1.505, 0.255);
+    ck_assert_msg(one[0] < 200 && one[1] < 210, "lone particle too faint: %d %d %d", one[0],
+                  one[1], one[2]);
+    ck_assert_msg(pool[0] < 30 && pool[2] > pool[0], "pool not dark blue: %d %d %d", pool[0],
+                  pool[1], pool[2]);
+    free(d.rgb);
+    free(pos);
+}
+END_TEST
+
+START_TEST(png_diff_colours)
+{
+    Vec3 student[] = { { 0.505f, 0.505f, 0.5f }, { 1.005f, 0.805f, 0.5f } };
+    Vec3 reference[] = { { 1.505f, 0.255f, 0.5f }, { 1.005f, 0.805f, 0.2f } };
+    char err[512] = "";
+    const char *path = tmp_path("diff.png");
+    ck_assert_msg(render_diff_png(path, student, 2, reference, 2, png_domain, IMG_W, err,
+                                  sizeof err) == 0, "%s", err);
+    Decoded d = decode(path);
+    ck_assert_int_eq(d.width, IMG_W);
+    ck_assert_int_eq(d.height, IMG_H);
+    const unsigned char *red = pixel_at(&d, 0.505, 0.505);
+    const unsigned char *blue = pixel_at(&d, 1.505, 0.255);
+    const unsigned char *grey = pixel_at(&d, 1.005, 0.805);
+    ck_assert_msg(red[0] > 180 && red[1] < 100 && red[2] < 100, "not red: %d %d %d", red[0],
+                  red[1], red[2]);
+    ck_assert_msg(blue[2] > 180 && blue[0] < 100 && blue[1] < 120, "not blue: %d %d %d",
+                  blue[0], blue[1], blue[2]);
+    ck_assert(grey[0] == grey[1] && grey[1] == grey[2] && grey[0] < 200);
+    ck_assert(is_white(pixel(&d, IMG_W - 2, 1)));
+    free(d.rgb);
+}
+END_TEST
+
+START_TEST(png_same_bytes)
+{
+    Vec3 pos[200];
+    for (int i = 0; i < 200; i++)
+        pos[i] = (Vec3){ 0.01f * (float)i, 0.5f + 0.4f * sinf((float)i), 0.5f };
+    char err[512] = "";
+    const char *p1 = tmp_path("same1.png"), *p2 = tmp_path("same2.png");
+    const char *d1 = tmp_path("same1d.png"), *d2 = tmp_path("same2d.png");
+    ck_assert_int_eq(render_particles_png(p1, pos, 200, png_domain, 300, err, sizeof err), 0);
+    ck_assert_int_eq(render_particles_png(p2, pos, 200, png_domain, 300, err, sizeof err), 0);
+    ck_assert_int_eq(render_diff_png(d1, pos, 100, pos + 50, 150, png_domain, 300, err,
+                                     sizeof err), 0);
+    ck_assert_int_eq(render_diff_png(d2, pos, 100, pos + 50, 150, png_domain, 300, err,
+                                     sizeof err), 0);
+    size_t n1, n2, m1, m2;
+    char *a = slurp(p1, &n1), *b = slurp(p2, &n2), *c = slurp(d1, &m1), *e = slurp(d2, &m2);
+    ck_assert_uint_eq(n1, n2);
+    ck_assert_int_eq(memcmp(a, b, n1), 0);
+    ck_assert_uint_eq(m1, m2);
+    ck_assert_int_eq(memcmp(c, e, m1), 0);
+    free(a);
+    free(b);
+    free(c);
+    free(e);
+}
+END_TEST
+
+START_TEST(png_errors)
+{
+    Vec3 p = { 0.5f, 0.5f, 0.5f };
+    char err[512] = "";
+    const char *path = tmp_path("bad.png");
+    ck_assert_int_eq(render_particles_png(path, &p, 1, png_domain, 4, err, sizeof err), -1);
+    ck_assert_msg(strncmp(err, path, strlen(path)) == 0 && strstr(err, "width 4 px"), "%s", err);
+    Vec3 flat = { 1.0f, 0.0f, 1.0f };
+    ck_assert_int_eq(render_diff_png(path, &p, 1, &p, 1, flat, 100, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "not positive") != NULL, "%s", err);
+    Vec3 tall = { 1.0f, 100.0f, 1.0f };
+    ck_assert_int_eq(render_particles_png(path, &p, 1, tall, 100, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "too tall") != NULL, "%s", err);
+    const char *nodir = "/nonexistent-dir/x.png";
+    ck_assert_int_eq(render_particles_png(nodir, &p, 1, png_domain, 100, err, sizeof err), -1);
+    ck_assert_msg(strncmp(err, nodir, strlen(nodir)) == 0, "%s", err);
+    ck_assert_int_eq(access(path, F_OK) != 0, 1);
+}
+END_TEST
+
+static Suite *report_suite(void)
+{
+    Suite *s = suite_create("report");
+    TCase *files = tcase_create("files");
+    tcase_add_test(files, json_read_back);
+    tcase_add_test(files, json_full_marks_and_bad_text);
+    tcase_add_test(files, html_escapes_and_links);
+    tcase_add_test(files, class_csv_exact);
+    tcase_add_test(files, class_csv_malformed);
+    tcase_add_test(files, table_fits_and_totals);
+    suite_add_tcase(s, files);
+
+    TCase *png = tcase_create("png");
+    tcase_add_test(png, png_density);
+    tcase_add_test(png, png_lone_visible);
+    tcase_add_test(png, png_diff_colours);
+    tcase_add_test(png, png_same_bytes);
+    tcase_add_test(png, png_errors);
+    suite_add_tcase(s, png);
+    return s;
+}
+
+int main(void)
+{
+    return harness_run(report_suite());
+}
