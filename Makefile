@@ -43,7 +43,7 @@ STU_OBJ    := $(STAGES:%=$(BUILD)/assignment/%.o) $(BUILD)/assignment/track.o
 SIM_OBJ    := $(COMMON_OBJ) $(REF_OBJ) $(STU_OBJ)
 
 FLIPSIM    := $(BUILD)/flipsim
-COMMON_TESTS := grid scene ply state seed cli solvers report
+COMMON_TESTS := grid scene ply state seed cli solvers report sandbox
 PHYS_TESTS   := physics pipeline
 STAGE_TESTS  := $(STAGES:%=$(BUILD)/tests/test_%)
 TEST_SUPPORT := $(BUILD)/tests/harness.o $(BUILD)/tests/golden.o $(BUILD)/tests/compare.o \
@@ -180,13 +180,12 @@ GRADE_KIT   := $(BUILD)/grader/kit
 GRADE_DATA  := build/grader/data
 GRADE_CASES := $(sort $(wildcard grader/cases/*.json))
 GRADER_MODS := flipgrade gradeconfig intake metrics build stagepart scenepart report render sandbox
-GRADER_OBJ  := $(GRADER_MODS:%=$(BUILD)/grader/%.o) $(COMMON_OBJ) $(BUILD)/tests/stagecase.o \
-               $(BUILD)/tests/fielddiff.o $(BUILD)/assignment/track.o $(STAGES:%=$(BUILD)/assignment/%.o)
+GRADER_OBJ  := $(GRADER_MODS:%=$(BUILD)/grader/%.o) $(BUILD)/grader/kit/libkit.a
 GRADER_CFLAGS = -Igrader -Itests $(shell pkg-config --cflags libconfig libarchive 2>/dev/null)
 GRADER_LIBS   = $(shell pkg-config --libs jansson libpng libconfig libarchive 2>/dev/null) -lm
 # What the grader links student objects with (the runners need no OpenCL).
 RUNNER_LIBS   = $(shell pkg-config --libs jansson libpng 2>/dev/null) -lm
-GRADE_KIT_FILES := $(GRADE_KIT)/libkit.a $(GRADE_KIT)/track.o $(GRADE_KIT)/guard.o \
+GRADE_KIT_FILES := $(GRADE_KIT)/libkit.a $(GRADE_KIT)/track.o $(GRADE_KIT)/guard.o $(GRADE_KIT)/include/.made \
                    $(GRADE_KIT)/stagerun.o $(GRADE_KIT)/scenerun.o $(STAGES:%=$(GRADE_KIT)/stub_%.o)
 
 $(BUILD)/grader/%.o: grader/%.c | $(DEPS_OK)
@@ -208,6 +207,12 @@ $(GRADE_KIT)/stub_%.o: reference/%.c reference/mkstub.awk | $(DEPS_OK)
 	awk -v stage=$* -f reference/mkstub.awk $< > $(GRADE_KIT)/stub_$*.c
 	$(CC) $(ALL_CFLAGS) -c $(GRADE_KIT)/stub_$*.c -o $@
 
+# The headers a student file may include: a copy, so a compile can read nothing else of the kit.
+$(GRADE_KIT)/include/.made: $(wildcard common/*.h)
+	@mkdir -p $(@D)
+	cp $^ $(@D)/
+	@touch $@
+
 $(GRADE_KIT)/track.o: $(BUILD)/assignment/track.o
 	@mkdir -p $(@D)
 	cp $< $@
@@ -227,12 +232,16 @@ $(CALIBRATE): $(BUILD)/grader/calibrate.o $(BUILD)/grader/metrics.o $(BUILD)/gra
 
 $(BUILD)/tests/test_report: $(BUILD)/grader/report.o $(BUILD)/grader/render.o
 $(BUILD)/tests/test_report: LIBS += $(GRADER_LIBS)
+$(BUILD)/tests/test_sandbox: $(BUILD)/grader/sandbox.o
 
 # The reference's hidden and public cases and its frames of every graded scene.
 grade-data: $(GRADE_DATA)/.made
 $(GRADE_DATA)/.made: $(GRADER) $(MKGOLDEN) $(FLIPSIM) grader/config $(GRADE_CASES) $(GOLDEN_SCENES) $(wildcard scenes/*.json)
 	$(GRADER) --prepare --data $(GRADE_DATA) --mkgolden $(MKGOLDEN) --flipsim $(FLIPSIM)
 	@touch $@
+
+check-grader: grade-kit $(CALIBRATE) $(GRADE_DATA)/.made
+	@tests/check_grader.sh $(GRADER) $(CALIBRATE)
 
 # make grade: the self-check on the public cases; make grade SUBMISSIONS=dir/: a class, one
 # independent flipgrade per submission (parallel with -j), then build/grades/grades.csv.
@@ -335,7 +344,7 @@ check-sanitize: | $(DEPS_OK)
 	@tests/check_bad_scenes.sh build/asan/flipsim
 
 check: check-stubs test-common test-physics check-suites check-mutants check-opencl check-pipeline \
-       check-solvers check-determinism check-sanitize check-warnings coverage-check
+       check-solvers check-grader check-determinism check-sanitize check-warnings coverage-check
 	@echo "make check: all passed"
 
 coverage-check:

@@ -32,7 +32,8 @@ static void line_with(const char *out, const char *needle, char *why, size_t n)
 }
 
 /* Runs sh -c cmd in dir, sandboxed; returns 0, or -1 with a reason in why and the output logged. */
-static int run_build(Grading *gr, const char *dir, const char *cmd, char *why, size_t n, char **output)
+static int run_build(Grading *gr, const char *dir, const char *cmd, const char *const *readable,
+                     char *why, size_t n, char **output)
 {
     char tmp[GC_PATH + 16];
     textf(tmp, sizeof tmp, "TMPDIR=%s", dir);
@@ -41,6 +42,7 @@ static int run_build(Grading *gr, const char *dir, const char *cmd, char *why, s
     SandboxLimits lim = grading_limits(gr, gr->cfg->compile_seconds);
     lim.memory_mib = lim.memory_mib < 2048 ? 2048 : lim.memory_mib; /* cc1 is big */
     lim.processes = 4096;  /* cc runs cc1, as and ld */
+    lim.readable = readable;
     SandboxResult res;
     sandbox_run(dir, argv, env, &lim, &res);
     int rc = 0;
@@ -69,22 +71,28 @@ static void build_one(Grading *gr, int s)
 {
     const char *stage = stage_names[s];
     if (!gr->found[s]) {
-        textf(gr->build_reason[s], GRADE_REASON_MAX, "no %s.c in the submission", stage);
+        textf(gr->build_reason[s], GRADE_REASON_MAX, "no %s.c in the submission%s%s", stage,
+              gr->intake_error[0] ? ": " : "", gr->intake_error);
         return;
     }
     char dir[GC_PATH + 64], cmd[4096];
     textf(dir, sizeof dir, "%s/obj/%s", gr->work, stage);
     grading_mkdirs(dir);
+    /* Only the kit's headers and the student's own files can be read: no #include of the
+     * reference, no .incbin of the hidden cases. */
     textf(cmd, sizeof cmd, "%s -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g -fno-diagnostics-color "
-             "-I%s/common -c %s/src/%s.c -o %s.o 2>&1", FLIPGRADE_CC, gr->kit, gr->work, stage, stage);
+          "-I'%s/include' -c '%s/src/%s.c' -o %s.o 2>&1", FLIPGRADE_CC, gr->objs, gr->work, stage, stage);
+    char include[GC_PATH + 16], src[GC_PATH + 8];
+    textf(include, sizeof include, "%s/include", gr->objs);
+    textf(src, sizeof src, "%s/src", gr->work);
+    const char *readable[] = { include, src, NULL };
     char why[400], *out = NULL;
-    if (run_build(gr, dir, cmd, why, sizeof why, &out) == 0) {
+    if (run_build(gr, dir, cmd, readable, why, sizeof why, &out) == 0) {
         gr->compiled[s] = true;
     } else {
-        char src[GC_PATH + 8];   /* the message names the file as the student knows it */
-        size_t n = (size_t)textf(src, sizeof src, "%s/src/", gr->work);
+        size_t n = strlen(src);   /* the message names the file as the student knows it */
         textf(gr->build_reason[s], GRADE_REASON_MAX, "does not compile: %s",
-              strncmp(why, src, n) == 0 ? why + n : why);
+              strncmp(why, src, n) == 0 && why[n] == '/' ? why + n + 1 : why);
         char log[GC_PATH + 96];
         textf(log, sizeof log, "%s/compile.log", dir);
         FILE *f = fopen(log, "w");
@@ -106,7 +114,7 @@ int build_link(Grading *gr, const char *dir, const char *main_obj, const bool us
                const char *out, char *why, size_t n)
 {
     char cmd[8192];
-    int len = textf(cmd, sizeof cmd, "%s %s/%s %s/guard.o", FLIPGRADE_CC, gr->objs, main_obj, gr->objs);
+    int len = textf(cmd, sizeof cmd, "%s '%s/%s' '%s/guard.o'", FLIPGRADE_CC, gr->objs, main_obj, gr->objs);
     for (int s = 0; s < STAGE_COUNT; s++) {
         char obj[GC_PATH + 64];
         bool student = gr->compiled[s] && use_student[s];
@@ -114,12 +122,15 @@ int build_link(Grading *gr, const char *dir, const char *main_obj, const bool us
             textf(obj, sizeof obj, "%s/obj/%s/%s.o", gr->work, stage_names[s], stage_names[s]);
         else
             textf(obj, sizeof obj, "%s/stub_%s.o", gr->objs, stage_names[s]);
-        len += textf(cmd + len, sizeof cmd - (size_t)len, " %s", obj);
+        len += textf(cmd + len, sizeof cmd - (size_t)len, " '%s'", obj);
     }
-    textf(cmd + len, sizeof cmd - (size_t)len, " %s/track.o %s/libkit.a %s %s -o %s 2>&1", gr->objs,
-             gr->objs, GUARD_WRAP_FLAGS, FLIPGRADE_LIBS, out);
+    textf(cmd + len, sizeof cmd - (size_t)len, " '%s/track.o' '%s/libkit.a' %s %s -o '%s' 2>&1", gr->objs,
+          gr->objs, GUARD_WRAP_FLAGS, FLIPGRADE_LIBS, out);
+    char objs[GC_PATH + 8];
+    textf(objs, sizeof objs, "%s/obj", gr->work);
+    const char *readable[] = { gr->objs, objs, NULL };
     char *output = NULL;
-    int rc = run_build(gr, dir, cmd, why, n, &output);
+    int rc = run_build(gr, dir, cmd, readable, why, n, &output);
     if (rc != 0 && output && strstr(output, "multiple definition"))
         line_with(output, "multiple definition", why, n);
     free(output);

@@ -22,7 +22,7 @@ typedef struct {
     const char *config, *out, *data, *objs, *kit, *work_parent;
     const char *mkgolden, *flipsim;     /* --prepare: the reference's programs */
     const char *parts;                  /* "all", "stages" or "scenes" */
-    bool public_cases, keep, quiet, prepare;
+    bool public_cases, keep, quiet, prepare, unconfined;
     const char *csv;                    /* --class-csv OUT */
     int nargs;
     char **args;
@@ -48,6 +48,8 @@ static void usage(FILE *f)
 "  --data DIR         the reference's cases and frames [build/grader/data]\n"
 "  --work DIR         parent of the temporary work directory [$TMPDIR or /tmp]\n"
 "  --keep             keep the work directory (its path is printed) [off]\n"
+"  --unconfined       grade hidden cases even without Landlock (student code could then read\n"
+"                     the answers and write anywhere you can) [off: refuse]\n"
 "  --mkgolden PATH    --prepare: the reference's case maker [build/tests/mkgolden]\n"
 "  --flipsim PATH     --prepare: the reference's simulator [build/flipsim]\n"
 "  --quiet            print only the table\n"
@@ -81,6 +83,7 @@ static int parse_options(int argc, char **argv, Options *o)
         else if (strcmp(a, "--keep") == 0) o->keep = true;
         else if (strcmp(a, "--quiet") == 0) o->quiet = true;
         else if (strcmp(a, "--prepare") == 0) o->prepare = true;
+        else if (strcmp(a, "--unconfined") == 0) o->unconfined = true;
         else if (strcmp(a, "--help") == 0) { usage(stdout); return 1; }
         else {
             fprintf(stderr, "flipgrade: unknown option %s (see --help)\n", a);
@@ -158,6 +161,16 @@ void grading_log(Grading *gr, GradePart *part, const char *fmt, ...)
     fclose(f);
 }
 
+bool grading_owned_file(const char *dir, const char *path)
+{
+    struct stat st;
+    char real_dir[PATH_MAX], real[PATH_MAX];
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || !realpath(dir, real_dir) || !realpath(path, real))
+        return false;
+    size_t n = strlen(real_dir);
+    return strncmp(real, real_dir, n) == 0 && real[n] == '/';
+}
+
 /* ---- the work directory ------------------------------------------------------------------------ */
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -170,6 +183,17 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 static void remove_tree(const char *path)
 {
     nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* What a grading writes into its report directory, and nothing else there. */
+static void clear_report(const char *outdir)
+{
+    static const char *const ours[] = { "report.json", "report.html", "logs", "images" };
+    for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
+        char path[PATH_MAX];
+        textf(path, sizeof path, "%s/%s", outdir, ours[i]);
+        remove_tree(path);
+    }
 }
 
 static int absolute(const char *path, char *out, const char *what)
@@ -219,7 +243,9 @@ static int prepare_frames(const Options *o, const GradeConfig *c, const GradeSce
     for (int i = 0; i < sc->nset; i++)
         over[i] = sc->set[i];
     Scene s;
-    if (scene_load(sc->scene, over, sc->nset, &s, err, sizeof err) != 0) {
+    char path[PATH_MAX];
+    textf(path, sizeof path, "%s/%s", o->kit, sc->scene);
+    if (scene_load(path, over, sc->nset, &s, err, sizeof err) != 0) {
         fprintf(stderr, "flipgrade: %s: %s\n", o->config, err);
         return -1;
     }
@@ -239,7 +265,9 @@ static int prepare_frames(const Options *o, const GradeConfig *c, const GradeSce
     }
     argv[n++] = "--set";
     argv[n++] = strcmp(solver, "gauss_seidel") == 0 ? "use_gauss_seidel=true" : "use_gauss_seidel=false";
-    argv[n++] = (char *)sc->scene;
+    char scene[PATH_MAX];
+    textf(scene, sizeof scene, "%s/%s", o->kit, sc->scene);   /* as the grading runs it */
+    argv[n++] = scene;
     argv[n] = NULL;
     (void)c;
     return run_reference(argv, dir);
@@ -278,12 +306,16 @@ static int setup(Grading *gr, const Options *o)
         textf(outdir, sizeof outdir, "%s", o->out);
     else
         textf(outdir, sizeof outdir, "build/grades/%s", r->student);
+    struct stat st;
+    if (stat(sub, &st) != 0) {
+        fprintf(stderr, "flipgrade: %s: no such submission (a directory or a .tar.gz/.zip)\n", sub);
+        return -1;
+    }
     if (grading_mkdirs(outdir) != 0) {
         fprintf(stderr, "flipgrade: cannot make the report directory %s: %s\n", outdir, strerror(errno));
         return -1;
     }
-    remove_tree(outdir);      /* a report never mixes two gradings */
-    grading_mkdirs(outdir);
+    clear_report(outdir);     /* a report never mixes two gradings */
     if (absolute(o->kit, gr->kit, "--kit") || absolute(o->objs, gr->objs, "--objects (run make grade)") ||
         absolute(o->data, gr->data, "--data (run make grade-data)") || absolute(outdir, gr->out, "--out"))
         return -1;
@@ -293,12 +325,20 @@ static int setup(Grading *gr, const Options *o)
         fprintf(stderr, "flipgrade: cannot make a work directory %s: %s\n", gr->work, strerror(errno));
         return -1;
     }
+    char made[PATH_MAX];   /* absolute: programs run from their own directories inside it */
+    if (absolute(gr->work, made, "--work") != 0)
+        return -1;
+    textf(gr->work, sizeof gr->work, "%s", made);
     char src[GC_PATH + 8], err[1024];
     textf(src, sizeof src, "%s/src", gr->work);
     grading_mkdirs(src);
+    /* A submission that cannot be read is graded as empty, so a class run goes on and the
+     * reason reaches the student's row. */
     if (intake_submission(sub, src, gr->found, gr->from, err, sizeof err) != 0) {
-        fprintf(stderr, "flipgrade: %s\n", err);
-        return -1;
+        memset(gr->found, 0, sizeof gr->found);
+        textf(gr->intake_error, sizeof gr->intake_error, "%s", err);
+        if (!o->quiet)
+            fprintf(stderr, "flipgrade: %s\n", err);
     }
     return 0;
 }
@@ -337,10 +377,16 @@ static int grade(const Options *o, const GradeConfig *cfg)
             remove_tree(gr.work);
         return 2;
     }
+    if (!sandbox_can_confine() && !o->public_cases && !o->unconfined) {
+        fprintf(stderr, "flipgrade: this kernel has no Landlock, so student code could read the "
+                        "hidden answers and write anywhere; refusing (--unconfined to grade anyway)\n");
+        remove_tree(gr.work);
+        return 2;
+    }
     if (!o->quiet)
         printf("flipgrade: grading %s (%s cases)%s\n", gr.report.student, gr.report.mode,
-               sandbox_can_confine() ? "" : "; warning: no Landlock on this kernel, so writes "
-                                            "outside the work directory are not blocked");
+               sandbox_can_confine() ? "" : "; warning: no Landlock on this kernel, so student "
+                                            "code is not confined to its directory");
     build_stages(&gr);
     if (strcmp(o->parts, "scenes") != 0)
         grade_stages(&gr);
@@ -354,6 +400,10 @@ static int grade(const Options *o, const GradeConfig *cfg)
     r->seconds = now() - t0;
     report_print_table(stdout, r);
     int rc = write_reports(&gr) != 0 ? 2 : r->total >= r->max - 1e-9 ? 0 : 1;
+    if (gr.data_missing[0] || r->nparts == 0) {
+        fprintf(stderr, "flipgrade: %s\n", r->nparts ? gr.data_missing : "nothing to grade (--parts, config)");
+        rc = 2;   /* not the student's fault: no grade */
+    }
     if (!o->quiet)
         printf("flipgrade: %.0f s; report in %s/report.html\n", r->seconds, gr.out);
     if (o->keep)

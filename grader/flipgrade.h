@@ -25,6 +25,8 @@ typedef struct {
     char from[STAGE_COUNT][256];
     bool compiled[STAGE_COUNT];          /* the student's object exists (else the stub is used) */
     char build_reason[STAGE_COUNT][GRADE_REASON_MAX];  /* why not, one line */
+    char intake_error[GRADE_REASON_MAX];   /* why the submission could not be read, or "" */
+    char data_missing[GRADE_REASON_MAX];   /* the reference's data is missing: no grade */
     GradeReport report;
 } Grading;
 
@@ -37,6 +39,10 @@ GradePart *grading_add_part(Grading *gr, const char *name, bool is_scene, double
 void grading_log(Grading *gr, GradePart *part, const char *fmt, ...);
 /* The path of a student stage object or of the kit's stub for stage s. */
 void grading_stage_object(const Grading *gr, int s, char *path, size_t n);
+/* Whether path, written by student code, may be read: a regular file (not a symlink, FIFO or
+ * device) whose real path lies inside dir. Otherwise a stage could link its output to the
+ * reference's answers, or block the grader on a FIFO. */
+bool grading_owned_file(const char *dir, const char *path);
 /* mkdir -p; returns 0 or -1. */
 int grading_mkdirs(const char *path);
 

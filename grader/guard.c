@@ -107,11 +107,13 @@ static const char *guard_number(uintmax_t v, char buf[24])
 /* ---- the seccomp filter -------------------------------------------------------------- */
 
 typedef enum {
-    GUARD_TRAP,         /* always SIGSYS */
+    GUARD_TRAP,          /* always SIGSYS */
     GUARD_UNLESS_THREAD, /* clone: a thread is fine (CLONE_THREAD), a process is not */
-    GUARD_UNLESS_SELF,  /* kill, tkill, tgkill: fine at our own pid (raise, abort) or 0 (kill) */
-    GUARD_NOSYS,        /* clone3: its flags sit behind a pointer the filter cannot read, so it
-                         * fails with ENOSYS and glibc's pthread_create falls back to clone */
+    GUARD_UNLESS_SELF,   /* kill, tkill, tgkill: fine at our own pid (raise, abort) or 0 */
+    GUARD_UNLESS_READ,   /* prlimit64: reading a limit is fine, setting one is not (root
+                          * could raise its own hard limits) */
+    GUARD_NOSYS,         /* clone3: its flags sit behind a pointer the filter cannot read, so
+                          * it fails with ENOSYS and glibc's pthread_create falls back to clone */
 } GuardRule;
 
 typedef struct {
@@ -127,9 +129,16 @@ static const GuardCall guard_calls[] = {
     {__NR_ptrace, "ptrace", GUARD_TRAP},       {__NR_setsid, "setsid", GUARD_TRAP},
     {__NR_setpgid, "setpgid", GUARD_TRAP},     {__NR_kill, "kill", GUARD_UNLESS_SELF},
     {__NR_tkill, "tkill", GUARD_UNLESS_SELF},  {__NR_tgkill, "tgkill", GUARD_UNLESS_SELF},
+    {__NR_setrlimit, "setrlimit", GUARD_TRAP}, {__NR_prlimit64, "prlimit64", GUARD_UNLESS_READ},
+    {__NR_rt_sigqueueinfo, "rt_sigqueueinfo", GUARD_UNLESS_SELF},
+    {__NR_rt_tgsigqueueinfo, "rt_tgsigqueueinfo", GUARD_UNLESS_SELF},
+    {__NR_pidfd_open, "pidfd_open", GUARD_TRAP},  {__NR_pidfd_send_signal, "pidfd_send_signal", GUARD_TRAP},
+    {__NR_pidfd_getfd, "pidfd_getfd", GUARD_TRAP},
+    {__NR_process_vm_readv, "process_vm_readv", GUARD_TRAP},
+    {__NR_process_vm_writev, "process_vm_writev", GUARD_TRAP},
 };
 #define GUARD_NCALLS (sizeof guard_calls / sizeof guard_calls[0])
-#define GUARD_FILTER_MAX (8 + 6 * GUARD_NCALLS) /* header, at most 6 per call, the allow */
+#define GUARD_FILTER_MAX (8 + 7 * GUARD_NCALLS) /* header, at most 7 per call, the allow */
 
 typedef struct {
     struct sock_filter code[GUARD_FILTER_MAX];
@@ -174,6 +183,15 @@ static void guard_emit_call(GuardFilter *f, const GuardCall *c, uint32_t self)
         guard_emit(f, GUARD_IF_EQ(nr, 0, 5));
         guard_emit(f, GUARD_LOAD(args));
         guard_emit(f, GUARD_IF_EQ(self, 2, 0));
+        guard_emit(f, GUARD_IF_EQ(0, 1, 0));
+        guard_emit(f, GUARD_RET(SECCOMP_RET_TRAP));
+        guard_emit(f, GUARD_RET(SECCOMP_RET_ALLOW));
+        break;
+    case GUARD_UNLESS_READ: /* argument 2, the new limit, must be NULL: both halves zero */
+        guard_emit(f, GUARD_IF_EQ(nr, 0, 6));
+        guard_emit(f, GUARD_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])));
+        guard_emit(f, GUARD_IF_EQ(0, 0, 2));
+        guard_emit(f, GUARD_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2]) + 4));
         guard_emit(f, GUARD_IF_EQ(0, 1, 0));
         guard_emit(f, GUARD_RET(SECCOMP_RET_TRAP));
         guard_emit(f, GUARD_RET(SECCOMP_RET_ALLOW));
@@ -224,6 +242,9 @@ static _Noreturn void guard_setup_failed(const char *what)
 
 void guard_install(void)
 {
+    static int installed;   /* once: the preinit entry below and main may both call it */
+    if (installed++)
+        return;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = guard_on_sigsys;
@@ -241,6 +262,16 @@ void guard_install(void)
     if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog) != 0)
         guard_setup_failed("installing the seccomp filter");
 }
+
+/* The filter goes on before any constructor runs: a student's __attribute__((constructor))
+ * would otherwise run unguarded before main. The runners link guard.o before any student
+ * object, and .preinit_array entries run in link order, before every .init_array entry. */
+static void guard_preinit(void)
+{
+    guard_install();
+}
+__attribute__((section(".preinit_array"), used)) static void (*const guard_preinit_entry)(void) =
+    guard_preinit;
 
 /* ---- allocation ---------------------------------------------------------------------- */
 

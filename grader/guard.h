@@ -25,9 +25,11 @@
     "--wrap=execve,--wrap=execl,--wrap=execlp,--wrap=execle,--wrap=execvpe,"               \
     "--wrap=posix_spawn,--wrap=posix_spawnp"
 
-/* The system-call half; call it first thing in main, before any thread starts. A seccomp
- * filter makes fork, vfork, clone (except for a thread), execve, execveat, ptrace, setsid,
- * setpgid, and kill/tkill/tgkill at another process raise SIGSYS, whose handler prints the
+/* The system-call half. It runs by itself before any constructor (a .preinit_array entry,
+ * when guard.o is linked before the student's objects); calling it again does nothing. A
+ * seccomp filter makes fork, vfork, clone (except for a thread), execve, execveat, ptrace,
+ * setsid, setpgid, setrlimit, pidfd and process_vm calls, and kill/tkill/tgkill/sigqueue at
+ * another process raise SIGSYS, whose handler prints the
  * message; clone3 fails with ENOSYS so that pthread_create falls back to clone. Root ignores
  * RLIMIT_NPROC, so this is the real barrier against new processes. Writes are stopped by the
  * sandbox's Landlock rules; the wrappers only name them. If the filter cannot be installed

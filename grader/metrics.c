@@ -85,8 +85,11 @@ static double overlap(const MetricGrid *g, const Particles *s, const Particles *
         if (c >= 0)
             occ[c] |= 1;
     }
-    for (size_t p = 0; p < r->count; p++)
-        occ[cell_of(g, r->pos[p])] |= 2;
+    for (size_t p = 0; p < r->count; p++) {
+        long c = cell_of(g, r->pos[p]);
+        if (c >= 0)
+            occ[c] |= 2;
+    }
     size_t both = 0, either = 0;
     for (size_t c = 0; c < cells; c++) {
         both += occ[c] == 3;
@@ -123,7 +126,7 @@ static double motion_ratio(const MetricGrid *g, Frame s, Frame r)
 {
     double ds = mean_displacement(s), dr = mean_displacement(r);
     if (ds < 0.0 || dr < 0.0)
-        return 0.0;
+        return 1.0;   /* counts differ: the count metric judges that, when it is on */
     return dr < 0.01 * g->dx ? 1.0 : ds / dr;
 }
 

@@ -673,9 +673,12 @@ static int report_add_cols(ReportClass *c, const json_t *root)
     return 0;
 }
 
-/* A field, quoted (RFC 4180) when it holds a comma, a quote or a line break. */
+/* A field, quoted (RFC 4180) when it holds a comma, a quote or a line break. One that a
+ * spreadsheet would run as a formula (=, +, -, @ first) gets a leading apostrophe. */
 static void report_csv_field(FILE *f, const char *s)
 {
+    if (*s && strchr("=+-@", *s))
+        fputc('\'', f);
     if (!strpbrk(s, ",\"\r\n")) {
         fputs(s, f);
         return;

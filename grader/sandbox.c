@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/types.h>
@@ -178,14 +179,38 @@ static int sb_allow(int ruleset, const char *path, uint64_t rights)
     return (int)syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &beneath, 0);
 }
 
+enum { SB_READ_RIGHTS = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
+                        LANDLOCK_ACCESS_FS_EXECUTE };
+
+/* With readable: reading allowed beneath the system's directories and those paths only, so a
+ * stage cannot read the reference's answers or sources. A missing path is skipped. */
+static const char *sb_confine_reads(int ruleset, const char *const *readable)
+{
+    static const char *const system[] = { "/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc",
+                                          "/dev", "/proc", NULL };
+    for (int set = 0; set < 2; set++)
+        for (const char *const *p = set ? readable : system; *p; p++) {
+            struct stat st;
+            if (stat(*p, &st) != 0)
+                continue;
+            uint64_t rights = S_ISDIR(st.st_mode) ? SB_READ_RIGHTS
+                                                  : LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_EXECUTE;
+            if (sb_allow(ruleset, *p, rights) != 0)
+                return "landlock_add_rule (a readable path)";
+        }
+    return NULL;
+}
+
 /* Writes allowed beneath the working directory (already dir) and into /dev/null, nowhere
- * else; reading and executing stay allowed everywhere. Returns the step that failed, or NULL. */
-static const char *sb_confine(void)
+ * else; reading and executing allowed everywhere, or (readable not NULL) as sb_confine_reads
+ * says. Returns the step that failed, or NULL. */
+static const char *sb_confine(const char *const *readable)
 {
     long abi = sb_landlock_abi();
     if (abi < 1)
         return "Landlock, needed to confine writes, is not available";
-    struct landlock_ruleset_attr attr = {.handled_access_fs = sb_write_rights(abi)};
+    struct landlock_ruleset_attr attr = {.handled_access_fs = sb_write_rights(abi) |
+                                                              (readable ? SB_READ_RIGHTS : 0)};
     int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
     if (ruleset < 0)
         return "landlock_create_ruleset";
@@ -193,8 +218,11 @@ static const char *sb_confine(void)
         return "landlock_add_rule .";
     /* "> /dev/null" must not fail; only rights that make sense on a file can be given to one */
     uint64_t sink = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE;
-    if (sb_allow(ruleset, "/dev/null", attr.handled_access_fs & sink) != 0)
+    if (sb_allow(ruleset, "/dev/null", attr.handled_access_fs & (sink | LANDLOCK_ACCESS_FS_READ_FILE)) != 0)
         return "landlock_add_rule /dev/null";
+    const char *failed = readable ? sb_confine_reads(ruleset, readable) : NULL;
+    if (failed)
+        return failed;
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         return "prctl(PR_SET_NO_NEW_PRIVS)";
     if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0)
@@ -223,7 +251,7 @@ static _Noreturn void sb_child(const char *dir, char *const argv[], char *const 
         sb_child_fail(err_fd, "chdir", dir);
     const char *failed = sb_set_rlimits(lim);
     if (!failed && lim->confine_writes)
-        failed = sb_confine();
+        failed = sb_confine(lim->readable);
     if (failed)
         sb_child_fail(err_fd, failed, NULL);
     sb_close_on_exec();
@@ -247,28 +275,50 @@ static void sb_close(int *fd)
     *fd = -1;
 }
 
-/* Blocks until the child has exec'd (end-of-file) or reported a failed setup step. */
-static bool sb_read_setup(int err_fd, SbSetupError *e)
+/* Both pipes close-on-exec: the child's dup2 copies of the output end survive, nothing else. */
+static int sb_pipes(int out[2], int err[2])
 {
+    if (pipe2(out, O_CLOEXEC) != 0)
+        return -1;
+    if (pipe2(err, O_CLOEXEC) == 0)
+        return 0;
+    int e = errno;
+    close(out[0]);
+    close(out[1]);
+    errno = e;
+    return -1;
+}
+
+/* Blocks until the child has exec'd (end-of-file on err_fd) or reported a failed setup step,
+ * then takes a pidfd so that the watch can poll for the child's exit with its output. */
+static int sb_await_exec(SbRun *run, int err_fd, SandboxResult *res)
+{
+    SbSetupError e;
     ssize_t n;
     do
-        n = read(err_fd, e, sizeof *e);
+        n = read(err_fd, &e, sizeof e);
     while (n < 0 && errno == EINTR);
-    return n == (ssize_t)sizeof *e;
+    close(err_fd);
+    if (n == (ssize_t)sizeof e) {
+        waitpid(run->pid, NULL, 0);
+        return sb_no_start(res, e.step, e.err);
+    }
+    run->pid_fd = (int)syscall(SYS_pidfd_open, run->pid, 0);
+    if (run->pid_fd < 0) {
+        int err = errno;
+        kill(-run->pid, SIGKILL);
+        waitpid(run->pid, NULL, 0);
+        return sb_no_start(res, "pidfd_open", err);
+    }
+    return 0;
 }
 
 static int sb_spawn(SbRun *run, const char *dir, char *const argv[], char *const envp[],
                     const SandboxLimits *lim, SandboxResult *res)
 {
     int out[2], err[2];
-    if (pipe2(out, O_CLOEXEC) != 0)
+    if (sb_pipes(out, err) != 0)
         return sb_no_start(res, "pipe", errno);
-    if (pipe2(err, O_CLOEXEC) != 0) {
-        int e = errno;
-        close(out[0]);
-        close(out[1]);
-        return sb_no_start(res, "pipe", e);
-    }
     run->start = sb_now();
     run->pid = fork();
     if (run->pid == 0)
@@ -282,21 +332,7 @@ static int sb_spawn(SbRun *run, const char *dir, char *const argv[], char *const
         return sb_no_start(res, "fork", fork_errno);
     }
     setpgid(run->pid, run->pid); /* as the child does: the group exists before we signal it */
-    SbSetupError e;
-    bool failed = sb_read_setup(err[0], &e);
-    close(err[0]);
-    if (failed) {
-        waitpid(run->pid, NULL, 0);
-        return sb_no_start(res, e.step, e.err);
-    }
-    run->pid_fd = (int)syscall(SYS_pidfd_open, run->pid, 0);
-    if (run->pid_fd < 0) {
-        int e2 = errno;
-        kill(-run->pid, SIGKILL);
-        waitpid(run->pid, NULL, 0);
-        return sb_no_start(res, "pidfd_open", e2);
-    }
-    return 0;
+    return sb_await_exec(run, err[0], res);
 }
 
 /* Milliseconds to the wall deadline for poll: -1 without one, 0 once it has passed. */

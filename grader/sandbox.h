@@ -18,7 +18,11 @@ typedef struct {
                             * more -> killed, outcome SB_FLOOD */
     int processes;         /* RLIMIT_NPROC: per user, not per sandbox; root ignores it, so
                             * the guard is the real barrier */
-    bool confine_writes;   /* Landlock: the child may create/write/remove files only beneath dir */
+    bool confine_writes;   /* Landlock: the child may create/write/remove files only beneath
+                            * dir (and write to /dev/null) */
+    const char *const *readable; /* with confine_writes: when not NULL, reading and executing
+                            * are confined too, to dir, the system's directories (/usr /lib
+                            * /lib64 /bin /etc /dev /proc) and these paths (NULL-terminated) */
 } SandboxLimits;
 
 typedef enum {
@@ -31,7 +35,8 @@ typedef enum {
     SB_MEMORY,   /* crashed near the memory limit (see sandbox.c for the evidence used) */
     SB_FLOOD,    /* more output than output_kib */
     SB_GUARD,    /* the guard stopped it: exit GUARD_EXIT and a guard line in the output */
-    SB_START,    /* could not start: the reason says which step failed */
+    SB_START,    /* could not start (or, with SIGCHLD ignored, be waited for): the reason
+                  * says which step failed */
 } SandboxOutcome;
 
 typedef struct {
@@ -54,7 +59,8 @@ typedef struct {
  * searched in PATH, and a relative one is taken from inside dir. stdin is /dev/null. Returns
  * 0 when the command ran (whatever it did: see res->outcome) and -1 with SB_START when it
  * could not be started; res always has a reason and must be freed. Ignores SIGPIPE in this
- * process (the child gets the default back). */
+ * process (the child gets every signal's default back); the caller must not ignore SIGCHLD.
+ * Under confine_writes a compiler needs TMPDIR=dir in envp: /tmp is outside. */
 int sandbox_run(const char *dir, char *const argv[], char *const envp[], const SandboxLimits *lim,
                 SandboxResult *res);
 void sandbox_result_free(SandboxResult *res);

@@ -65,6 +65,14 @@ static void run_pipeline(SceneRun *r, const char *binary, SandboxResult *res)
     char *env[] = { "PATH=/usr/bin:/bin", "LANG=C", NULL };
     SandboxLimits lim = grading_limits(r->gr, r->gr->cfg->scene_seconds);
     lim.cpu_seconds = r->gr->cfg->scene_seconds;
+    char pipeline[GC_PATH + 16], scenes[GC_PATH + 16];   /* the program and the scene files */
+    textf(pipeline, sizeof pipeline, "%s/pipeline", r->gr->work);
+    textf(scenes, sizeof scenes, "%s", scene);
+    char *slash = strrchr(scenes, '/');
+    if (slash)
+        *slash = '\0';
+    const char *readable[] = { pipeline, scenes, NULL };
+    lim.readable = readable;
     sandbox_run(r->dir, argv, env, &lim, res);
 }
 
@@ -110,7 +118,10 @@ static bool compare_frame(SceneRun *r, int f)
     FrameMetrics m;
     if (ply_read_particles(rpath, &ref, err, sizeof err) != 0) {
         grading_log(r->gr, r->part, "frame %d: the reference frame: %s (run `make grade-data`)\n", f, err);
-    } else if (ply_read_particles(spath, &s, err, sizeof err) != 0) {
+        textf(r->gr->data_missing, sizeof r->gr->data_missing, "%s (run `make grade-data`)", err);
+    } else if ((!grading_owned_file(r->dir, spath) &&
+                textf(err, sizeof err, "not a file the run wrote in its directory") > 0) ||
+               ply_read_particles(spath, &s, err, sizeof err) != 0) {
         textf(fail.metric, sizeof fail.metric, "frame written");
         grading_log(r->gr, r->part, "frame %d: not written (%s)\n", f, err);
     } else {
@@ -176,7 +187,8 @@ static void grade_run(Grading *gr, const GradeScene *sc, const char *solver, con
     frame_paths(&r, 0, spath, rpath, sizeof spath);
     part_init(&r.s0);
     part_init(&r.r0);
-    if (ply_read_particles(spath, &r.s0, err, sizeof err) != 0 || ply_read_particles(rpath, &r.r0, err, sizeof err) != 0)
+    if (!grading_owned_file(r.dir, spath) || ply_read_particles(spath, &r.s0, err, sizeof err) != 0 ||
+        ply_read_particles(rpath, &r.r0, err, sizeof err) != 0)
         grading_log(gr, r.part, "frame 0: %s\n", err);
     for (int f = 1; f <= sc->frames; f++)
         r.part->passed += compare_frame(&r, f);

@@ -119,12 +119,20 @@ static bool run_case(StageRun *st, int i, const char *name)
     char *argv[] = { st->runner, (char *)st->stage, "in.state", "out.state", NULL };
     char *env[] = { "PATH=/usr/bin:/bin", "LANG=C", NULL };
     SandboxLimits lim = grading_limits(st->gr, st->gr->cfg->case_seconds);
+    char runner_dir[GC_PATH + 64];   /* the runner and the cases' inputs; no answers there */
+    textf(runner_dir, sizeof runner_dir, "%s/run/%s", st->gr->work, st->stage);
+    const char *readable[] = { runner_dir, NULL };
+    lim.readable = readable;
     SandboxResult res;
     sandbox_run(dir, argv, env, &lim, &res);
     if (res.outcome != SB_OK) {
         textf(what, sizeof what, "%s: %s", st->stage, res.reason);
         stage_fail(st, i, name, what, NULL, res.output);
         st->timed_out = res.outcome == SB_TIMEOUT || res.outcome == SB_CPU;
+    } else if (!grading_owned_file(dir, outpath)) {
+        textf(what, sizeof what, "%s: its output out.state is not a file it wrote (a link or a FIFO?)",
+              st->stage);
+        stage_fail(st, i, name, what, NULL, res.output);
     } else if (state_read(&got, outpath, err, sizeof err) != 0) {
         textf(what, sizeof what, "%s: wrote no output the grader can read", st->stage);
         stage_fail(st, i, name, what, err, res.output);
@@ -157,6 +165,7 @@ static void grade_stage(Grading *gr, int s)
     part->total = list_cases(gr, stage, names);
     if (part->total == 0) {
         textf(part->reason, sizeof part->reason, "no cases in %s (run `make grade-data`)", gr->data);
+        textf(gr->data_missing, sizeof gr->data_missing, "%s", part->reason);
         return;
     }
     if (!gr->compiled[s]) {

@@ -7,7 +7,7 @@
  * the stage reads, calls the reference stage, and saves what it wrote. The pressure solve of
  * a golden scene is the Jacobi stage (pressure.solver "jacobi"), so that jacobi and laplacian
  * run too; jacobi is caught at its fifth sweep and laplacian at its second call, when p is no
- * longer the warm start. */
+ * longer the warm start, and both are recorded with junk in p outside FLUID cells. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,17 +153,38 @@ static void rec_divergence(const MacGrid *g, float *div)
     rec_write(&sf, "divergence");
 }
 
+/* The recorded p of laplacian and jacobi: the solve's p with every AIR and SOLID cell set to
+ * junk. The solver keeps p = 0 there, so a stage that reads p in an AIR cell instead of taking
+ * 0 would pass a plain recording; stages.h says such values must not matter. NULL when out of
+ * memory. The simulation itself goes on with the real p. */
+static float *junk_outside_fluid(const MacGrid *g, const float *p)
+{
+    float *q = malloc(grid_cells(g) * sizeof *q);
+    for (size_t c = 0; q && c < grid_cells(g); c++)
+        q[c] = g->cell[c] == CELL_FLUID ? p[c] : 37.5f + (float)(c % 7);
+    if (!q)
+        rec.failed = 1;
+    return q;
+}
+
 static void rec_laplacian(const MacGrid *g, const float *p, float *out)
 {
     ref_laplacian(g, p, out);
     if (!rec.active || ++rec.laplacian_calls != LAPLACIAN_CALL)
         return;
-    StateFile sf;
-    state_init(&sf);
-    rec_dims(&sf, g);
-    state_add(&sf, "in.p", STATE_F32, p, grid_cells(g));
-    state_add(&sf, "out.Lp", STATE_F32, out, grid_cells(g));
-    rec_write(&sf, "laplacian");
+    float *q = junk_outside_fluid(g, p), *lq = malloc(grid_cells(g) * sizeof *lq);
+    if (q && lq) {
+        ref_laplacian(g, q, lq);
+        StateFile sf;
+        state_init(&sf);
+        rec_dims(&sf, g);
+        state_add(&sf, "in.p", STATE_F32, q, grid_cells(g));
+        state_add(&sf, "out.Lp", STATE_F32, lq, grid_cells(g));
+        rec_write(&sf, "laplacian");
+    }
+    rec.failed |= !lq;
+    free(q);
+    free(lq);
 }
 
 static void rec_jacobi(const MacGrid *g, const float *p, const float *rhs, float omega, float *p_out)
@@ -171,14 +192,21 @@ static void rec_jacobi(const MacGrid *g, const float *p, const float *rhs, float
     ref_jacobi(g, p, rhs, omega, p_out);
     if (!rec.active || ++rec.jacobi_calls != JACOBI_CALL)
         return;
-    StateFile sf;
-    state_init(&sf);
-    rec_dims(&sf, g);
-    state_add(&sf, "in.p", STATE_F32, p, grid_cells(g));
-    state_add(&sf, "in.rhs", STATE_F32, rhs, grid_cells(g));
-    rec_param(&sf, "omega", omega);
-    state_add(&sf, "out.p", STATE_F32, p_out, grid_cells(g));
-    rec_write(&sf, "jacobi");
+    float *q = junk_outside_fluid(g, p), *jq = malloc(grid_cells(g) * sizeof *jq);
+    if (q && jq) {
+        ref_jacobi(g, q, rhs, omega, jq);
+        StateFile sf;
+        state_init(&sf);
+        rec_dims(&sf, g);
+        state_add(&sf, "in.p", STATE_F32, q, grid_cells(g));
+        state_add(&sf, "in.rhs", STATE_F32, rhs, grid_cells(g));
+        rec_param(&sf, "omega", omega);
+        state_add(&sf, "out.p", STATE_F32, jq, grid_cells(g));
+        rec_write(&sf, "jacobi");
+    }
+    rec.failed |= !jq;
+    free(q);
+    free(jq);
 }
 
 static void rec_gradient(MacGrid *g, const float *p, float scale)
