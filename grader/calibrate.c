@@ -13,7 +13,6 @@
 #include "ply.h"
 #include "reference.h"
 #include "sandbox.h"
-#include "scene.h"
 #include "stagecase.h"
 
 static int cmp_str(const void *a, const void *b)
@@ -72,37 +71,22 @@ static int check_stages(const Track *t, const char *data)
 static int check_scene(const GradeConfig *c, const GradeScene *sc, const char *solver,
                        const char *data, const char *flipsim, const char *out)
 {
-    char err[1024], name[160], dir[1024], frames[16];
-    const char *over[GC_MAX_SET];
-    for (int i = 0; i < sc->nset; i++)
-        over[i] = sc->set[i];
-    Scene s;
-    if (scene_load(sc->scene, over, sc->nset, &s, err, sizeof err) != 0) {
+    static GradeRun run;
+    char err[1024], dir[1200];
+    if (gradeconfig_run(".", sc, solver, &run, err, sizeof err) != 0) {
         printf("calibrate: %s\n", err);
         return 1;
     }
-    textf(name, sizeof name, "%s.%s", s.name, solver);
-    MetricGrid g = { { s.resolution[0], s.resolution[1], s.resolution[2] }, s.cell_size };
-    scene_free(&s);
+    const char *name = run.name;
+    MetricGrid g = { { run.n[0], run.n[1], run.n[2] }, run.dx };
     textf(dir, sizeof dir, "%s/%s", out, name);
-    textf(frames, sizeof frames, "%d", sc->frames);
-    char *argv[16 + 2 * GC_MAX_SET];
-    int n = 0;
-    char *fixed[] = { (char *)flipsim, "--quiet", "--device", "opencl", "--track", "reference",
-                      "--frames", frames, "--out", dir };
-    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-        argv[n++] = fixed[i];
-    for (int i = 0; i < sc->nset; i++)
-        argv[n++] = "--set", argv[n++] = (char *)sc->set[i];
-    argv[n++] = "--set";
-    argv[n++] = strcmp(solver, "gauss_seidel") == 0 ? "use_gauss_seidel=true" : "use_gauss_seidel=false";
-    argv[n++] = (char *)sc->scene;
-    argv[n] = NULL;
+    static const char *const reference_opencl[] = { "--device", "opencl", "--track", "reference", NULL };
+    gradeconfig_run_argv(&run, sc, solver, flipsim, reference_opencl, dir);
     char *env[] = { "PATH=/usr/bin:/bin", NULL };
     SandboxLimits lim = { .wall_seconds = 1200, .cpu_seconds = 12000, .memory_mib = 1 << 16,
                           .file_mib = 1 << 12, .output_kib = 256, .processes = 4096 };
     SandboxResult res;
-    sandbox_run(".", argv, env, &lim, &res);
+    sandbox_run(".", run.argv, env, &lim, &res);
     if (res.outcome != SB_OK) {
         printf("calibrate: %s on OpenCL: %s\n%s", name, res.reason, res.output ? res.output : "");
         sandbox_result_free(&res);

@@ -236,41 +236,19 @@ static int prepare_cases(const Options *o, const char *sub, char (*cases)[GC_PAT
     return run_reference(argv, sub);
 }
 
-static int prepare_frames(const Options *o, const GradeConfig *c, const GradeScene *sc, const char *solver)
+static int prepare_frames(const Options *o, const GradeScene *sc, const char *solver)
 {
-    char err[SCENE_ERR_MAX], dir[PATH_MAX], frames[16];
-    const char *over[GC_MAX_SET];
-    for (int i = 0; i < sc->nset; i++)
-        over[i] = sc->set[i];
-    Scene s;
-    char path[PATH_MAX];
-    textf(path, sizeof path, "%s/%s", o->kit, sc->scene);
-    if (scene_load(path, over, sc->nset, &s, err, sizeof err) != 0) {
+    static GradeRun run;
+    char err[SCENE_ERR_MAX], dir[PATH_MAX];
+    if (gradeconfig_run(o->kit, sc, solver, &run, err, sizeof err) != 0) {
         fprintf(stderr, "flipgrade: %s: %s\n", o->config, err);
         return -1;
     }
-    textf(dir, sizeof dir, "%s/frames/%s.%s", o->data, s.name, solver);
-    scene_free(&s);
+    textf(dir, sizeof dir, "%s/frames/%s", o->data, run.name);
     remove_tree(dir);
-    textf(frames, sizeof frames, "%d", sc->frames);
-    char *argv[12 + 2 * GC_MAX_SET];
-    int n = 0;
-    char *fixed[] = { (char *)o->flipsim, "--quiet", "--device", "cpu", "--track", "reference",
-                      "--frames", frames, "--out", dir };
-    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-        argv[n++] = fixed[i];
-    for (int i = 0; i < sc->nset; i++) {
-        argv[n++] = "--set";
-        argv[n++] = (char *)sc->set[i];
-    }
-    argv[n++] = "--set";
-    argv[n++] = strcmp(solver, "gauss_seidel") == 0 ? "use_gauss_seidel=true" : "use_gauss_seidel=false";
-    char scene[PATH_MAX];
-    textf(scene, sizeof scene, "%s/%s", o->kit, sc->scene);   /* as the grading runs it */
-    argv[n++] = scene;
-    argv[n] = NULL;
-    (void)c;
-    return run_reference(argv, dir);
+    static const char *const reference_cpu[] = { "--device", "cpu", "--track", "reference", NULL };
+    gradeconfig_run_argv(&run, sc, solver, o->flipsim, reference_cpu, dir);
+    return run_reference(run.argv, dir);
 }
 
 static int prepare(const Options *o, GradeConfig *c)
@@ -283,7 +261,7 @@ static int prepare(const Options *o, GradeConfig *c)
         return 2;
     for (int i = 0; i < c->nscenes; i++)
         for (int v = 0; v < c->nsolvers; v++)
-            if (prepare_frames(o, c, &c->scenes[i], c->solvers[v]) != 0)
+            if (prepare_frames(o, &c->scenes[i], c->solvers[v]) != 0)
                 return 2;
     if (!o->quiet)
         printf("flipgrade: the reference's cases and frames are in %s\n", o->data);

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "scene.h"
+
 typedef enum { K_NUM, K_INT, K_BOOL, K_STRS, K_NUMS, K_SOLVERS, K_SCENES } KeyType;
 
 typedef struct {
@@ -332,4 +334,47 @@ void gradeconfig_print_defaults(FILE *f)
             snprintf(def, sizeof def, "ball_drop, 20 frames");
         fprintf(f, "  %s.%-18s %-44s [%s]\n", k->group, k->name, k->help, def);
     }
+}
+
+/* ---- a graded run ------------------------------------------------------------------------- */
+
+int gradeconfig_run(const char *kit, const GradeScene *sc, const char *solver, GradeRun *run,
+                    char *err, size_t errlen)
+{
+    memset(run, 0, sizeof *run);
+    snprintf(run->path, sizeof run->path, "%s/%s", kit, sc->scene);
+    snprintf(run->frames, sizeof run->frames, "%d", sc->frames);
+    const char *over[GC_MAX_SET];
+    for (int i = 0; i < sc->nset; i++)
+        over[i] = sc->set[i];
+    Scene s;
+    if (scene_load(run->path, over, sc->nset, &s, err, errlen) != 0)
+        return -1;
+    snprintf(run->name, sizeof run->name, "%.120s.%s", s.name, solver);
+    for (int a = 0; a < 3; a++)
+        run->n[a] = s.resolution[a];
+    run->dx = s.cell_size;
+    scene_free(&s);
+    return 0;
+}
+
+void gradeconfig_run_argv(GradeRun *run, const GradeScene *sc, const char *solver,
+                          const char *program, const char *const *pre, const char *out)
+{
+    char **argv = run->argv;
+    int n = 0;
+    argv[n++] = (char *)program;
+    for (; pre && *pre; pre++)
+        argv[n++] = (char *)*pre;
+    const char *fixed[] = { "--quiet", "--frames", run->frames, "--out", out };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        argv[n++] = (char *)fixed[i];
+    for (int i = 0; i < sc->nset; i++) {
+        argv[n++] = "--set";
+        argv[n++] = (char *)sc->set[i];
+    }
+    argv[n++] = "--set";
+    argv[n++] = strcmp(solver, "gauss_seidel") == 0 ? "use_gauss_seidel=true" : "use_gauss_seidel=false";
+    argv[n++] = run->path;
+    argv[n] = NULL;
 }

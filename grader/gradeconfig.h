@@ -38,6 +38,27 @@ typedef struct {
     long memory_mib, file_mib, output_kib, processes;
 } GradeConfig;
 
+/* One graded run of a scene with a solver, as the student's pipeline, the reference's data
+ * (--prepare) and the calibration all run it: one definition, so they cannot drift apart. */
+typedef struct {
+    char name[160];          /* "<scene name>.<solver>", e.g. "ball_drop.jacobi" */
+    char path[GC_PATH * 2];  /* the scene file: <kit>/<scene> */
+    int n[3];                /* grid cells along x, y, z */
+    float dx;                /* cell size, m */
+    char frames[16];         /* the frame count, as text for --frames */
+    char *argv[16 + 2 * GC_MAX_SET];   /* see gradeconfig_run_argv */
+} GradeRun;
+
+/* Loads sc under kit with its overrides and fills run (not argv). Returns 0, or -1 with
+ * one line in err. */
+int gradeconfig_run(const char *kit, const GradeScene *sc, const char *solver, GradeRun *run,
+                    char *err, size_t errlen);
+/* run->argv: program, the NULL-terminated words of pre (e.g. "--device", "cpu"), --quiet
+ * --frames N --out OUT, the scene's --set overrides, use_gauss_seidel for the solver, then
+ * the scene file. It points into run, sc, pre and out, which must outlive it. */
+void gradeconfig_run_argv(GradeRun *run, const GradeScene *sc, const char *solver,
+                          const char *program, const char *const *pre, const char *out);
+
 void gradeconfig_defaults(GradeConfig *c);
 /* Loads path over the defaults. Returns 0, or -1 with one line in err ("FILE:LINE: ..."). */
 int gradeconfig_load(const char *path, GradeConfig *c, char *err, size_t errlen);

@@ -5,8 +5,8 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "render.h"
+#include "report.h"
 
-#include <errno.h>
 #include <math.h>
 #include <png.h>
 #include <stdarg.h>
@@ -132,49 +132,39 @@ static void render_frame(unsigned char *rgb, const RenderGeom *g)
     }
 }
 
+/* What the PNG body writes, and libpng's message when it fails. */
+typedef struct {
+    const unsigned char *rgb;
+    const RenderGeom *g;
+    char message[64];
+} RenderPng;
+
+static int render_png_body(FILE *f, const void *ctx)
+{
+    RenderPng *png = (RenderPng *)ctx;   /* ours, passed through report_write_file */
+    png_image img;
+    memset(&img, 0, sizeof img);
+    img.version = PNG_IMAGE_VERSION;
+    img.width = (png_uint_32)png->g->width;
+    img.height = (png_uint_32)png->g->height;
+    img.format = PNG_FORMAT_RGB;
+    int ok = png_image_write_to_stdio(&img, f, 0, png->rgb, 0, NULL);
+    if (!ok)
+        snprintf(png->message, sizeof png->message, "%s", img.message);
+    png_image_free(&img);
+    return !ok;
+}
+
 /* Written to path.tmp and renamed, so a reader never sees half a PNG. */
 static int render_save(const char *path, const unsigned char *rgb, const RenderGeom *g,
                        char *err, size_t errlen)
 {
-    size_t len = strlen(path);
-    char *tmp = malloc(len + 5);
-    if (!tmp) {
-        render_seterr(err, errlen, path, "out of memory");
-        return -1;
-    }
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, ".tmp", 5);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        render_seterr(err, errlen, path, "cannot create %s: %s", tmp, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    png_image img;
-    memset(&img, 0, sizeof img);
-    img.version = PNG_IMAGE_VERSION;
-    img.width = (png_uint_32)g->width;
-    img.height = (png_uint_32)g->height;
-    img.format = PNG_FORMAT_RGB;
-    int bad = 0;
-    if (!png_image_write_to_stdio(&img, f, 0, rgb, 0, NULL)) {
-        render_seterr(err, errlen, path, "libpng: %s", img.message);
-        bad = 1;
-    }
-    png_image_free(&img);
-    if (fclose(f) != 0 && !bad) {
-        render_seterr(err, errlen, path, "write failed: %s", strerror(errno));
-        bad = 1;
-    }
-    if (!bad && rename(tmp, path) != 0) {
-        render_seterr(err, errlen, path, "cannot rename %s into place: %s", tmp,
-                      strerror(errno));
-        bad = 1;
-    }
-    if (bad)
-        remove(tmp);
-    free(tmp);
-    return bad ? -1 : 0;
+    RenderPng png = { rgb, g, "" };
+    if (report_write_file(path, render_png_body, &png, err, errlen) == 0)
+        return 0;
+    if (png.message[0])
+        render_seterr(err, errlen, path, "libpng: %s", png.message);
+    return -1;
 }
 
 /* White to dark blue by log(1 + count) / log(1 + max), starting at 30% so that one particle

@@ -157,10 +157,9 @@ static size_t report_put_text(FILE *f, const char *s, size_t len, size_t max_col
     return cols;
 }
 
-/* Writes body(f, ctx) to path.tmp, flushes it to disk and renames it into place: a report
- * is the record of a grade, so a crash must leave the old file or the new one, whole. */
-static int report_atomic(const char *path, int (*body)(FILE *, const void *), const void *ctx,
-                         char *err, size_t errlen)
+/* A report is the record of a grade: it is flushed to disk before the rename. */
+int report_write_file(const char *path, int (*body)(FILE *, const void *), const void *ctx,
+                      char *err, size_t errlen)
 {
     size_t len = strlen(path);
     char *tmp = malloc(len + 5);
@@ -397,7 +396,7 @@ int report_write_json(const char *path, const GradeReport *r, char *err, size_t 
         report_seterr(err, errlen, path, "out of memory building the report");
         return -1;
     }
-    int rc = report_atomic(path, report_json_body, root, err, errlen);
+    int rc = report_write_file(path, report_json_body, root, err, errlen);
     json_decref(root);
     return rc;
 }
@@ -568,7 +567,7 @@ static int report_html_body(FILE *f, const void *ctx)
 
 int report_write_html(const char *path, const GradeReport *r, char *err, size_t errlen)
 {
-    return report_atomic(path, report_html_body, r, err, errlen);
+    return report_write_file(path, report_html_body, r, err, errlen);
 }
 
 /* ---- grades.csv ---------------------------------------------------------------------- */
@@ -761,7 +760,7 @@ int report_write_class_csv(const char *csv_path, char *const json_paths[], int n
         }
     }
     if (rc == 0)
-        rc = report_atomic(csv_path, report_csv_body, &c, err, errlen);
+        rc = report_write_file(csv_path, report_csv_body, &c, err, errlen);
     report_class_free(&c);
     return rc;
 }

@@ -40,6 +40,12 @@ int report_write_html(const char *path, const GradeReport *r, char *err, size_t 
  * report lacks a part, numbers with one decimal, "\n" line ends, and a field holding a comma,
  * a quote or a line break quoted as in RFC 4180. A file that cannot be read or is not a
  * report gives one line in err naming it, and csv_path is left as it was. */
+/* Writes body(f, ctx) to path.tmp, flushes it to disk and renames it into place, so a crash
+ * leaves the old file or the new one, whole (the reports, grades.csv and render.c's PNGs).
+ * body returns 0, or non-zero when it failed. Returns 0, or -1 with one line in err. */
+int report_write_file(const char *path, int (*body)(FILE *, const void *), const void *ctx,
+                      char *err, size_t errlen);
+
 int report_write_class_csv(const char *csv_path, char *const json_paths[], int n, char *err,
                            size_t errlen);
 

@@ -9,63 +9,27 @@
 #include "metrics.h"
 #include "ply.h"
 #include "render.h"
-#include "scene.h"
 
 typedef struct {
     Grading *gr;
     GradePart *part;
     const GradeScene *sc;
     const char *solver;
-    char name[GRADE_NAME_MAX];   /* "<scene>.<solver>" */
+    GradeRun run;                /* name, scene file, grid, command line */
+    const char *name;            /* run.name: "<scene>.<solver>" */
     MetricGrid grid;
     char dir[GC_PATH + 128];     /* the run's directory */
     Particles s0, r0;            /* frame 0 of the student's run and of the reference's */
 } SceneRun;
 
-/* The scene's name and grid, with the config's overrides (the same the runs get). */
-static int scene_facts(SceneRun *r, char *err, size_t n)
-{
-    char path[GC_PATH * 2];
-    textf(path, sizeof path, "%s/%s", r->gr->kit, r->sc->scene);
-    const char *over[GC_MAX_SET];
-    for (int i = 0; i < r->sc->nset; i++)
-        over[i] = r->sc->set[i];
-    Scene s;
-    if (scene_load(path, over, r->sc->nset, &s, err, n) != 0)
-        return -1;
-    textf(r->name, sizeof r->name, "%s.%s", s.name, r->solver);
-    for (int a = 0; a < 3; a++)
-        r->grid.n[a] = s.resolution[a];
-    r->grid.dx = s.cell_size;
-    scene_free(&s);
-    return 0;
-}
-
 static void run_pipeline(SceneRun *r, const char *binary, SandboxResult *res)
 {
-    char frames[16], scene[GC_PATH * 2];
-    textf(frames, sizeof frames, "%d", r->sc->frames);
-    textf(scene, sizeof scene, "%s/%s", r->gr->kit, r->sc->scene);
-    char *argv[8 + 2 * GC_MAX_SET];
-    int n = 0;
-    argv[n++] = (char *)binary;
-    argv[n++] = "--quiet";
-    argv[n++] = "--frames";
-    argv[n++] = frames;
-    argv[n++] = "--out";
-    argv[n++] = "frames";
-    for (int i = 0; i < r->sc->nset; i++) {
-        argv[n++] = "--set";
-        argv[n++] = (char *)r->sc->set[i];
-    }
-    argv[n++] = "--set";
-    argv[n++] = strcmp(r->solver, "gauss_seidel") == 0 ? "use_gauss_seidel=true" : "use_gauss_seidel=false";
-    argv[n++] = scene;
-    argv[n] = NULL;
+    gradeconfig_run_argv(&r->run, r->sc, r->solver, binary, NULL, "frames");
+    const char *scene = r->run.path;
     char *env[] = { "PATH=/usr/bin:/bin", "LANG=C", NULL };
     SandboxLimits lim = grading_limits(r->gr, r->gr->cfg->scene_seconds);
     lim.cpu_seconds = r->gr->cfg->scene_seconds;
-    char pipeline[GC_PATH + 16], scenes[GC_PATH + 16];   /* the program and the scene files */
+    char pipeline[GC_PATH + 16], scenes[sizeof r->run.path];   /* the program and the scene files */
     textf(pipeline, sizeof pipeline, "%s/pipeline", r->gr->work);
     textf(scenes, sizeof scenes, "%s", scene);
     char *slash = strrchr(scenes, '/');
@@ -73,7 +37,7 @@ static void run_pipeline(SceneRun *r, const char *binary, SandboxResult *res)
         *slash = '\0';
     const char *readable[] = { pipeline, scenes, NULL };
     lim.readable = readable;
-    sandbox_run(r->dir, argv, env, &lim, res);
+    sandbox_run(r->dir, r->run.argv, env, &lim, res);
 }
 
 /* Pictures of the first failing frame: student, reference and their difference. */
@@ -165,11 +129,13 @@ static void grade_run(Grading *gr, const GradeScene *sc, const char *solver, con
 {
     SceneRun r = { .gr = gr, .sc = sc, .solver = solver };
     char err[1024];
-    if (scene_facts(&r, err, sizeof err) != 0) {
+    if (gradeconfig_run(gr->kit, sc, solver, &r.run, err, sizeof err) != 0) {
         GradePart *p = grading_add_part(gr, sc->scene, true, gr->cfg->scene_points);
         textf(p->reason, sizeof p->reason, "grader/config: %s", err);
         return;
     }
+    r.name = r.run.name;
+    r.grid = (MetricGrid){ { r.run.n[0], r.run.n[1], r.run.n[2] }, r.run.dx };
     r.part = grading_add_part(gr, r.name, true, gr->cfg->scene_points);
     r.part->total = sc->frames;
     if (link_error) {

@@ -37,32 +37,10 @@ static void teardown(void)
     grid_free(&g);
 }
 
-/* For a failing cell: the six face terms as stages.h defines them, so a student sees which
- * one is wrong (a swapped index, a sign, a solid face that should count 0). */
-static void explain_terms(char *buf, size_t n, const MacGrid *gr, int i, int j, int k, const void *ctx)
-{
-    (void)ctx;
-    static const char letters[3] = { 'u', 'v', 'w' };
-    size_t len = (size_t)snprintf(buf, n, "\n    div = (");
-    for (int a = 0; a < 3 && len < n; a++)
-        for (int side = 1; side >= 0 && len < n; side--) {
-            int fi = i + (a == 0 && side), fj = j + (a == 1 && side), fk = k + (a == 2 && side);
-            float v = gr->vel[a][grid_face_index(gr, a, fi, fj, fk)];
-            if (grid_face_is_solid(gr, a, fi, fj, fk))
-                len += (size_t)snprintf(buf + len, n - len, " %c %c(%d,%d,%d)=0 [solid face; stored %g]",
-                                        side ? '+' : '-', letters[a], fi, fj, fk, (double)v);
-            else
-                len += (size_t)snprintf(buf + len, n - len, " %c %c(%d,%d,%d)=%g", side ? '+' : '-',
-                                        letters[a], fi, fj, fk, (double)v);
-        }
-    if (len < n)
-        snprintf(buf + len, n - len, " ) / dx, dx = %g", (double)gr->dx);
-}
-
 static void run_and_compare(void)
 {
     harness_track()->divergence(&g, div_out);
-    compare_cells("divergence", "div", &g, expected, div_out, exact, explain_terms, NULL);
+    compare_cells("divergence", "div", &g, expected, div_out, exact, explain_face_terms, NULL);
 }
 
 /* Sets component a on every face to slope * (position along a) + offset. */
