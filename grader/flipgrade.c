@@ -24,6 +24,7 @@ typedef struct {
     const char *parts;                  /* "all", "stages" or "scenes" */
     bool public_cases, keep, quiet, prepare, unconfined;
     const char *csv;                    /* --class-csv OUT */
+    const char *print;                  /* --print WHAT: a fact of the config, for make handout */
     int nargs;
     char **args;
 } Options;
@@ -34,6 +35,7 @@ static void usage(FILE *f)
 "usage: flipgrade [options] SUBMISSION      grade a directory or .tar.gz/.zip of assignment/*.c\n"
 "       flipgrade --prepare [options]       make the reference's cases and frames (make grade-data)\n"
 "       flipgrade --class-csv OUT.csv REPORT.json...   one row per student (make grade does this)\n"
+"       flipgrade --print grading-table|reference-objects   what make handout takes from the config\n"
 "Only the eight stage files are taken from SUBMISSION (assignment/<stage>.c preferred); each is\n"
 "compiled on its own, so one that does not compile scores 0 and the others are still graded.\n"
 "Every build and run is sandboxed: time, memory, file size and output limits, no processes,\n"
@@ -53,6 +55,8 @@ static void usage(FILE *f)
 "  --mkgolden PATH    --prepare: the reference's case maker [build/tests/mkgolden]\n"
 "  --flipsim PATH     --prepare: the reference's simulator [build/flipsim]\n"
 "  --quiet            print only the table\n"
+"  --print WHAT       grading-table: the parts and points as Markdown (the handout's table);\n"
+"                     reference-objects: true or false (handout.reference_objects)\n"
 "  --help             this text\n\n"
 "exit status: 0 full marks; 1 not full marks; 2 bad option, config, submission or data.\n\n");
     gradeconfig_print_defaults(f);
@@ -64,9 +68,9 @@ static int parse_options(int argc, char **argv, Options *o)
                     .kit = ".", .mkgolden = "build/tests/mkgolden", .flipsim = "build/flipsim",
                     .parts = "all" };
     static const char *const valued[] = { "--config", "--out", "--parts", "--kit", "--objects", "--data",
-                                          "--work", "--mkgolden", "--flipsim", "--class-csv" };
+                                          "--work", "--mkgolden", "--flipsim", "--class-csv", "--print" };
     const char **slots[] = { &o->config, &o->out, &o->parts, &o->kit, &o->objs, &o->data,
-                             &o->work_parent, &o->mkgolden, &o->flipsim, &o->csv };
+                             &o->work_parent, &o->mkgolden, &o->flipsim, &o->csv, &o->print };
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];
@@ -96,7 +100,11 @@ static int parse_options(int argc, char **argv, Options *o)
         fprintf(stderr, "flipgrade: --parts must be all, stages or scenes, not \"%s\"\n", o->parts);
         return 2;
     }
-    if (!o->prepare && !o->csv && o->nargs != 1) {
+    if (o->print && strcmp(o->print, "grading-table") && strcmp(o->print, "reference-objects")) {
+        fprintf(stderr, "flipgrade: --print must be grading-table or reference-objects, not \"%s\"\n", o->print);
+        return 2;
+    }
+    if (!o->prepare && !o->csv && !o->print && o->nargs != 1) {
         fprintf(stderr, "flipgrade: expected one SUBMISSION (a directory or .tar.gz/.zip; see --help)\n");
         return 2;
     }
@@ -268,6 +276,52 @@ static int prepare(const Options *o, GradeConfig *c)
     return 0;
 }
 
+/* ---- what the handout says about grading -------------------------------------------------------- */
+
+static const char *solver_words(const char *solver)
+{
+    return strcmp(solver, "jacobi") == 0 ? "all eight of your stages"
+                                         : "your stages, the given Gauss-Seidel in place of `jacobi`";
+}
+
+/* The handout's grading table, made from the config so the two cannot disagree. */
+static int print_grading_table(const Options *o, const GradeConfig *c)
+{
+    double total = 0;
+    printf("| part | graded on | points |\n|---|---|---:|\n");
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        printf("| `%s` | the stage alone, on %d hidden cases (tolerances of `make test`) | %g |\n",
+               stage_names[s], c->ncases, c->stage_points);
+        total += c->stage_points;
+    }
+    for (int i = 0; i < c->nscenes; i++)
+        for (int v = 0; v < c->nsolvers; v++) {
+            static GradeRun run;
+            char err[SCENE_ERR_MAX];
+            if (gradeconfig_run(o->kit, &c->scenes[i], c->solvers[v], &run, err, sizeof err) != 0) {
+                fprintf(stderr, "flipgrade: %s: %s\n", o->config, err);
+                return 2;
+            }
+            printf("| `%s` | `%s` run with %s; %d frames against the reference's | %g |\n",
+                   run.name, c->scenes[i].scene, solver_words(c->solvers[v]), c->scenes[i].frames,
+                   c->scene_points);
+            total += c->scene_points;
+        }
+    printf("| **total** | | **%g** |\n\n", total);
+    printf("A stage scores its points times the fraction of its cases it passes. A scene run scores "
+           "its points times the fraction of frames that pass; a frame passes when ");
+    if (c->metric_count)
+        printf("it has the reference's particle count, ");
+    printf("its centre of mass is within %g cells of the reference's, its", c->centre_cells);
+    for (int q = 0; q < c->nquantiles; q++)
+        printf("%s %g %%", q == 0 ? "" : q + 1 == c->nquantiles ? " and" : ",", 100 * c->quantiles[q]);
+    printf(" height quantiles are each within %g cells, the cells its particles occupy overlap the "
+           "reference's by at least %g (intersection over union), and its particles have moved "
+           "between 1/%g and %g times as far since frame 0.\n",
+           c->height_cells, c->overlap, c->motion, c->motion);
+    return 0;
+}
+
 /* ---- grading one submission ---------------------------------------------------------------------- */
 
 static int setup(Grading *gr, const Options *o)
@@ -412,5 +466,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "flipgrade: %s\n", err);
         return 2;
     }
+    if (o.print && strcmp(o.print, "reference-objects") == 0)
+        return printf("%s\n", cfg.reference_objects ? "true" : "false") < 0;
+    if (o.print)
+        return print_grading_table(&o, &cfg);
     return o.prepare ? prepare(&o, &cfg) : grade(&o, &cfg);
 }

@@ -41,6 +41,8 @@ static const Key keys[] = {
     { "limits", "file_mib", K_INT, OFF(file_mib), 1, 1 << 20, "largest file written, MiB" },
     { "limits", "output_kib", K_INT, OFF(output_kib), 1, 1 << 20, "printed output kept per process, KiB" },
     { "limits", "processes", K_INT, OFF(processes), 1, 1 << 16, "RLIMIT_NPROC" },
+    { "handout", "reference_objects", K_BOOL, OFF(reference_objects), 0, 1,
+      "make handout ships compiled reference stages (--use-reference)" },
 };
 #undef OFF
 enum { NKEYS = sizeof keys / sizeof keys[0] };
@@ -276,7 +278,7 @@ static int read_group(Ctx *x, const config_setting_t *g, GradeConfig *c)
     for (int i = 0; i < NKEYS; i++)
         known |= strcmp(keys[i].group, group) == 0;
     if (!known || !config_setting_is_group(g))
-        return fail(x, g, "unknown key \"%s\" (expected the groups stages, scenes, metrics, limits)",
+        return fail(x, g, "unknown key \"%s\" (expected the groups stages, scenes, metrics, limits, handout)",
                     group);
     for (int m = 0; m < config_setting_length(g); m++) {
         const config_setting_t *s = config_setting_get_elem(g, (unsigned)m);

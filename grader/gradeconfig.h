@@ -36,6 +36,8 @@ typedef struct {
 
     double compile_seconds, case_seconds, scene_seconds;
     long memory_mib, file_mib, output_kib, processes;
+
+    bool reference_objects;   /* make handout: ship the reference stages as objects */
 } GradeConfig;
 
 /* One graded run of a scene with a solver, as the student's pipeline, the reference's data

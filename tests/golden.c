@@ -17,10 +17,16 @@ static struct {
     int count;
 } golden_cases;
 
+/* The kit records its golden cases into build/golden (make golden); the student tarball ships
+ * them already recorded and builds with -DFLIPKIT_GOLDEN_DIR='"tests/golden/public"'. */
+#ifndef FLIPKIT_GOLDEN_DIR
+#define FLIPKIT_GOLDEN_DIR "build/golden"
+#endif
+
 const char *golden_dir(void)
 {
     const char *d = getenv("FLIPKIT_GOLDEN");
-    return d && *d ? d : "build/golden";
+    return d && *d ? d : FLIPKIT_GOLDEN_DIR;
 }
 
 static int golden_cmp(const void *a, const void *b)
