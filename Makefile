@@ -60,7 +60,8 @@ GOLDEN_STAMP  := $(GOLDEN_DIR)/.made
 TRACK         ?= student
 
 .PHONY: grade grade-data grade-kit check-grader all run check help deps clean stubs check-stubs golden test check-pipeline bench solvers check-solvers check-mutants check-suites check-opencl coverage coverage-check $(STAGES:%=test-%) test-common test-physics check-scenes \
-        check-warnings check-sanitize check-determinism all-tests
+        check-warnings check-sanitize check-determinism all-tests handout handout-sync check-handout \
+        check-handout-fresh check-dist
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -88,6 +89,10 @@ help:
 	@echo "  make grade SUBMISSIONS=dir/ [-j2]   grade every submission in dir/ (build/grades/grades.csv)"
 	@echo "  make grade-data                     (re)make the reference's cases and frames for the grader"
 	@echo "  make check-grader                   the grader calibrated: reference, OpenCL, planted bugs, hostile code"
+	@echo "  make handout                        the student tarball: dist/flipkit-student.tar.gz"
+	@echo "  make handout-sync                   remake handout/README.md's quoted blocks and its figures"
+	@echo "  make check-handout                  the handout agrees with stages.h, grader/config, the tests"
+	@echo "  make check-dist                     the tarball: no solution code; it builds, tests and grades"
 	@echo "  make stubs                          regenerate assignment/ from reference/"
 	@echo "  make SANITIZE=1 ...                 build with ASan+UBSan into build/asan/"
 	@echo "  make deps                           install missing system packages"
@@ -262,6 +267,82 @@ grade: $(GRADE_ONE)
 	@echo "make grade: $(words $(GRADE_SUBS)) submissions graded; $(GRADES_CSV)"
 endif
 
+# ---- the handout and the student tarball ----------------------------------------------------
+# handout/README.md quotes common/stages.h and the grader's table verbatim (handout/sync.sh);
+# its figures are drawn by handout/mkfigures.c and the convergence lab. `make handout-sync`
+# remakes both, `make check-handout` fails when either is stale or a claim in it is not true.
+DIST          := dist/flipkit-student.tar.gz
+MKFIGURES     := $(BUILD)/handout/mkfigures
+HANDOUT_TABLE := $(BUILD)/handout/grading.md
+HANDOUT_STUBS := $(STAGES:%=$(BUILD)/handout/stubs/%.c)
+REF_STAGES_LIB := $(BUILD)/handout/lib/reference_stages.a
+FIGURES       := pipeline mac_cell mac_slice stencil
+# The lab's run that the handout's convergence figure shows (check_solvers.sh runs the same).
+FIGURE_LAB_ARGS := --sizes 16,32 --cap 500
+
+$(MKFIGURES): handout/mkfigures.c common/grid.h | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(STD) $(WARN) $(CFLAGS) -Icommon $< -lm -o $@
+
+$(HANDOUT_TABLE): $(GRADER) grader/config $(wildcard scenes/*.json)
+	@mkdir -p $(@D)
+	$(GRADER) --print grading-table > $@.tmp && mv $@.tmp $@
+
+# The figures, drawn into DIR.
+define draw_figures
+	@mkdir -p $(1)/lab
+	@$(MKFIGURES) $(1)
+	@$(SOLVERLAB) $(FIGURE_LAB_ARGS) --out $(1)/lab >/dev/null
+	@cp $(1)/lab/convergence.svg $(1)/convergence.svg && rm -rf $(1)/lab
+endef
+
+handout-sync: $(MKFIGURES) $(SOLVERLAB) $(HANDOUT_TABLE)
+	$(call draw_figures,handout/figures)
+	@handout/sync.sh handout/README.md common/stages.h $(HANDOUT_TABLE)
+	@echo "handout-sync: handout/README.md and handout/figures/ are up to date"
+
+check-handout: $(MKFIGURES) $(SOLVERLAB) $(HANDOUT_TABLE) check-mutants
+	@rm -rf $(BUILD)/handout/figures
+	$(call draw_figures,$(BUILD)/handout/figures)
+	@diff -r $(BUILD)/handout/figures handout/figures >/dev/null || { \
+	  echo "check-handout: handout/figures/ differs from what its programs draw; run make handout-sync" >&2; \
+	  diff -rq $(BUILD)/handout/figures handout/figures >&2; exit 1; }
+	@handout/sync.sh --check handout/README.md common/stages.h $(HANDOUT_TABLE)
+	@tests/check_handout.sh handout/README.md $(BUILD)/mutants
+
+$(BUILD)/handout/stubs/%.c: reference/%.c reference/mkstub.awk
+	@mkdir -p $(@D)
+	awk -v stage=$* -f reference/mkstub.awk $< > $@
+
+# Only when grader/config says handout.reference_objects = true: the reference's stages,
+# compiled without debug information (no source lines) for the students' --use-reference.
+$(REF_STAGES_LIB): $(STAGES:%=reference/%.c) handout/refstages.c | $(DEPS_OK)
+	@mkdir -p $(@D)/obj
+	@for s in $(STAGES); do \
+	  $(CC) $(STD) -O2 -g0 -Icommon $(PKG_CFLAGS) -D$$s=ref_$$s -c reference/$$s.c -o $(@D)/obj/$$s.o || exit 1; \
+	done
+	$(CC) $(STD) -O2 -g0 -Icommon -Ireference $(PKG_CFLAGS) -c handout/refstages.c -o $(@D)/obj/refstages.o
+	@rm -f $@
+	ar rcs $@ $(STAGES:%=$(@D)/obj/%.o) $(@D)/obj/refstages.o
+	strip --strip-debug $@
+
+handout: $(GRADER) $(GOLDEN_STAMP) $(HANDOUT_STUBS) check-handout-fresh
+	@if [ "$$($(GRADER) --print reference-objects)" = true ]; then \
+	  $(MAKE) --no-print-directory $(REF_STAGES_LIB) && lib=$(REF_STAGES_LIB); else lib=-; fi; \
+	STAGES="$(STAGES)" handout/mkdist.sh $(DIST) $(GOLDEN_DIR) $(BUILD)/handout/stubs $$lib
+
+# The handout ships as committed; a stale one is an error, not something to fix silently.
+check-handout-fresh: $(HANDOUT_TABLE)
+	@handout/sync.sh --check handout/README.md common/stages.h $(HANDOUT_TABLE)
+
+# The tarball as a student gets it: no solution code in it; unpacked in an empty directory it
+# runs, its tests fail on the stubs and pass on the reference's files, and make grade agrees.
+# The other setting of handout.reference_objects is checked too, on a second tarball.
+DIST_WITH_REF := $(BUILD)/handout/flipkit-student-with-reference.tar.gz
+check-dist: handout $(REF_STAGES_LIB)
+	@STAGES="$(STAGES)" handout/mkdist.sh $(DIST_WITH_REF) $(GOLDEN_DIR) $(BUILD)/handout/stubs $(REF_STAGES_LIB) >/dev/null
+	@STAGES="$(STAGES)" REF_TARBALL=$(DIST_WITH_REF) tests/check_dist.sh $(DIST)
+
 # ---- running --------------------------------------------------------------------------
 run: $(FLIPSIM)
 	$(FLIPSIM) $(ARGS) $(SCENE)
@@ -344,11 +425,12 @@ check-sanitize: | $(DEPS_OK)
 	@tests/check_bad_scenes.sh build/asan/flipsim
 
 check: check-stubs test-common test-physics check-suites check-mutants check-opencl check-pipeline \
-       check-solvers check-grader check-determinism check-sanitize check-warnings coverage-check
+       check-solvers check-grader check-handout check-dist check-determinism check-sanitize check-warnings \
+       coverage-check
 	@echo "make check: all passed"
 
 coverage-check:
 	@$(MAKE) --no-print-directory coverage TRACK=reference
 
 clean:
-	rm -rf build
+	rm -rf build dist

@@ -1,12 +1,11 @@
 /* divergence.c — the net outflow per second of every FLUID cell; solid faces count as 0.
  * flipkit assignment/: yours to write; replace the TODO block (`make test-divergence` checks it).
- * The contract — the math, the indexing, the boundary rules — is in common/stages.h. */
+ * The contract is in common/stages.h; handout/README.md, "Stage 5: divergence", explains it. */
 #include <string.h>
 
 #include "stages.h"
 
-/* TODO(divergence): write this stage here. Until you do, the lines below keep its
-   outputs in the "not done" state that stages.h describes (delete them). */
+/* Helper functions of your own, if you want any, go here: static, named for what they do. */
 
 void divergence(const MacGrid *g, float *div)
 {

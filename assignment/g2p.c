@@ -1,10 +1,9 @@
 /* g2p.c — grid to particle: each particle's velocity from the grid, PIC and FLIP blended.
  * flipkit assignment/: yours to write; replace the TODO block (`make test-g2p` checks it).
- * The contract — the math, the indexing, the boundary rules — is in common/stages.h. */
+ * The contract is in common/stages.h; handout/README.md, "Stage 4: g2p", explains it. */
 #include "stages.h"
 
-/* TODO(g2p): write this stage here. Until you do, the lines below keep its
-   outputs in the "not done" state that stages.h describes (delete them). */
+/* Helper functions of your own, if you want any, go here: static, named for what they do. */
 
 void g2p(Particles *ps, const MacGrid *g, float *const vel_old[3], float alpha)
 {

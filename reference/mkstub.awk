@@ -6,19 +6,36 @@
     print " * flipkit assignment/: yours to write; replace the TODO block (`make test-" stage "` checks it)."
     next
 }
-/^[ \t]*\/\/ BEGIN SOLUTION/ {
-    in_solution = 1
-    indent = $0
-    sub(/\/\/.*/, "", indent)
-    print indent "/* TODO(" stage "): write this stage here. Until you do, the lines below keep its"
-    print indent "   outputs in the \"not done\" state that stages.h describes (delete them). */"
+/^ \* The contract — .* is in common\/stages\.h\. \*\/$/ {
+    n = split("advect gravity p2g g2p divergence laplacian jacobi gradient", order, " ")
+    for (i = 1; i <= n; i++) if (order[i] == stage) number = i
+    print " * The contract is in common/stages.h; handout/README.md, \"Stage " number ": " stage "\", explains it. */"
     next
 }
-/^[ \t]*\/\/ END SOLUTION/ { in_solution = 0; next }
+/^[ \t]*\/\/ BEGIN SOLUTION/ {
+    in_solution = 1
+    kept = ""
+    indent = $0
+    sub(/\/\/.*/, "", indent)
+    next
+}
+# A block at file scope (the answer's helper functions) leaves a pointer, not a TODO: the
+# stage's TODO is in its function body.
+/^[ \t]*\/\/ END SOLUTION/ {
+    in_solution = 0
+    if (indent == "" && kept == "") {
+        print "/* Helper functions of your own, if you want any, go here: static, named for what they do. */"
+        next
+    }
+    print indent "/* TODO(" stage "): write this stage here. Until you do, the lines below keep its"
+    print indent "   outputs in the \"not done\" state that stages.h describes (delete them). */"
+    printf "%s", kept
+    next
+}
 in_solution && /^[ \t]*\/\/ STUB: ?/ {
     line = $0
     sub(/\/\/ STUB: ?/, "", line)
-    print line
+    kept = kept line "\n"
     next
 }
 in_solution { next }

@@ -28,10 +28,10 @@ const Track *harness_track(void)
     if (ready)
         return &chosen;
     const char *name = getenv("FLIPKIT_TRACK");
-    const char *swap = getenv("FLIPKIT_STUDENT_STAGES");
     chosen = student_track;
     if (name && *name && strcmp(name, "student") != 0) {
 #ifdef FLIPKIT_HAVE_REFERENCE
+        const char *swap = getenv("FLIPKIT_STUDENT_STAGES");
         const Track *base = strcmp(name, "reference") == 0 ? &reference_track
                             : strcmp(name, "opencl") == 0    ? &opencl_track
                                                              : NULL;

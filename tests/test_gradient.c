@@ -112,7 +112,7 @@ START_TEST(air_faces_are_left_for_extrapolation)
     float u = g.vel[0][grid_face_index(&g, 0, 3, 4, 3)], v = g.vel[1][grid_face_index(&g, 1, 3, 4, 3)];
     ck_assert_msg(u == 9.0f, "gradient: u(3,4,3), between AIR cells (2,4,3) and (3,4,3): expected "
                   "9 (left unchanged), got %.7g", (double)u);
-    ck_assert_msg(v == 9.0f, "gradient: v(3,4,3), between AIR cells (3,3,4) and (3,4,3): expected "
+    ck_assert_msg(v == 9.0f, "gradient: v(3,4,3), between AIR cells (3,3,3) and (3,4,3): expected "
                   "9 (left unchanged), got %.7g", (double)v);
 }
 END_TEST

@@ -1,0 +1,86 @@
+#!/bin/sh
+# mkdist.sh — assembles the student tarball, dist/flipkit-student.tar.gz, from the kit.
+# flipkit handout/: `make handout` runs it after building what it ships (golden cases, stubs).
+# It copies by list, never by "everything but": a new file in the kit ships only when added here.
+#
+# Usage: mkdist.sh OUT.tar.gz GOLDEN_DIR STUBS_DIR REFERENCE_OBJECTS_LIB|-
+#   GOLDEN_DIR: the public golden cases the reference recorded (build/golden)
+#   STUBS_DIR: the eight stubs, made from reference/ by mkstub.awk (not copied from assignment/,
+#   which an instructor trying the assignment may have filled in)
+#   REFERENCE_OBJECTS_LIB: lib/reference_stages.a to ship (grader/config handout.reference_objects),
+#   or - for none
+# Environment: STAGES (the eight stage names). Run from the kit's root.
+set -eu
+[ $# -eq 4 ] || { echo "usage: mkdist.sh OUT.tar.gz GOLDEN_DIR STUBS_DIR REFERENCE_OBJECTS_LIB|-" >&2; exit 2; }
+out=$1 golden=$2 stubs=$3 reflib=$4
+name=flipkit-student
+stage=$(mktemp -d) || exit 1
+trap 'rm -rf "$stage"' EXIT
+root="$stage/$name"
+
+# put FILE... DIR: copies kit files into the tarball's DIR, failing on a missing one.
+put() {
+    dir=$1; shift
+    mkdir -p "$root/$dir"
+    for f in "$@"; do
+        [ -f "$f" ] || { echo "mkdist.sh: $f: missing from the kit" >&2; exit 1; }
+        cp "$f" "$root/$dir/"
+    done
+}
+
+cp handout/student.mk "$stage/Makefile.tmp"
+mkdir -p "$root"
+mv "$stage/Makefile.tmp" "$root/Makefile"
+
+put common common/*.c common/*.h
+put assignment assignment/track.c
+for s in $STAGES; do put assignment "$stubs/$s.c"; done
+put scenes scenes/*.json scenes/README.md
+put handout handout/README.md
+put handout/figures handout/figures/*.svg
+
+# The tests: the eight stage suites, what they share, the runner of `make test`, and the public
+# golden cases, recorded (the reference that records them does not ship).
+for s in $STAGES; do put tests "tests/test_$s.c"; done
+put tests tests/harness.c tests/harness.h tests/golden.c tests/golden.h tests/compare.c tests/compare.h \
+          tests/fielddiff.c tests/fielddiff.h tests/stagecase.c tests/stagecase.h tests/run_suites.sh
+put tests/golden tests/golden/*.json
+for s in $STAGES; do
+    set -- "$golden/$s"/*.state
+    [ -f "$1" ] || { echo "mkdist.sh: $golden/$s: no golden cases (run make golden)" >&2; exit 1; }
+    put "tests/golden/public/$s" "$@"
+done
+
+# The self-check grader: its program and config, the untouched stubs (they stand in for a file
+# that does not compile), no hidden cases and no calibration (that links the reference).
+put grader grader/flipgrade.c grader/flipgrade.h grader/gradeconfig.c grader/gradeconfig.h \
+           grader/intake.c grader/intake.h grader/metrics.c grader/metrics.h grader/build.c \
+           grader/stagepart.c grader/scenepart.c grader/report.c grader/report.h grader/render.c \
+           grader/render.h grader/sandbox.c grader/sandbox.h grader/guard.c grader/guard.h \
+           grader/stagerun.c grader/scenerun.c grader/grade.h grader/config grader/README.md
+for s in $STAGES; do put grader/stubs "$stubs/$s.c"; done
+
+if [ "$reflib" != - ]; then
+    put lib "$reflib"
+fi
+
+cat > "$root/README.md" <<'EOF'
+# flipkit — the student kit
+
+You write the eight stages of a PIC/FLIP liquid simulator in `assignment/`. The assignment,
+with the math of every stage, is **handout/README.md**: start there.
+
+```sh
+make run     # installs what is missing (Debian/Ubuntu), builds, runs scenes/ball_drop.json
+make test    # all eight stage suites on your assignment/, then a table
+make help    # everything else
+```
+EOF
+
+chmod -R u+rwX,go+rX "$root"
+mkdir -p "$(dirname "$out")"
+# The same kit makes the same bytes: sorted names, no owners, no dates.
+tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner --format=gnu -C "$stage" -cf - "$name" \
+    | gzip -n -9 > "$out.tmp"
+mv "$out.tmp" "$out"
+echo "make handout: $out ($(du -k "$out" | cut -f1) KiB, $(tar -tzf "$out" | grep -vc '/$') files)"

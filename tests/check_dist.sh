@@ -1,0 +1,143 @@
+#!/bin/sh
+# check_dist.sh — the student tarball, checked as a student and an instructor would meet it.
+# flipkit tests/: `make check-dist` runs it. First a search for solution code (and proof that the
+# search can find some), then the tarball unpacked in an empty directory: make run, make test
+# on the stubs, then on the reference's stage files, and make grade. One line per check.
+# Usage: check_dist.sh TARBALL   (run from the kit's root; STAGES in the environment)
+set -u
+tarball=${1:?usage: check_dist.sh TARBALL}
+stages=${STAGES:-advect gravity p2g g2p divergence laplacian jacobi gradient}
+kit=$(pwd)
+work=$(mktemp -d) || exit 1
+trap 'rm -rf "$work"' EXIT
+fail=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fail=1; }
+
+mkdir "$work/unpacked"
+tar -xzf "$tarball" -C "$work/unpacked" || { echo "FAIL $tarball does not unpack"; exit 1; }
+root="$work/unpacked/flipkit-student"
+[ -f "$root/Makefile" ] || { echo "FAIL $tarball has no flipkit-student/Makefile"; exit 1; }
+
+# ---- 1. no solution code ------------------------------------------------------------------
+# Fingerprints: every line of the reference's solution blocks and of its kernels, with blanks
+# squeezed, that is long enough to mean something and does not also occur in code the kit
+# ships on purpose (common/, tests/, grader/, the stubs): a loop header shared with common/ is
+# not the answer.
+normalize='{ line = $0; gsub(/[ \t]+/, " ", line); sub(/^ /, "", line); sub(/ $/, "", line) }'
+shipped_code() { find common tests grader -name '*.[ch]'; echo assignment/track.c; }
+awk "$normalize"'
+    FNR == 1 { inside = (FILENAME ~ /\.cl$/) }
+    /\/\/ BEGIN SOLUTION/ { inside = 1; next }
+    /\/\/ END SOLUTION/ { inside = 0; next }
+    inside && line !~ /^(\/\/|\/\*|\*)/ && length(line) >= 16 { print line }
+' $(for s in $stages; do echo "reference/$s.c"; done) kernels/*.cl | sort -u > "$work/solution.txt"
+awk "$normalize"' { print line }' $(shipped_code) | sort -u > "$work/shipped.txt"
+comm -23 "$work/solution.txt" "$work/shipped.txt" > "$work/fingerprints.txt"
+nprints=$(wc -l < "$work/fingerprints.txt")
+
+# search DIR: prints "file:line: text" for every line of a text file under DIR that is a
+# fingerprint, or that marks solution code however it was copied.
+search() {
+    find "$1" -type f | while read -r f; do
+        grep -Iq . "$f" 2>/dev/null && printf '%s\n' "$f"
+    done | xargs -r awk -v prints="$work/fingerprints.txt" "$normalize"'
+        BEGIN { while ((getline p < prints) > 0) fp[p] = 1 }
+        (line in fp) || /BEGIN SOLUTION|END SOLUTION|__kernel|get_global_id/ {
+            print FILENAME ":" FNR ": " substr(line, 1, 100)
+        }'
+    find "$1" \( -path '*/reference/*' -o -path '*/kernels/*' -o -name '*.cl' -o -name 'mkgolden.c' \
+                 -o -name 'mkstub.awk' -o -name 'calibrate.c' -o -name 'refstages.c' -o -path '*/grader/cases/*' \) \
+         -print | sed 's/$/: a file the student kit must not hold/'
+}
+found=$(search "$root")
+if [ -n "$found" ]; then
+    bad "solution code in $tarball:"; echo "$found" | head -n 10
+else
+    ok "no solution code in $tarball ($nprints fingerprints of reference stage bodies and kernels, file names)"
+fi
+# The search must be able to fail: plant a reference stage body and a kernel in a copy.
+cp -r "$root" "$work/planted"
+sed -n '/BEGIN SOLUTION/,/END SOLUTION/p' reference/p2g.c | grep -v 'SOLUTION' > "$work/planted/handout/notes.md"
+mkdir -p "$work/planted2" && cp -r "$root" "$work/planted2/kit"
+cat kernels/stages.cl > "$work/planted2/kit/common/fast.h"
+n1=$(search "$work/planted" | wc -l); n2=$(search "$work/planted2" | wc -l)
+if [ "$n1" -gt 0 ] && [ "$n2" -gt 0 ]; then
+    ok "the search finds planted code: reference/p2g.c's body ($n1 lines), kernels/stages.cl ($n2 lines)"
+else
+    bad "the search misses planted code: reference/p2g.c's body found $n1 lines, kernels/stages.cl $n2"
+fi
+rm -rf "$work/planted" "$work/planted2"
+
+# ---- 2. a student's first commands ---------------------------------------------------------
+cd "$root" || exit 1
+run() { "$@" > "$work/log" 2>&1; }
+# A student's build must be as clean as the kit's: a warning they did not cause misleads them.
+if run make -j2 CFLAGS="-O2 -g -Werror" all $(for s in $stages; do echo "build/tests/test_$s"; done) build/flipgrade; then
+    ok "the student kit builds without a warning (-Werror): flipsim, the 8 suites, flipgrade"
+else
+    bad "the student kit does not build with -Werror:"; grep -E "warning|error" "$work/log" | head -n 5
+fi
+if run make -j2 run && [ -f out/ball_drop/particles/000030.ply ]; then
+    ok "make run: the stubs build and run scenes/ball_drop.json to frame 30"
+else
+    bad "make run with the stubs:"; tail -n 15 "$work/log"
+fi
+if run build/flipsim --use-reference=p2g --frames 1 scenes/ball_drop.json; then
+    bad "--use-reference=p2g worked in a kit shipped without reference objects"
+elif grep -q "not available in this build" "$work/log"; then
+    ok "--use-reference=p2g says: $(head -n 1 "$work/log" | cut -c1-110)"
+else
+    bad "--use-reference=p2g failed without saying why:"; head -n 3 "$work/log"
+fi
+run make -j2 test; rc=$?
+cp "$work/log" "$work/stubs.log"
+failing=0
+for s in $stages; do
+    row=$(grep -E "^$s +[0-9]+ +[0-9]+ +[0-9]+" "$work/stubs.log")
+    failed=$(echo "$row" | awk '{ print $4 }')
+    [ -n "$failed" ] && [ "$failed" -gt 0 ] && failing=$((failing + 1))
+    # Actionable: the stage's first failure names the stage and what was expected.
+    sed -n "/^---- $s ----/,/^----/p" "$work/stubs.log" | grep -q -i "expected" ||
+        bad "make test on the stubs: $s's failures do not say what was expected"
+done
+if [ "$rc" -ne 0 ] && [ "$failing" -eq 8 ]; then
+    ok "make test on the stubs: exit $rc, all 8 stages fail; e.g. $(grep -m 1 -E ':F:' "$work/stubs.log" | sed -E 's/^[^:]*:[0-9]+:F:[^:]*:[^:]*:[0-9]+: //' | cut -c1-100)"
+else
+    bad "make test on the stubs: exit $rc, $failing of 8 stages failing:"; tail -n 12 "$work/stubs.log"
+fi
+
+# ---- 3. the reference's files in assignment/ -----------------------------------------------
+for s in $stages; do cp "$kit/reference/$s.c" assignment/; done
+if run make -j2 test && grep -q "make test: all passed" "$work/log"; then
+    ok "make test with the reference's stage files: all passed"
+else
+    bad "make test with the reference's stage files:"; tail -n 15 "$work/log"
+fi
+run make grade; rc=$?
+total=$(grep -E "^ *total" "$work/log" | head -n 1 | tr -s ' ')
+if [ "$rc" -eq 0 ] && [ -n "$total" ]; then
+    ok "make grade with the reference's stage files: full marks ($total)"
+else
+    bad "make grade with the reference's stage files: exit $rc (0 is full marks):"; tail -n 15 "$work/log"
+fi
+cd "$kit" || exit 1
+
+# ---- 4. with the reference's stages shipped as objects (handout.reference_objects = true) ----
+if [ -n "${REF_TARBALL:-}" ]; then
+    mkdir "$work/withref" && tar -xzf "$REF_TARBALL" -C "$work/withref" && cd "$work/withref/flipkit-student" || exit 1
+    run make -j2 all
+    # The stubs leave the divergence 0, so no solve runs (0 iterations logged); the reference's
+    # stages give the solve work within the first frames.
+    if build/flipsim --quiet --frames 3 --out o1 scenes/ball_drop.json > "$work/log" 2>&1 &&
+       build/flipsim --quiet --frames 3 --out o2 --use-reference=all scenes/ball_drop.json >> "$work/log" 2>&1 &&
+       ! grep -q -E "iterations=[1-9]" o1/log.txt && grep -q -E "iterations=[1-9]" o2/log.txt &&
+       ! grep -r -I -q "BEGIN SOLUTION" .; then
+        ok "with reference objects: the default track is the student's, --use-reference=all runs the reference's"
+    else
+        bad "with reference objects ($REF_TARBALL):"; tail -n 10 "$work/log"
+    fi
+    cd "$kit" || exit 1
+fi
+[ "$fail" -eq 0 ] && echo "check-dist: $tarball passes"
+exit "$fail"

@@ -1,0 +1,106 @@
+#!/bin/sh
+# check_handout.sh — what handout/README.md claims, checked against the kit it describes.
+# flipkit tests/: `make check-handout` runs it after check-mutants (whose logs it reads) and
+# handout/sync.sh --check (which keeps the quoted stages.h blocks and grading table current).
+# Usage: check_handout.sh README MUTANT_LOG_DIR   (run from the kit's root). One line per check.
+set -u
+readme=${1:?usage: check_handout.sh README MUTANT_LOG_DIR}
+mutlogs=${2:?usage: check_handout.sh README MUTANT_LOG_DIR}
+stages="advect gravity p2g g2p divergence laplacian jacobi gradient"
+fail=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $readme: $*"; fail=1; }
+
+# ---- one section per stage, in pipeline order, each with the same five parts ---------------
+n=0
+for s in $stages; do
+    n=$((n + 1))
+    line=$(grep -n -x "## Stage $n: $s" "$readme" | cut -d: -f1)
+    [ -n "$line" ] || { bad "no section \"## Stage $n: $s\""; continue; }
+    section=$(awk -v from="$line" 'NR > from && /^## / { exit } NR > from' "$readme")
+    for part in "The math" "Boundary rules" "The contract" "What the tests check" "Common bugs"; do
+        printf '%s\n' "$section" | grep -q -x "### $part" || bad "section $s (line $line) has no \"### $part\""
+    done
+    printf '%s\n' "$section" | grep -q -x "<!-- BEGIN stages.h: $s -->" || bad "section $s does not quote stages.h's $s contract"
+    printf '%s\n' "$section" | grep -q "^<!-- mutant: $s-" || bad "section $s quotes no failing test of a $s bug"
+done
+[ "$fail" -eq 0 ] && ok "8 stage sections in pipeline order, each with math, boundary rules, contract, tests, bugs"
+
+# ---- every quoted failure is what the suite really prints for that bug ---------------------
+quotes=0
+awk -v logs="$mutlogs" '
+function bad(msg) { printf "FAIL %s:%d: %s\n", FILENAME, FNR, msg; failed = 1 }
+/^<!-- mutant: [A-Za-z0-9-]+ -->$/ { name = $3; want_fence = 1; next }
+want_fence {
+    want_fence = 0
+    if ($0 != "```text") { bad("<!-- mutant: " name " --> must be followed by a ```text block"); next }
+    inside = 1; lines = 0; logf = logs "/" name "/run.log"
+    if ((getline probe < logf) <= 0) { bad("no output of mutant " name " in " logf " (run make check-mutants)"); inside = 0 }
+    close(logf); next
+}
+inside && $0 == "```" { inside = 0; if (!lines) bad("the quote of " name " is empty"); quoted++; next }
+inside {
+    lines++; found = 0
+    while ((getline l < logf) > 0) if (index(l, $0)) { found = 1; break }
+    close(logf)
+    if (!found) bad("quoted for " name " but not in its output (" logf "): " substr($0, 1, 80))
+}
+END { print quoted + 0 > "/dev/stderr"; exit failed }
+' "$readme" 2> "$readme.count.tmp" || fail=1
+quotes=$(cat "$readme.count.tmp"); rm -f "$readme.count.tmp"
+for m in $(grep -o '^<!-- mutant: [A-Za-z0-9-]* -->' "$readme" | cut -d' ' -f3); do
+    [ -f "tests/mutants/$m.patch" ] || bad "quotes mutant $m, which tests/mutants/ does not have"
+done
+[ "$fail" -eq 0 ] && ok "$quotes quoted test failures appear verbatim in their planted bug's output"
+
+# ---- commands, options, names and figures it mentions exist -------------------------------
+before=$fail
+targets=$(sed -n 's/^\.PHONY: *//p' handout/student.mk | tr ' ' '\n' | grep -v '\$' ; for s in $stages; do echo "test-$s"; done)
+for t in $(grep -o 'make [a-z][a-z0-9-]*' "$readme" | cut -d' ' -f2 | sort -u); do
+    echo "$targets" | grep -q -x "$t" || bad "mentions \"make $t\", which the student Makefile does not have"
+done
+for c in $(grep -o 'CK_RUN_CASE=[a-z_]*' "$readme" | cut -d= -f2 | sort -u); do
+    case $c in analytic|golden) ;; *) bad "CK_RUN_CASE=$c: the suites' cases are analytic and golden" ;; esac
+done
+for o in $(grep -o -- '--[a-z][a-z-]*[a-z]' "$readme" | sort -u); do
+    grep -q -e "\"${o#--}\"" -e " $o" common/cli.c grader/flipgrade.c ||
+        bad "mentions option $o, which neither flipsim nor flipgrade has"
+done
+sources="common/*.c common/*.h tests/*.c tests/*.h assignment/*.c scenes/*.json grader/config grader/*.c handout/student.mk"
+for id in $(grep -o '`[a-z_][a-z0-9_]*_[a-z0-9_]*`' "$readme" | tr -d '`' | sort -u); do
+    cat $sources | grep -q -w -- "$id" || bad "mentions \`$id\`, which no file the student gets defines or uses"
+done
+for fig in $(grep -o '](figures/[^)]*)' "$readme" | sed 's/](\(.*\))/\1/' | sort -u); do
+    [ -f "handout/$fig" ] || bad "shows $fig, which handout/ does not have"
+done
+[ "$fail" -eq "$before" ] && ok "every make target, CK_RUN_CASE, option, \`identifier\` and figure it names exists"
+
+# ---- the conventions CSC417's handout got wrong ---------------------------------------------
+before=$fail
+grep -q '\\frac{\\rho}{\\Delta t}' "$readme" || bad "the pressure equation is not scaled by \\frac{\\rho}{\\Delta t}"
+grep -n '\\frac{1}{\\Delta t}' "$readme" | head -n 1 | grep . && bad "scales the pressure equation by 1/Δt somewhere (stages.h: ρ/Δt)"
+alphas=$(sed -n 's/.*"pic_flip_alpha": *\([0-9.]*\).*/\1/p' scenes/*.json common/scene.c | sort -u)
+for a in $(grep -o -E '(alpha|\\alpha|pic_flip_alpha`?) ?=? ?\$?[0-9]+(\.[0-9]+)?' "$readme" | grep -o -E '[0-9]+(\.[0-9]+)?$' | sort -u); do
+    case $a in 0|1|0.0|1.0) continue ;; esac
+    echo "$alphas" | grep -q -x "$a" || bad "suggests alpha = $a, which no scene uses (they use: $(echo $alphas))"
+done
+[ "$fail" -eq "$before" ] && ok "pressure scaled by rho/dt; every alpha it suggests is one the scenes use ($(echo $alphas))"
+
+# ---- the checks can fail: five planted mistakes in a copy, five failures -----------------------
+if [ -z "${FLIPKIT_PLANTED:-}" ] && [ "$fail" -eq 0 ]; then
+    planted=$(mktemp) || exit 1
+    sed -e 's/^## Stage 3: p2g$/## Stage 3: P2G/' \
+        -e '0,/^<!-- mutant: advect-no-dt -->$/{/^<!-- mutant: advect-no-dt -->$/{n;n;s/expected/EXPECTED/}}' \
+        -e '0,/make test-p2g/s/make test-p2g/make test-p2gg/' \
+        -e '0,/\\frac{\\rho}{\\Delta t}/s/\\frac{\\rho}{\\Delta t}/\\frac{1}{\\Delta t}/' \
+        -e '0,/`grid_stencil`/s/`grid_stencil`/`grid_stencils`/' "$readme" > "$planted"
+    caught=$(FLIPKIT_PLANTED=1 "$0" "$planted" "$mutlogs" 2>&1 | grep -c '^FAIL')
+    rm -f "$planted"
+    if [ "$caught" -ge 5 ]; then
+        ok "a copy with 5 planted mistakes (section, quote, target, 1/dt, identifier) fails $caught checks"
+    else
+        echo "FAIL the checks missed planted mistakes: $caught failures for 5 plants"; fail=1
+    fi
+fi
+[ "$fail" -eq 0 ] && echo "check-handout: $readme agrees with the kit"
+exit "$fail"
