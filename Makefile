@@ -328,7 +328,7 @@ $(REF_STAGES_LIB): $(STAGES:%=reference/%.c) handout/refstages.c | $(DEPS_OK)
 
 handout: $(GRADER) $(GOLDEN_STAMP) $(HANDOUT_STUBS) check-handout-fresh
 	@if [ "$$($(GRADER) --print reference-objects)" = true ]; then \
-	  $(MAKE) --no-print-directory $(REF_STAGES_LIB) && lib=$(REF_STAGES_LIB); else lib=-; fi; \
+	  $(MAKE) --no-print-directory $(REF_STAGES_LIB) || exit 1; lib=$(REF_STAGES_LIB); else lib=-; fi; \
 	STAGES="$(STAGES)" handout/mkdist.sh $(DIST) $(GOLDEN_DIR) $(BUILD)/handout/stubs $$lib
 
 # The handout ships as committed; a stale one is an error, not something to fix silently.

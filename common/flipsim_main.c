@@ -1,6 +1,7 @@
 /* flipsim_main.c — main of the student-only flipsim (the tarball students get).
  * flipkit common/: it links your stages, and the reference's compiled stages only when the
  * instructor shipped them; the kit's own flipsim (reference/flipsim_main.c) links both. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,8 +19,10 @@ int main(int argc, char **argv)
      * student's track unless told otherwise, so "--track student" goes first (a later
      * --track wins). */
     char **args = malloc(((size_t)argc + 3) * sizeof *args);   /* 2 more words and the NULL */
-    if (!args)
+    if (!args) {
+        fputs("flipsim: out of memory\n", stderr);
         return EXIT_IO;
+    }
     args[0] = argv[0];
     args[1] = "--track";
     args[2] = "student";

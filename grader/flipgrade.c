@@ -281,7 +281,7 @@ static int prepare(const Options *o, GradeConfig *c)
 static const char *solver_words(const char *solver)
 {
     return strcmp(solver, "jacobi") == 0 ? "all eight of your stages"
-                                         : "your stages, the given Gauss-Seidel in place of `jacobi`";
+                                         : "your stages, the given Gauss-Seidel (SOR, `pressure.sor_omega`) in place of `jacobi`";
 }
 
 /* The handout's grading table, made from the config so the two cannot disagree. */

@@ -57,7 +57,27 @@ put grader grader/flipgrade.c grader/flipgrade.h grader/gradeconfig.c grader/gra
            grader/intake.c grader/intake.h grader/metrics.c grader/metrics.h grader/build.c \
            grader/stagepart.c grader/scenepart.c grader/report.c grader/report.h grader/render.c \
            grader/render.h grader/sandbox.c grader/sandbox.h grader/guard.c grader/guard.h \
-           grader/stagerun.c grader/scenerun.c grader/grade.h grader/config grader/README.md
+           grader/stagerun.c grader/scenerun.c grader/grade.h
+# The config without the hidden cases (their list is the instructor's business), and a README
+# for the self-check instead of grader/README.md, which is the instructor's manual.
+awk '/^ *cases = \[/ { skipping = 1 } skipping { if (/\];/) skipping = 0; next } { print }' \
+    grader/config > "$root/grader/config"
+if grep -q 'grader/cases' "$root/grader/config"; then
+    echo "mkdist.sh: grader/config: hidden cases left in the student config" >&2; exit 1
+fi
+cat > "$root/grader/README.md" <<'EOF'
+# The self-check grader
+
+`make grade` runs the instructor's grader (`build/flipgrade`) on your `assignment/`, with the
+public golden cases in `tests/golden/public/` instead of the hidden ones. Each stage file is
+compiled on its own and run in a sandbox (time, memory and output limits; no processes; no
+writes outside its directory), so one stage that crashes or hangs costs only its own points.
+The points per stage come from `grader/config`. The report is `build/grades/self/report.html`.
+
+What it does not do: the hidden cases and the whole-scene part (your pipeline against the
+reference's frames) run only at grading time. `handout/README.md`, "How it is graded", lists
+every part and its points. `build/flipgrade --help` lists its options.
+EOF
 for s in $STAGES; do put grader/stubs "$stubs/$s.c"; done
 
 if [ "$reflib" != - ]; then
@@ -80,7 +100,9 @@ EOF
 chmod -R u+rwX,go+rX "$root"
 mkdir -p "$(dirname "$out")"
 # The same kit makes the same bytes: sorted names, no owners, no dates.
-tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner --format=gnu -C "$stage" -cf - "$name" \
-    | gzip -n -9 > "$out.tmp"
+# (Two steps, not a pipe: /bin/sh has no pipefail, and a failed tar must not ship.)
+tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner --format=gnu -C "$stage" \
+    -cf "$stage/$name.tar" "$name"
+gzip -n -9 -c "$stage/$name.tar" > "$out.tmp"
 mv "$out.tmp" "$out"
 echo "make handout: $out ($(du -k "$out" | cut -f1) KiB, $(tar -tzf "$out" | grep -vc '/$') files)"

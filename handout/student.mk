@@ -189,9 +189,10 @@ coverage: | $(DEPS_OK)
 	  LDFLAGS="--coverage" $(STAGES:%=$(COV_BUILD)/tests/test_%) >/dev/null
 	@find $(COV_BUILD) -name '*.gcda' -delete
 	@for s in $(STAGES); do $(COV_BUILD)/tests/test_$$s >/dev/null 2>&1 || true; done
+	@command -v gcovr >/dev/null || { echo "make coverage: gcovr is not installed (apt-get install gcovr)" >&2; exit 1; }
 	@mkdir -p build/coverage
 	@gcovr -r . --object-directory $(COV_BUILD) -f assignment/ \
-	  --html-details build/coverage/index.html --print-summary 2>/dev/null | tail -n 3
+	  --html-details build/coverage/index.html --print-summary
 	@echo "make coverage: build/coverage/index.html"
 
 clean:

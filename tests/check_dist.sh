@@ -22,10 +22,15 @@ root="$work/unpacked/flipkit-student"
 # ---- 1. no solution code ------------------------------------------------------------------
 # Fingerprints: every line of the reference's solution blocks and of its kernels, with blanks
 # squeezed, that is long enough to mean something and does not also occur in code the kit
-# ships on purpose (common/, tests/, grader/, the stubs): a loop header shared with common/ is
-# not the answer.
+# ships on purpose (the kit's common/, tests/, grader/ files that the tarball holds): a loop
+# header shared with common/ is not the answer.
 normalize='{ line = $0; gsub(/[ \t]+/, " ", line); sub(/^ /, "", line); sub(/ $/, "", line) }'
-shipped_code() { find common tests grader -name '*.[ch]'; echo assignment/track.c; }
+# (The kit's copy of each source the tarball holds: what was put in the tarball itself, a leak
+# included, must not vouch for its own lines.)
+shipped_code() {
+    (cd "$root" && find common tests grader -name '*.[ch]'; echo assignment/track.c) |
+        while read -r f; do [ -f "$kit/$f" ] && echo "$kit/$f"; done
+}
 awk "$normalize"'
     FNR == 1 { inside = (FILENAME ~ /\.cl$/) }
     /\/\/ BEGIN SOLUTION/ { inside = 1; next }

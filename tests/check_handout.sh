@@ -27,8 +27,8 @@ done
 [ "$fail" -eq 0 ] && ok "8 stage sections in pipeline order, each with math, boundary rules, contract, tests, bugs"
 
 # ---- every quoted failure is what the suite really prints for that bug ---------------------
-quotes=0
-awk -v logs="$mutlogs" '
+countfile=$(mktemp) || exit 1
+awk -v logs="$mutlogs" -v countfile="$countfile" '
 function bad(msg) { printf "FAIL %s:%d: %s\n", FILENAME, FNR, msg; failed = 1 }
 /^<!-- mutant: [A-Za-z0-9-]+ -->$/ { name = $3; want_fence = 1; next }
 want_fence {
@@ -45,9 +45,9 @@ inside {
     close(logf)
     if (!found) bad("quoted for " name " but not in its output (" logf "): " substr($0, 1, 80))
 }
-END { print quoted + 0 > "/dev/stderr"; exit failed }
-' "$readme" 2> "$readme.count.tmp" || fail=1
-quotes=$(cat "$readme.count.tmp"); rm -f "$readme.count.tmp"
+END { print quoted + 0 > countfile; exit failed }
+' "$readme" || fail=1
+quotes=$(cat "$countfile"); rm -f "$countfile"
 for m in $(grep -o '^<!-- mutant: [A-Za-z0-9-]* -->' "$readme" | cut -d' ' -f3); do
     [ -f "tests/mutants/$m.patch" ] || bad "quotes mutant $m, which tests/mutants/ does not have"
 done
@@ -86,21 +86,27 @@ for a in $(grep -o -E '(alpha|\\alpha|pic_flip_alpha`?) ?=? ?\$?[0-9]+(\.[0-9]+)
 done
 [ "$fail" -eq "$before" ] && ok "pressure scaled by rho/dt; every alpha it suggests is one the scenes use ($(echo $alphas))"
 
-# ---- the checks can fail: five planted mistakes in a copy, five failures -----------------------
+# ---- the checks can fail: each of five planted mistakes, alone in a copy, is caught -----------
 if [ -z "${FLIPKIT_PLANTED:-}" ] && [ "$fail" -eq 0 ]; then
     planted=$(mktemp) || exit 1
-    sed -e 's/^## Stage 3: p2g$/## Stage 3: P2G/' \
-        -e '0,/^<!-- mutant: advect-no-dt -->$/{/^<!-- mutant: advect-no-dt -->$/{n;n;s/expected/EXPECTED/}}' \
-        -e '0,/make test-p2g/s/make test-p2g/make test-p2gg/' \
-        -e '0,/\\frac{\\rho}{\\Delta t}/s/\\frac{\\rho}{\\Delta t}/\\frac{1}{\\Delta t}/' \
-        -e '0,/`grid_stencil`/s/`grid_stencil`/`grid_stencils`/' "$readme" > "$planted"
-    caught=$(FLIPKIT_PLANTED=1 "$0" "$planted" "$mutlogs" 2>&1 | grep -c '^FAIL')
+    caught=0
+    # plant SED_SCRIPT WHAT EXPECTED_FAILURE_TEXT
+    plant() {
+        sed -e "$1" "$readme" > "$planted"
+        if FLIPKIT_PLANTED=1 "$0" "$planted" "$mutlogs" 2>&1 | grep '^FAIL' | grep -q -F -- "$3"; then
+            caught=$((caught + 1))
+        else
+            echo "FAIL the checks miss a planted mistake: $2"; fail=1
+        fi
+    }
+    plant 's/^## Stage 3: p2g$/## Stage 3: P2G/' "a stage section renamed" 'no section "## Stage 3: p2g"'
+    plant '0,/^<!-- mutant: advect-no-dt -->$/{/^<!-- mutant: advect-no-dt -->$/{n;n;s/expected/EXPECTED/}}' \
+          "a quoted failure changed" "quoted for advect-no-dt but not in its output"
+    plant '0,/make test-p2g/s/make test-p2g/make test-p2gg/' "a make target that does not exist" 'make test-p2gg'
+    plant '0,/\\frac{\\rho}{\\Delta t}/s/\\frac{\\rho}{\\Delta t}/\\frac{1}{\\Delta t}/' "1/dt scaling" "1/Δt"
+    plant '0,/`grid_stencil`/s/`grid_stencil`/`grid_stencils`/' "an identifier that does not exist" 'grid_stencils'
     rm -f "$planted"
-    if [ "$caught" -ge 5 ]; then
-        ok "a copy with 5 planted mistakes (section, quote, target, 1/dt, identifier) fails $caught checks"
-    else
-        echo "FAIL the checks missed planted mistakes: $caught failures for 5 plants"; fail=1
-    fi
+    [ "$caught" -eq 5 ] && ok "each of 5 planted mistakes (section, quote, target, 1/dt, identifier) is caught on its own"
 fi
 [ "$fail" -eq 0 ] && echo "check-handout: $readme agrees with the kit"
 exit "$fail"
