@@ -1,0 +1,698 @@
+/* usd.c — streams particle (and surface) frames into one ASCII USD stage, OUT/scene.usda.
+ * flipkit common/: each frame's samples are appended to part files in OUT/.usd, which are
+ * assembled into the stage now and then and at the end, so a killed run loses nothing. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* mkdir */
+#endif
+#include "usd.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <locale.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#if defined(__GNUC__)
+#define USD_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define USD_PRINTF(f, a)
+#endif
+
+#define USD_WORK_DIR ".usd"
+#define USD_STAGE "scene.usda"
+#define USD_BUF 65536          /* formatting buffer per part write */
+#define USD_NUM 32             /* longest number "%.7g" prints, with room to spare */
+#define USD_INDENT "            " /* a sample line sits three levels in */
+
+/* The time-sampled attributes, in the order they appear in the stage. Each has a part file
+ * holding one line per frame, "<frame>: [ ... ],", exactly as the stage shows it. */
+enum { PART_P_EXTENT, PART_P_POINTS, PART_S_EXTENT, PART_S_COUNTS, PART_S_INDICES,
+       PART_S_POINTS, PART_COUNT };
+static const struct {
+    const char *file;
+    const char *decl;
+} usd_parts[PART_COUNT] = {
+    { "particles_extent", "float3[] extent" },
+    { "particles_points", "point3f[] points" },
+    { "surface_extent", "float3[] extent" },
+    { "surface_counts", "int[] faceVertexCounts" },
+    { "surface_indices", "int[] faceVertexIndices" },
+    { "surface_points", "point3f[] points" },
+};
+
+/* What the assembler needs besides the parts; also written to .usd/meta for usd_assemble. */
+typedef struct {
+    double fps;
+    float width;
+    bool surface;
+} UsdMeta;
+
+struct UsdWriter {
+    char *out_dir;
+    char *work;              /* out_dir/.usd */
+    UsdMeta meta;
+    FILE *part[PART_COUNT];  /* NULL for the surface parts of a writer without a surface */
+    FILE *frames;            /* the commit record: one frame number per line */
+    long nframes;
+    int last_frame;
+    long next_assembly;      /* assemble when nframes reaches this; doubles each time */
+    long assembled;          /* frames in scene.usda as last assembled */
+    bool broken;             /* a write failed: the parts may be ragged, so stop appending */
+    char buf[USD_BUF];
+    size_t len;
+};
+
+static void USD_PRINTF(4, 5)
+usd_seterr(char *err, size_t errlen, const char *path, const char *fmt, ...)
+{
+    if (!err || errlen == 0)
+        return;
+    int n = snprintf(err, errlen, "%s: ", path ? path : "(null)");
+    if (n < 0 || (size_t)n >= errlen)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+}
+
+static char *usd_join(const char *dir, const char *name)
+{
+    size_t a = strlen(dir), b = strlen(name);
+    char *s = malloc(a + b + 2);
+    if (s) {
+        memcpy(s, dir, a);
+        s[a] = '/';
+        memcpy(s + a + 1, name, b + 1);
+    }
+    return s;
+}
+
+/* ---- numbers ------------------------------------------------------------------------- */
+
+/* printf writes the locale's decimal point; USD wants '.', so swap it back if a host
+ * program called setlocale. */
+static void usd_fix_point(char *s)
+{
+    char dp = localeconv()->decimal_point[0];
+    if (dp == '.' || dp == '\0')
+        return;
+    for (; *s; s++)
+        if (*s == dp)
+            *s = '.';
+}
+
+/* USD's text format spells the specials inf, -inf and nan (never "-nan"). */
+static int usd_format_real(char *dst, double v, int digits)
+{
+    if (isnan(v))
+        return snprintf(dst, USD_NUM, "nan");
+    if (isinf(v))
+        return snprintf(dst, USD_NUM, v > 0 ? "inf" : "-inf");
+    int n = snprintf(dst, USD_NUM, "%.*g", digits, v);
+    usd_fix_point(dst);
+    return n;
+}
+
+/* ---- buffered part writing ----------------------------------------------------------- */
+
+static int usd_flush_buf(UsdWriter *w, FILE *f)
+{
+    size_t n = w->len;
+    w->len = 0;
+    return fwrite(w->buf, 1, n, f) == n ? 0 : -1;
+}
+
+/* Appends s; writes the buffer out first when s might not fit. */
+static int usd_put(UsdWriter *w, FILE *f, const char *s, size_t n)
+{
+    if (w->len + n > sizeof w->buf && usd_flush_buf(w, f) != 0)
+        return -1;
+    if (n > sizeof w->buf)
+        return fwrite(s, 1, n, f) == n ? 0 : -1;
+    memcpy(w->buf + w->len, s, n);
+    w->len += n;
+    return 0;
+}
+
+static int usd_put_str(UsdWriter *w, FILE *f, const char *s)
+{
+    return usd_put(w, f, s, strlen(s));
+}
+
+static int usd_put_vec(UsdWriter *w, FILE *f, float x, float y, float z, bool first)
+{
+    char s[4 + 3 * USD_NUM + 8];
+    size_t n = 0;
+    const float v[3] = { x, y, z };
+    if (!first) {
+        s[n++] = ',';
+        s[n++] = ' ';
+    }
+    s[n++] = '(';
+    for (int c = 0; c < 3; c++) {
+        if (c) {
+            s[n++] = ',';
+            s[n++] = ' ';
+        }
+        n += (size_t)usd_format_real(s + n, v[c], 7);
+    }
+    s[n++] = ')';
+    return usd_put(w, f, s, n);
+}
+
+static int usd_begin_sample(UsdWriter *w, FILE *f, int frame)
+{
+    char s[64];
+    int n = snprintf(s, sizeof s, USD_INDENT "%d: [", frame);
+    return usd_put(w, f, s, (size_t)n);
+}
+
+static int usd_end_sample(UsdWriter *w, FILE *f)
+{
+    if (usd_put_str(w, f, "],\n") != 0 || usd_flush_buf(w, f) != 0)
+        return -1;
+    return fflush(f) == 0 ? 0 : -1;
+}
+
+/* ---- one frame's samples ------------------------------------------------------------- */
+
+static int usd_write_points(UsdWriter *w, FILE *f, int frame, const float *xyz, size_t n,
+                            size_t stride)
+{
+    if (usd_begin_sample(w, f, frame) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const float *p = xyz + i * stride;
+        if (usd_put_vec(w, f, p[0], p[1], p[2], i == 0) != 0)
+            return -1;
+    }
+    return usd_end_sample(w, f);
+}
+
+/* The bounding box of the finite points, grown by pad on every side; renderers cull by it. */
+static int usd_write_extent(UsdWriter *w, FILE *f, int frame, const float *xyz, size_t n,
+                            size_t stride, float pad)
+{
+    float lo[3] = { 0, 0, 0 }, hi[3] = { 0, 0, 0 };
+    bool any = false;
+    for (size_t i = 0; i < n; i++) {
+        const float *p = xyz + i * stride;
+        if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2]))
+            continue;
+        for (int c = 0; c < 3; c++) {
+            lo[c] = any && lo[c] < p[c] ? lo[c] : p[c];
+            hi[c] = any && hi[c] > p[c] ? hi[c] : p[c];
+        }
+        any = true;
+    }
+    if (any)
+        for (int c = 0; c < 3; c++) {
+            lo[c] -= pad;
+            hi[c] += pad;
+        }
+    if (usd_begin_sample(w, f, frame) != 0 || usd_put_vec(w, f, lo[0], lo[1], lo[2], true) != 0 ||
+        usd_put_vec(w, f, hi[0], hi[1], hi[2], false) != 0)
+        return -1;
+    return usd_end_sample(w, f);
+}
+
+/* Triangles only, so every face count is 3. */
+static int usd_write_counts(UsdWriter *w, FILE *f, int frame, size_t ntris)
+{
+    if (usd_begin_sample(w, f, frame) != 0)
+        return -1;
+    for (size_t t = 0; t < ntris; t++)
+        if (usd_put_str(w, f, t ? ", 3" : "3") != 0)
+            return -1;
+    return usd_end_sample(w, f);
+}
+
+static int usd_write_indices(UsdWriter *w, FILE *f, int frame, const uint32_t *tri, size_t ntris)
+{
+    if (usd_begin_sample(w, f, frame) != 0)
+        return -1;
+    for (size_t i = 0; i < 3 * ntris; i++) {
+        char s[24];
+        int n = snprintf(s, sizeof s, i ? ", %lu" : "%lu", (unsigned long)tri[i]);
+        if (usd_put(w, f, s, (size_t)n) != 0)
+            return -1;
+    }
+    return usd_end_sample(w, f);
+}
+
+/* ---- assembling the stage ------------------------------------------------------------ */
+
+/* The committed frames: how many, and the first and last frame number. */
+typedef struct {
+    long count;
+    int first, last;
+} UsdFrames;
+
+/* Reads .usd/frames; a last line without its newline was being written when the run died,
+ * so it does not count. */
+static int usd_read_frames(const char *work, UsdFrames *fr, char *err, size_t errlen)
+{
+    char *path = usd_join(work, "frames");
+    if (!path) {
+        usd_seterr(err, errlen, work, "out of memory");
+        return -1;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        usd_seterr(err, errlen, path, "cannot open: %s", strerror(errno));
+        free(path);
+        return -1;
+    }
+    *fr = (UsdFrames){ 0, 0, 0 };
+    char line[64];
+    int bad = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *end;
+        long v = strtol(line, &end, 10);
+        if (*end != '\n')
+            break; /* the torn last line */
+        if (end == line || v < INT_MIN || v > INT_MAX || (fr->count && v <= fr->last)) {
+            usd_seterr(err, errlen, path, "line %ld: '%.*s' is not a frame after %d",
+                       fr->count + 1, (int)(end - line), line, fr->last);
+            bad = 1;
+            break;
+        }
+        fr->first = fr->count ? fr->first : (int)v;
+        fr->last = (int)v;
+        fr->count++;
+    }
+    fclose(f);
+    free(path);
+    return bad ? -1 : 0;
+}
+
+/* Copies the first `lines` lines of a part file. Returns 0; -1 with err set when the part
+ * cannot be read or is short; 1 when writing out failed (the caller names the stage). */
+static int usd_copy_lines(FILE *out, const char *work, const char *name, long lines, char *err,
+                          size_t errlen)
+{
+    char *path = usd_join(work, name);
+    char *buf = malloc(USD_BUF);
+    FILE *in = path && buf ? fopen(path, "rb") : NULL;
+    if (!in) {
+        usd_seterr(err, errlen, path ? path : work, "cannot open: %s",
+                   path && buf ? strerror(errno) : "out of memory");
+        free(path);
+        free(buf);
+        return -1;
+    }
+    size_t got;
+    int rc = 0;
+    while (lines > 0 && (got = fread(buf, 1, USD_BUF, in)) > 0) {
+        size_t take = got;
+        for (char *p = buf; lines > 0 && (p = memchr(p, '\n', (size_t)(buf + got - p))); p++)
+            if (--lines == 0)
+                take = (size_t)(p - buf) + 1;
+        if (fwrite(buf, 1, take, out) != take) {
+            rc = 1;
+            break;
+        }
+    }
+    if (rc == 0 && lines > 0) {
+        usd_seterr(err, errlen, path, "%ld frame%s short of the frames record", lines,
+                   lines == 1 ? "" : "s");
+        rc = -1;
+    }
+    fclose(in);
+    free(path);
+    free(buf);
+    return rc;
+}
+
+static void usd_write_header(FILE *out, const UsdMeta *m, const UsdFrames *fr)
+{
+    char fps[USD_NUM];
+    usd_format_real(fps, m->fps, 15);
+    fprintf(out,
+            "#usda 1.0\n"
+            "(\n"
+            "    defaultPrim = \"World\"\n"
+            "    doc = \"flipkit: the particles%s of one run, one time sample per frame\"\n"
+            "    endTimeCode = %d\n"
+            "    framesPerSecond = %s\n"
+            "    metersPerUnit = 1\n"
+            "    startTimeCode = %d\n"
+            "    timeCodesPerSecond = %s\n"
+            "    upAxis = \"Y\"\n"
+            ")\n\n"
+            "def Xform \"World\"\n"
+            "{\n",
+            m->surface ? " and surface" : "", fr->last, fps, fr->first, fps);
+}
+
+static int usd_write_attr(FILE *out, const char *work, int part, long frames, char *err,
+                          size_t errlen)
+{
+    fprintf(out, "        %s.timeSamples = {\n", usd_parts[part].decl);
+    int rc = usd_copy_lines(out, work, usd_parts[part].file, frames, err, errlen);
+    fputs("        }\n", out);
+    return rc;
+}
+
+/* Returns as usd_copy_lines does. */
+static int usd_write_prims(FILE *out, const char *work, const UsdMeta *m, long frames,
+                           char *err, size_t errlen)
+{
+    char width[USD_NUM];
+    usd_format_real(width, m->width, 7);
+    fputs("    def Points \"particles\"\n    {\n", out);
+    int rc = 0;
+    for (int p = PART_P_EXTENT; p <= PART_P_POINTS && rc == 0; p++)
+        rc = usd_write_attr(out, work, p, frames, err, errlen);
+    if (rc != 0)
+        return rc;
+    fprintf(out,
+            "        color3f[] primvars:displayColor = [(0.2, 0.45, 0.85)] (\n"
+            "            interpolation = \"constant\"\n"
+            "        )\n"
+            "        float[] widths = [%s] (\n"
+            "            interpolation = \"constant\"\n"
+            "        )\n"
+            "    }\n",
+            width);
+    if (!m->surface)
+        return 0;
+    fputs("\n    def Mesh \"surface\"\n    {\n"
+          "        uniform bool doubleSided = 1\n", out);
+    for (int p = PART_S_EXTENT; p <= PART_S_POINTS && rc == 0; p++)
+        rc = usd_write_attr(out, work, p, frames, err, errlen);
+    if (rc != 0)
+        return rc;
+    fputs("        uniform token subdivisionScheme = \"none\"\n    }\n", out);
+    return 0;
+}
+
+/* Writes out_dir/scene.usda.tmp from the parts and renames it into place. No fsync, as in
+ * ply.c: the stage is rebuilt from the parts if the machine dies. */
+static int usd_assemble_from(const char *out_dir, const char *work, const UsdMeta *m, char *err,
+                             size_t errlen)
+{
+    UsdFrames fr;
+    if (usd_read_frames(work, &fr, err, errlen) != 0)
+        return -1;
+    char *path = usd_join(out_dir, USD_STAGE);
+    char *tmp = usd_join(out_dir, USD_STAGE ".tmp");
+    FILE *out = path && tmp ? fopen(tmp, "wb") : NULL;
+    if (!out) {
+        int e = errno;
+        if (path && tmp)
+            usd_seterr(err, errlen, path, "cannot create %s: %s", tmp, strerror(e));
+        else
+            usd_seterr(err, errlen, out_dir, "out of memory");
+        free(path);
+        free(tmp);
+        return -1;
+    }
+    errno = 0;
+    usd_write_header(out, m, &fr);
+    int rc = usd_write_prims(out, work, m, fr.count, err, errlen);
+    int bad = rc < 0 ? 2 : rc > 0 ? 1 : 0;
+    if (!bad) {
+        fputs("}\n", out);
+        bad = fflush(out) != 0 || ferror(out);
+    }
+    int saved = errno;
+    if (fclose(out) != 0 && !bad) {
+        bad = 1;
+        saved = errno;
+    }
+    if (!bad && rename(tmp, path) != 0) {
+        bad = 1;
+        saved = errno;
+    }
+    if (bad == 1)
+        usd_seterr(err, errlen, path, "write failed: %s", saved ? strerror(saved) : "I/O error");
+    if (bad)
+        remove(tmp);
+    free(path);
+    free(tmp);
+    return bad ? -1 : 0;
+}
+
+/* ---- the meta record ----------------------------------------------------------------- */
+
+static int usd_write_meta(const char *work, const UsdMeta *m, char *err, size_t errlen)
+{
+    char *path = usd_join(work, "meta");
+    FILE *f = path ? fopen(path, "wb") : NULL;
+    if (!f) {
+        usd_seterr(err, errlen, path ? path : work, "cannot create: %s",
+                   path ? strerror(errno) : "out of memory");
+        free(path);
+        return -1;
+    }
+    fprintf(f, "flipkit-usd-parts 1\nfps %.17g\nwidth %.9g\nsurface %d\n", m->fps,
+            (double)m->width, m->surface ? 1 : 0);
+    int bad = fclose(f) != 0;
+    if (bad)
+        usd_seterr(err, errlen, path, "write failed: %s", strerror(errno));
+    free(path);
+    return bad ? -1 : 0;
+}
+
+static int usd_read_meta(const char *work, UsdMeta *m, char *err, size_t errlen)
+{
+    char *path = usd_join(work, "meta");
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    if (!f) {
+        usd_seterr(err, errlen, path ? path : work, "cannot open: %s",
+                   path ? strerror(errno) : "out of memory");
+        free(path);
+        return -1;
+    }
+    int version = 0, surface = 0;
+    double width = 0;
+    int got = fscanf(f, "flipkit-usd-parts %d fps %lf width %lf surface %d", &version, &m->fps,
+                     &width, &surface);
+    fclose(f);
+    if (got != 4 || version != 1 || !(m->fps > 0) || !(width > 0)) {
+        usd_seterr(err, errlen, path, "not a flipkit USD meta record (version 1)");
+        free(path);
+        return -1;
+    }
+    free(path);
+    m->width = (float)width;
+    m->surface = surface != 0;
+    return 0;
+}
+
+int usd_assemble(const char *out_dir, char *err, size_t errlen)
+{
+    char *work = usd_join(out_dir, USD_WORK_DIR);
+    if (!work) {
+        usd_seterr(err, errlen, out_dir, "out of memory");
+        return -1;
+    }
+    UsdMeta m;
+    int rc = usd_read_meta(work, &m, err, errlen) == 0 &&
+             usd_assemble_from(out_dir, work, &m, err, errlen) == 0 ? 0 : -1;
+    free(work);
+    return rc;
+}
+
+/* ---- the writer ---------------------------------------------------------------------- */
+
+static bool usd_part_used(const UsdWriter *w, int p)
+{
+    return p <= PART_P_POINTS || w->meta.surface;
+}
+
+static void usd_free(UsdWriter *w)
+{
+    for (int p = 0; p < PART_COUNT; p++)
+        if (w->part[p])
+            fclose(w->part[p]);
+    if (w->frames)
+        fclose(w->frames);
+    free(w->out_dir);
+    free(w->work);
+    free(w);
+}
+
+/* Opens (truncating) one part file of the work directory. */
+static FILE *usd_create_part(const char *work, const char *name, char *err, size_t errlen)
+{
+    char *path = usd_join(work, name);
+    FILE *f = path ? fopen(path, "wb") : NULL;
+    if (!f)
+        usd_seterr(err, errlen, path ? path : work, "cannot create: %s",
+                   path ? strerror(errno) : "out of memory");
+    free(path);
+    return f;
+}
+
+static int usd_make_work(UsdWriter *w, char *err, size_t errlen)
+{
+    if (mkdir(w->work, 0777) != 0 && errno != EEXIST) {
+        usd_seterr(err, errlen, w->out_dir, "cannot create %s: %s", w->work, strerror(errno));
+        return -1;
+    }
+    if (usd_write_meta(w->work, &w->meta, err, errlen) != 0)
+        return -1;
+    for (int p = 0; p < PART_COUNT; p++)
+        if (usd_part_used(w, p) && !(w->part[p] = usd_create_part(w->work, usd_parts[p].file,
+                                                                   err, errlen)))
+            return -1;
+    w->frames = usd_create_part(w->work, "frames", err, errlen);
+    return w->frames ? 0 : -1;
+}
+
+UsdWriter *usd_open(const char *out_dir, double fps, float point_width, bool with_surface,
+                    char *err, size_t errlen)
+{
+    if (!(fps > 0) || !isfinite(fps) || !(point_width > 0) || !isfinite(point_width)) {
+        usd_seterr(err, errlen, out_dir, "frame rate %g and point width %g must be positive",
+                   fps, (double)point_width);
+        return NULL;
+    }
+    UsdWriter *w = calloc(1, sizeof *w);
+    if (!w) {
+        usd_seterr(err, errlen, out_dir, "out of memory");
+        return NULL;
+    }
+    w->meta = (UsdMeta){ fps, point_width, with_surface };
+    w->next_assembly = 1;
+    w->out_dir = strdup(out_dir);
+    w->work = usd_join(out_dir, USD_WORK_DIR);
+    if (!w->out_dir || !w->work) {
+        usd_seterr(err, errlen, out_dir, "out of memory");
+        usd_free(w);
+        return NULL;
+    }
+    if (usd_make_work(w, err, errlen) != 0) {
+        usd_free(w);
+        return NULL;
+    }
+    return w;
+}
+
+/* Checks one frame's input before anything is written, so a bad call leaves no trace. */
+static int usd_check_frame(const UsdWriter *w, int frame, const Vec3 *pos, size_t n,
+                           const float *mesh_xyz, size_t nverts, const uint32_t *tri,
+                           size_t ntris, char *err, size_t errlen)
+{
+    const char *why = NULL;
+    if (w->broken)
+        why = "an earlier write failed; the stage keeps the frames before it";
+    else if (w->nframes > 0 && frame <= w->last_frame)
+        why = "frames must increase";
+    else if (n > 0 && !pos)
+        why = "particle count given without positions";
+    else if (!w->meta.surface && (nverts > 0 || ntris > 0))
+        why = "surface given but the stage was opened without one";
+    else if ((nverts > 0 && !mesh_xyz) || (ntris > 0 && !tri))
+        why = "surface count given without its array";
+    if (why) {
+        usd_seterr(err, errlen, w->out_dir, "frame %d: %s", frame, why);
+        return -1;
+    }
+    for (size_t i = 0; i < 3 * ntris; i++) {
+        if (tri[i] >= nverts) {
+            usd_seterr(err, errlen, w->out_dir, "frame %d: triangle %zu uses vertex %lu of %zu",
+                       frame, i / 3, (unsigned long)tri[i], nverts);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int usd_write_frame(UsdWriter *w, int frame, const Vec3 *pos, size_t n,
+                           const float *mesh_xyz, size_t nverts, const uint32_t *tri,
+                           size_t ntris)
+{
+    const float *pxyz = n ? &pos[0].x : NULL;
+    size_t pstride = sizeof(Vec3) / sizeof(float);
+    float pad = 0.5f * w->meta.width;
+    if (usd_write_extent(w, w->part[PART_P_EXTENT], frame, pxyz, n, pstride, pad) != 0 ||
+        usd_write_points(w, w->part[PART_P_POINTS], frame, pxyz, n, pstride) != 0)
+        return -1;
+    if (!w->meta.surface)
+        return 0;
+    return usd_write_extent(w, w->part[PART_S_EXTENT], frame, mesh_xyz, nverts, 3, 0) != 0 ||
+           usd_write_counts(w, w->part[PART_S_COUNTS], frame, ntris) != 0 ||
+           usd_write_indices(w, w->part[PART_S_INDICES], frame, tri, ntris) != 0 ||
+           usd_write_points(w, w->part[PART_S_POINTS], frame, mesh_xyz, nverts, 3) != 0
+               ? -1 : 0;
+}
+
+int usd_add_frame(UsdWriter *w, int frame, const Vec3 *pos, size_t n, const float *mesh_xyz,
+                  size_t nverts, const uint32_t *tri, size_t ntris, char *err, size_t errlen)
+{
+    if (!w) {
+        usd_seterr(err, errlen, "usd", "no writer");
+        return -1;
+    }
+    if (usd_check_frame(w, frame, pos, n, mesh_xyz, nverts, tri, ntris, err, errlen) != 0)
+        return -1;
+    errno = 0;
+    w->len = 0;
+    /* Samples first, the commit record last: a frame is in the stage only once all its
+     * samples are on disk. */
+    if (usd_write_frame(w, frame, pos, n, mesh_xyz, nverts, tri, ntris) != 0 ||
+        fprintf(w->frames, "%d\n", frame) < 0 || fflush(w->frames) != 0) {
+        w->broken = true;
+        usd_seterr(err, errlen, w->work, "frame %d: write failed: %s", frame,
+                   errno ? strerror(errno) : "I/O error");
+        return -1;
+    }
+    w->nframes++;
+    w->last_frame = frame;
+    if (w->nframes < w->next_assembly)
+        return 0;
+    w->next_assembly *= 2;
+    if (usd_assemble_from(w->out_dir, w->work, &w->meta, err, errlen) != 0)
+        return -1;
+    w->assembled = w->nframes;
+    return 0;
+}
+
+static void usd_remove_work(UsdWriter *w)
+{
+    for (int p = 0; p < PART_COUNT; p++) {
+        if (w->part[p]) {
+            fclose(w->part[p]);
+            w->part[p] = NULL;
+        }
+        char *path = usd_join(w->work, usd_parts[p].file);
+        if (path)
+            remove(path);
+        free(path);
+    }
+    const char *extra[] = { "frames", "meta" };
+    for (int i = 0; i < 2; i++) {
+        char *path = usd_join(w->work, extra[i]);
+        if (path)
+            remove(path);
+        free(path);
+    }
+    rmdir(w->work);
+}
+
+int usd_close(UsdWriter *w, char *err, size_t errlen)
+{
+    if (!w)
+        return 0;
+    int rc = 0;
+    if (w->assembled != w->nframes || w->nframes == 0)
+        rc = usd_assemble_from(w->out_dir, w->work, &w->meta, err, errlen);
+    if (rc == 0) {
+        if (w->frames)
+            fclose(w->frames);
+        w->frames = NULL;
+        usd_remove_work(w);
+    }
+    usd_free(w);
+    return rc;
+}

@@ -1,0 +1,59 @@
+/* usd.h — one ASCII USD stage per run: the particles, and optionally a surface, per frame.
+ * flipkit common/: OUT/scene.usda plays in real time (one time code per frame, timeCodesPerSecond
+ * = framesPerSecond = the frame rate). Not yet called by flipsim, nor read by a USD tool here (issue 7). */
+#ifndef FLIPKIT_USD_H
+#define FLIPKIT_USD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "grid.h"
+
+/*
+ * The stage (y up, metres, defaultPrim "World"):
+ *   /World/particles  Points: points and extent time-sampled, widths constant
+ *   /World/surface    Mesh (only with_surface): points, faceVertexCounts, faceVertexIndices
+ *                     and extent time-sampled; subdivisionScheme "none"
+ * Time code = frame number, startTimeCode/endTimeCode = first/last frame written.
+ * Numbers are printed "%.7g" (relative error at most 5e-7 against the float written),
+ * with '.' whatever the locale; the same frames give the same bytes.
+ *
+ * Streaming: usd_add_frame appends each attribute's sample to its own part file in
+ * OUT/.usd/ and flushes it, then appends the frame number to OUT/.usd/frames, the commit
+ * record: a frame counts once its number is there. OUT/scene.usda is assembled from the
+ * parts (temporary file renamed into place) after frames 1, 2, 4, 8, ... and by usd_close,
+ * which then removes OUT/.usd. Doubling keeps the total copying under twice the final file
+ * (assembling after every frame would copy ~frames/2 times the final size: 0.8 GB for
+ * 58k particles x 31 frames). If the run is killed, the parts still hold every committed
+ * frame and usd_assemble(OUT) rebuilds scene.usda from them.
+ */
+
+typedef struct UsdWriter UsdWriter;
+
+/* Starts a stage in out_dir (which must exist): creates out_dir/.usd, discarding the parts of
+ * any earlier run there. fps > 0 is the scene's frame rate; point_width > 0 is the particles'
+ * display diameter in metres (e.g. half a cell). Returns NULL with one line in err naming
+ * the path on failure. */
+UsdWriter *usd_open(const char *out_dir, double fps, float point_width, bool with_surface,
+                    char *err, size_t errlen);
+
+/* Appends frame `frame` (time code; greater than the previous frame's): n particle
+ * positions and, when the writer has a surface, nverts vertices (mesh_xyz, 3 floats each)
+ * and ntris triangles (tri, 3 vertex indices each, all < nverts). A writer without a surface
+ * takes mesh_xyz = tri = NULL and 0 counts. Returns 0, or -1 with one line in err: bad
+ * input writes nothing; a failed assembly (after frames 1, 2, 4, ...) leaves the frame
+ * committed in the parts, for usd_close or usd_assemble to pick up. */
+int usd_add_frame(UsdWriter *w, int frame, const Vec3 *pos, size_t n, const float *mesh_xyz,
+                  size_t nverts, const uint32_t *tri, size_t ntris, char *err, size_t errlen);
+
+/* Assembles out_dir/scene.usda from every committed frame, removes the parts and frees w
+ * (always, even on failure; the parts are then kept for usd_assemble). NULL is a no-op.
+ * Returns 0, or -1 with one line in err. */
+int usd_close(UsdWriter *w, char *err, size_t errlen);
+
+/* Recovery after a killed run: rebuilds out_dir/scene.usda from out_dir/.usd (its frame rate,
+ * width and surface flag are in .usd/meta) and keeps the parts. Returns 0, or -1 with one
+ * line in err. */
+int usd_assemble(const char *out_dir, char *err, size_t errlen);
+
+#endif
