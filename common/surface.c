@@ -1,0 +1,1250 @@
+/* surface.c — the liquid's surface: a particle field on a sparse fine grid, marching tetrahedra.
+ * flipkit common/: called once per frame by the frame writer, so it touches only the bricks
+ * of the fine grid near particles; nothing of the fine grid's full size is ever allocated. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include "surface.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * The outline:
+ *  1. Cells. Per sim cell: does a particle lie in it, is a SOLID cell near, and is it deep
+ *     inside the liquid (every cell around it holds particles or is SOLID, see 4).
+ *  2. Bricks. The fine grid (spacing h = dx / refine, nodes 0..n per axis) is cut into bricks
+ *     of 8^3 nodes. Only bricks within a particle's kernel (plus one node) get memory.
+ *  3. Splat. Each particle, in index order, adds k(s) = max(0, 1 - s^2)^3, s = |x - x_p| / R,
+ *     and k(s) (x_p - x) to the nodes within R: Zhu & Bridson, "Animating Sand as a Fluid",
+ *     SIGGRAPH 2005, the section on surface reconstruction. Index order makes the float
+ *     sums, and so the mesh, the same on every run.
+ *  4. Field. phi(x) = |xbar(x) - x| - r, xbar the kernel-weighted mean of the particles: the
+ *     same paper's formula with every particle's radius r, so rbar = r. No particle within R:
+ *     phi = R (outside). A shortcut: a node whose sim cell is deep (every cell within
+ *     ceil(R / dx) holds particles or is SOLID) is taken as inside, phi = -r, without its
+ *     sums, and a particle whose kernel reaches deep nodes only is not splatted at all. That
+ *     skips most particles of a big body of liquid, and can only close gaps smaller than a
+ *     cell where every cell around holds particles; every node that is not deep still gets
+ *     every particle within R (the tests check vertices against the formula).
+ *     Then phi = max(phi, c - dist(x, SOLID)) with c = sqrt(3) h, and phi >= c on the
+ *     domain's faces: a node within c of a solid is outside, so an edge from an inside node
+ *     (at most sqrt(3) h long) never reaches into a solid, and the surface closes before the
+ *     domain ends. phi == 0 counts as outside.
+ *  5. Marching tetrahedra. Every fine cube is split into 6 tetrahedra around its diagonal
+ *     (0,0,0)-(1,1,1), the same way in every cube, so each face diagonal runs from the face's
+ *     low corner in every cube that shares it and neighbouring cubes cut their common face
+ *     the same way. A vertex sits on each edge with a sign change, made once and shared by
+ *     every tetrahedron on the edge: through a per-brick table when all the edge's cubes are
+ *     in one brick, else through a hash map keyed by (low node, edge direction). Bricks and
+ *     cubes go in index order, so the vertex and triangle order is fixed too. Each triangle's
+ *     normal points toward positive phi. The zero set of a piecewise-linear function with
+ *     no zero at the nodes is a closed 2-manifold; the orientation rule makes it
+ *     consistently oriented.
+ */
+
+enum { BRICK = 8, BRICK3 = BRICK * BRICK * BRICK, PAD = BRICK + 1, PAD3 = PAD * PAD * PAD };
+enum { ACC = 4 }; /* sums per node: weight, weighted offset x, y, z */
+/* Nodes along one axis of a kernel: 2 R / h + 1 with R <= 4 dx, h >= dx / 8, and rounding. */
+enum { SURFACE_MAX_KERNEL_NODES = 2 * 4 * SURFACE_MAX_REFINE + 3 };
+
+/* A vertex never sits closer than this fraction of its edge to a node, so two vertices
+ * never coincide and no triangle has zero area. It moves a vertex by at most 0.1% of h. */
+#define SURFACE_T_MIN 1e-3f
+
+#if defined(__GNUC__)
+#define SURFACE_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define SURFACE_PRINTF(f, a)
+#endif
+
+typedef struct {
+    int refine;
+    int n[3];           /* fine cells per axis; nodes are 0..n[d] */
+    int nb[3];          /* bricks per axis */
+    float h, r, R, far; /* node spacing, particle radius, kernel radius, phi with no particle */
+    float clear;        /* sqrt(3) h: nodes this close to a SOLID cell are outside */
+    int reach;          /* cells within which a SOLID cell can matter to a node's phi */
+    int kernel_cells;   /* ceil(R / dx): a particle's kernel reaches this many cells away */
+    int32_t *slot;      /* per brick: its place in the pool, or -1 when no particle is near */
+    int32_t *brick_of;  /* per slot: the brick, in increasing brick index */
+    size_t nslots;
+    float *acc;         /* per slot, BRICK3 x ACC sums, x fastest */
+    float *phi;         /* per slot, PAD3 values: the brick's nodes and a +1 apron copied from
+                         * its neighbours, so every cube finds its 8 corners in one array */
+    uint8_t *flags;     /* per sim cell, CF_ bits */
+    uint32_t *cell_of;  /* per particle: its sim cell, or NO_CELL outside the grid */
+    uint8_t *solid_left;/* per sim cell: how many cells back along x the nearest SOLID cell
+                         * is (0: this one; the cell before the grid counts), at most 255 */
+    uint8_t *solid_right;/* the same forward */
+} Field;
+
+#define NO_CELL UINT32_MAX
+
+/* Per sim cell. "Within k" means in the (2k + 1)^3 block around the cell; cells beyond the
+ * grid count as SOLID and empty. */
+enum {
+    CF_PARTICLE = 1,    /* a particle lies in the cell */
+    CF_NEAR_SOLID = 2,  /* a SOLID cell within reach */
+    CF_SHALLOW = 4,     /* a cell neither SOLID nor holding particles within kernel_cells:
+                         * its nodes are not deep */
+    CF_SPLAT = 8,       /* a CF_SHALLOW cell within kernel_cells + 1: a particle here may
+                         * reach a node that is not deep (see surface_splat) */
+};
+
+/* ---- messages ------------------------------------------------------------------------ */
+
+static void SURFACE_PRINTF(3, 4) surface_seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || errlen == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- the mesh ------------------------------------------------------------------------ */
+
+SurfaceSettings surface_defaults(void)
+{
+    SurfaceSettings s = { SURFACE_DEFAULT_REFINE, SURFACE_DEFAULT_RADIUS_CELLS,
+                          SURFACE_DEFAULT_KERNEL_CELLS };
+    return s;
+}
+
+void mesh_init(Mesh *m)
+{
+    *m = (Mesh){ 0 };
+}
+
+void mesh_free(Mesh *m)
+{
+    free(m->xyz);
+    free(m->tri);
+    mesh_init(m);
+}
+
+/* Grows an array of items of `each` bytes to hold at least need items, doubling. */
+static int mesh_grow(void **p, size_t *cap, size_t need, size_t each)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 4096;
+    while (c < need) {
+        if (c > SIZE_MAX / 2 / each)
+            return -1;
+        c *= 2;
+    }
+    void *q = realloc(*p, c * each);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+static int mesh_add_vertex(Mesh *m, float x, float y, float z, uint32_t *index)
+{
+    if (m->nverts >= INT32_MAX) /* PLY stores indices as int */
+        return -1;
+    void *p = m->xyz;
+    if (mesh_grow(&p, &m->cap_verts, m->nverts + 1, 3 * sizeof(float)) != 0)
+        return -1;
+    m->xyz = p;
+    float *v = m->xyz + 3 * m->nverts;
+    v[0] = x;
+    v[1] = y;
+    v[2] = z;
+    *index = (uint32_t)m->nverts++;
+    return 0;
+}
+
+static int mesh_add_tri(Mesh *m, uint32_t a, uint32_t b, uint32_t c)
+{
+    void *p = m->tri;
+    if (mesh_grow(&p, &m->cap_tris, m->ntris + 1, 3 * sizeof(uint32_t)) != 0)
+        return -1;
+    m->tri = p;
+    uint32_t *t = m->tri + 3 * m->ntris++;
+    t[0] = a;
+    t[1] = b;
+    t[2] = c;
+    return 0;
+}
+
+/* ---- settings and the field's life ---------------------------------------------------- */
+
+static int surface_check_settings(const SurfaceSettings *s, const MacGrid *g, char *err,
+                                  size_t errlen)
+{
+    if (s->refine < 1 || s->refine > SURFACE_MAX_REFINE) {
+        surface_seterr(err, errlen, "surface_build: refine is %d; expected 1..%d", s->refine,
+                       SURFACE_MAX_REFINE);
+        return -1;
+    }
+    if (!(s->kernel_cells > 0.0f && s->kernel_cells <= 4.0f)) {
+        surface_seterr(err, errlen, "surface_build: kernel_cells is %g; expected (0, 4]",
+                       (double)s->kernel_cells);
+        return -1;
+    }
+    if (!(s->radius_cells > 0.0f && s->radius_cells < s->kernel_cells)) {
+        surface_seterr(err, errlen,
+                       "surface_build: radius_cells is %g; expected (0, kernel_cells = %g)",
+                       (double)s->radius_cells, (double)s->kernel_cells);
+        return -1;
+    }
+    if (g->nx < 1 || g->ny < 1 || g->nz < 1 || !(g->dx > 0.0f) || !g->cell) {
+        surface_seterr(err, errlen, "surface_build: the grid is not initialised");
+        return -1;
+    }
+    if (grid_cells(g) >= NO_CELL) {
+        surface_seterr(err, errlen, "surface_build: %dx%dx%d cells are too many (at most 2^32 - 1)",
+                       g->nx, g->ny, g->nz);
+        return -1;
+    }
+    return 0;
+}
+
+static int surface_field_init(Field *f, const MacGrid *g, const SurfaceSettings *s)
+{
+    *f = (Field){ .refine = s->refine };
+    const int cells[3] = { g->nx, g->ny, g->nz };
+    size_t nbricks = 1;
+    for (int d = 0; d < 3; d++) {
+        f->n[d] = cells[d] * s->refine;
+        f->nb[d] = f->n[d] / BRICK + 1; /* nodes 0..n need n + 1 places */
+        nbricks *= (size_t)f->nb[d];
+    }
+    f->h = g->dx / (float)s->refine;
+    f->r = s->radius_cells * g->dx;
+    f->R = s->kernel_cells * g->dx;
+    f->far = f->R;
+    f->clear = sqrtf(3.0f) * f->h;
+    /* phi >= -r, so a solid farther than clear + r never changes max(phi, clear - dist); the
+     * cells within rho of a node lie within ceil(rho / dx) cells of the node's own cell. */
+    f->reach = (int)ceilf((f->clear + f->r) / g->dx);
+    f->kernel_cells = (int)ceilf(f->R / g->dx);
+    if (nbricks > INT32_MAX)
+        return -1;
+    f->slot = calloc(nbricks, sizeof *f->slot);
+    return f->slot ? 0 : -1;
+}
+
+static void surface_field_free(Field *f)
+{
+    free(f->slot);
+    free(f->brick_of);
+    free(f->acc);
+    free(f->phi);
+    free(f->flags);
+    free(f->cell_of);
+    free(f->solid_left);
+    free(f->solid_right);
+    *f = (Field){ 0 };
+}
+
+static size_t surface_brick_index(const Field *f, int bx, int by, int bz)
+{
+    return (size_t)bx + (size_t)f->nb[0] * ((size_t)by + (size_t)f->nb[1] * (size_t)bz);
+}
+
+/* ---- 1. cells ----------------------------------------------------------------------- */
+
+/* The bits dilated in surface_classify_cells, each by its own reach. */
+enum { DILATED = 3 };
+static const uint8_t surface_dilated[DILATED] = { CF_NEAR_SOLID, CF_SHALLOW, CF_SPLAT };
+
+/* out |= in & mask over len bytes, eight at a time (memcpy compiles to plain loads). */
+static void surface_or_bytes(uint8_t *restrict out, const uint8_t *restrict in, size_t len,
+                             uint8_t mask)
+{
+    const uint64_t m = mask * UINT64_C(0x0101010101010101);
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t a, b;
+        memcpy(&a, out + i, 8);
+        memcpy(&b, in + i, 8);
+        a |= b & m;
+        memcpy(out + i, &a, 8);
+    }
+    for (; i < len; i++)
+        out[i] |= in[i] & mask;
+}
+
+/* The bits whose reach is at least |s|. */
+static uint8_t surface_reaching(const int reach[DILATED], int s)
+{
+    uint8_t bits = 0;
+    for (int b = 0; b < DILATED; b++)
+        bits |= (uint8_t)(reach[b] >= (s < 0 ? -s : s) ? surface_dilated[b] : 0);
+    return bits;
+}
+
+/* One axis of a cube dilation, in place: each DILATED bit is set where, before (in prev),
+ * it was set within its reach along axis a; everything beyond the grid counts as set. */
+static void surface_dilate_axis(uint8_t *restrict flags, const uint8_t *restrict prev,
+                                const int n[3], int a, const int reach[DILATED], int most)
+{
+    const size_t stride[3] = { 1, (size_t)n[0], (size_t)n[0] * (size_t)n[1] };
+    for (int k = 0; k < n[2]; k++)
+        for (int j = 0; j < n[1]; j++) {
+            const int at[3] = { 0, j, k };
+            size_t row = stride[1] * (size_t)j + stride[2] * (size_t)k;
+            uint8_t *out = flags + row;
+            for (int s = -most; s <= most; s++) {
+                uint8_t bits = surface_reaching(reach, s);
+                if (s == 0 || !bits)
+                    continue;
+                if (a == 0) {
+                    int lo = s < 0 ? -s : 0, hi = s > 0 ? n[0] - s : n[0]; /* i + s inside */
+                    lo = lo < n[0] ? lo : n[0];
+                    hi = hi > lo ? hi : lo;
+                    for (int i = 0; i < lo; i++)
+                        out[i] |= bits;
+                    for (int i = hi; i < n[0]; i++)
+                        out[i] |= bits;
+                    surface_or_bytes(out + lo, prev + row + lo + s, (size_t)(hi - lo), bits);
+                } else if (at[a] + s < 0 || at[a] + s >= n[a]) {
+                    for (int i = 0; i < n[0]; i++)
+                        out[i] |= bits;
+                } else {
+                    ptrdiff_t from = (ptrdiff_t)s * (ptrdiff_t)stride[a];
+                    surface_or_bytes(out, prev + row + from, (size_t)n[0], bits);
+                }
+            }
+        }
+}
+
+/* Dilation of each DILATED bit by a (2 reach + 1)^3 block: one pass per axis. */
+static void surface_dilate(uint8_t *restrict flags, uint8_t *restrict prev, const int n[3],
+                           const int reach[DILATED])
+{
+    size_t cells = (size_t)n[0] * n[1] * n[2];
+    int most = 0;
+    for (int b = 0; b < DILATED; b++)
+        most = reach[b] > most ? reach[b] : most;
+    for (int a = 0; a < 3; a++) {
+        memcpy(prev, flags, cells);
+        surface_dilate_axis(flags, prev, n, a, reach, most);
+    }
+}
+
+/* The sim cell holding p, or NO_CELL when p is outside the grid (or not finite). Only
+ * used for bounds with a node to spare, so x * (1 / dx) rounding differently from x / dx
+ * does not matter. */
+static uint32_t surface_cell_of(const MacGrid *g, float inv_dx, Vec3 p)
+{
+    const int n[3] = { g->nx, g->ny, g->nz };
+    int c[3];
+    for (int d = 0; d < 3; d++) {
+        float x = vec3_get(p, d) * inv_dx;
+        if (!(x >= 0.0f && x < (float)n[d]))
+            return NO_CELL;
+        c[d] = (int)x;
+        c[d] = c[d] < n[d] ? c[d] : n[d] - 1;
+    }
+    return (uint32_t)grid_cell_index(g, c[0], c[1], c[2]);
+}
+
+/* solid_left and solid_right, one x-row at a time. Beyond 255 cells is as good as never:
+ * no search reaches that far. */
+static int surface_solid_rows(Field *f, const MacGrid *g)
+{
+    size_t cells = grid_cells(g);
+    f->solid_left = malloc(cells);
+    f->solid_right = malloc(cells);
+    if (!f->solid_left || !f->solid_right)
+        return -1;
+    for (size_t row = 0; row < cells; row += (size_t)g->nx) {
+        int last = -1;
+        for (int i = 0; i < g->nx; i++) {
+            last = g->cell[row + (size_t)i] == CELL_SOLID ? i : last;
+            f->solid_left[row + (size_t)i] = (uint8_t)(i - last < 255 ? i - last : 255);
+        }
+        int next = g->nx;
+        for (int i = g->nx - 1; i >= 0; i--) {
+            next = g->cell[row + (size_t)i] == CELL_SOLID ? i : next;
+            f->solid_right[row + (size_t)i] = (uint8_t)(next - i < 255 ? next - i : 255);
+        }
+    }
+    return 0;
+}
+
+static int surface_classify_cells(Field *f, const MacGrid *g, const Particles *ps)
+{
+    const int n[3] = { g->nx, g->ny, g->nz };
+    size_t cells = grid_cells(g);
+    f->flags = calloc(cells, 1);
+    f->cell_of = malloc((ps->count ? ps->count : 1) * sizeof *f->cell_of);
+    uint8_t *prev = malloc(cells);
+    if (!f->flags || !f->cell_of || !prev) {
+        free(prev);
+        return -1;
+    }
+    float inv_dx = 1.0f / g->dx;
+    for (size_t q = 0; q < ps->count; q++) {
+        uint32_t c = surface_cell_of(g, inv_dx, ps->pos[q]);
+        f->cell_of[q] = c;
+        if (c != NO_CELL)
+            f->flags[c] = CF_PARTICLE;
+    }
+    for (size_t c = 0; c < cells; c++) {
+        /* SOLID cells count as filled: a node they make deep is lifted out of the liquid by
+         * the solid's own rule anyway when it is near them. */
+        int solid = g->cell[c] == CELL_SOLID, filled = f->flags[c] || solid;
+        f->flags[c] |= (uint8_t)(solid ? CF_NEAR_SOLID : 0);
+        f->flags[c] |= (uint8_t)(filled ? 0 : CF_SHALLOW | CF_SPLAT);
+    }
+    /* A particle's kernel nodes lie in cells within kernel_cells of its own, + 1 for
+     * rounding; with no shallow cell among those it can be skipped without a look. */
+    const int reach[DILATED] = { f->reach, f->kernel_cells, 2 * f->kernel_cells + 1 };
+    surface_dilate(f->flags, prev, n, reach);
+    free(prev);
+    return surface_solid_rows(f, g);
+}
+
+/* ---- 2. bricks ----------------------------------------------------------------------- */
+
+/* The nodes within R of p along one axis, clamped to 0..n. Returns 0 when there are none
+ * (p far outside the domain, or not finite). */
+static int surface_axis_range(const Field *f, float x, int d, int *lo, int *hi)
+{
+    if (!isfinite(x))
+        return 0;
+    float a = ceilf((x - f->R) / f->h), b = floorf((x + f->R) / f->h);
+    /* Clamp as float first: converting a huge float to int is undefined. */
+    a = a < 0.0f ? 0.0f : a;
+    b = b > (float)f->n[d] ? (float)f->n[d] : b;
+    if (a > b)
+        return 0;
+    *lo = (int)a;
+    *hi = (int)b;
+    return 1;
+}
+
+static void surface_mark_range(Field *f, const int lo[3], const int hi[3])
+{
+    int a[3], b[3];
+    for (int d = 0; d < 3; d++) {
+        a[d] = (lo[d] < 1 ? 0 : lo[d] - 1) / BRICK; /* one node more each way, see below */
+        b[d] = (hi[d] >= f->n[d] ? f->n[d] : hi[d] + 1) / BRICK;
+    }
+    for (int bz = a[2]; bz <= b[2]; bz++)
+        for (int by = a[1]; by <= b[1]; by++)
+            for (int bx = a[0]; bx <= b[0]; bx++)
+                f->slot[surface_brick_index(f, bx, by, bz)] = 1;
+}
+
+/* Marks every brick holding a node within R of a particle, or next to one: a cube with an
+ * inside corner then has all 8 corners in marked bricks. Particles inside the grid are
+ * marked by their sim cell (no particle of the cell reaches beyond the cell's nodes +-
+ * ceil(R / h)); the few outside it one by one. Extra bricks only cost time: phi at a node
+ * does not depend on which bricks exist. */
+static void surface_mark_bricks(Field *f, const MacGrid *g, const Particles *ps)
+{
+    for (size_t q = 0; q < ps->count; q++) {
+        int lo[3], hi[3], ok = 1;
+        if (f->cell_of[q] != NO_CELL)
+            continue;
+        for (int d = 0; d < 3 && ok; d++)
+            ok = surface_axis_range(f, vec3_get(ps->pos[q], d), d, &lo[d], &hi[d]);
+        if (ok)
+            surface_mark_range(f, lo, hi);
+    }
+    int reach = (int)ceilf(f->R / f->h);
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++) {
+                if (!(f->flags[grid_cell_index(g, i, j, k)] & CF_PARTICLE))
+                    continue;
+                const int c[3] = { i, j, k };
+                int lo[3], hi[3];
+                for (int d = 0; d < 3; d++) {
+                    lo[d] = c[d] * f->refine - reach;
+                    hi[d] = (c[d] + 1) * f->refine + reach;
+                    lo[d] = lo[d] < 0 ? 0 : lo[d];
+                    hi[d] = hi[d] > f->n[d] ? f->n[d] : hi[d];
+                }
+                surface_mark_range(f, lo, hi);
+            }
+}
+
+/* Numbers the marked bricks in index order and gives them zeroed memory. */
+static int surface_allocate_bricks(Field *f)
+{
+    size_t nbricks = (size_t)f->nb[0] * f->nb[1] * f->nb[2];
+    size_t n = 0;
+    for (size_t b = 0; b < nbricks; b++)
+        n += f->slot[b] != 0;
+    f->nslots = n;
+    if (n == 0)
+        return 0;
+    f->brick_of = malloc(n * sizeof *f->brick_of);
+    f->acc = calloc(n * BRICK3, ACC * sizeof(float));
+    f->phi = malloc(n * PAD3 * sizeof(float));
+    if (!f->brick_of || !f->acc || !f->phi)
+        return -1;
+    n = 0;
+    for (size_t b = 0; b < nbricks; b++) {
+        if (f->slot[b]) {
+            f->brick_of[n] = (int32_t)b;
+            f->slot[b] = (int32_t)n++;
+        } else {
+            f->slot[b] = -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- 3. splat ------------------------------------------------------------------------ */
+
+/* Along one axis of a particle's kernel: the node offsets x_node - x_p and their squares
+ * over R^2 (s^2 is the sum of three, so the node loop only adds). Along x the kernel spans
+ * fewer nodes than a brick, so a row is in at most two bricks: nodes before split are in
+ * the first, from its node lo % BRICK on, the others in the next one from its node 0. */
+typedef struct {
+    int lo, count, split;
+    float off[SURFACE_MAX_KERNEL_NODES], q[SURFACE_MAX_KERNEL_NODES];
+} KernelAxis;
+
+static int surface_kernel_axis(const Field *f, float x, int d, KernelAxis *ax)
+{
+    int lo, hi;
+    if (!surface_axis_range(f, x, d, &lo, &hi))
+        return 0;
+    ax->lo = lo;
+    ax->count = hi - lo + 1;
+    ax->split = BRICK - lo % BRICK;
+    ax->split = ax->split < ax->count ? ax->split : ax->count;
+    float inv_R2 = 1.0f / (f->R * f->R);
+    for (int m = 0; m < ax->count; m++) {
+        ax->off[m] = (float)(lo + m) * f->h - x;
+        ax->q[m] = ax->off[m] * ax->off[m] * inv_R2;
+    }
+    return 1;
+}
+
+/* Adds w and w (x_p - x) to nodes m0..m1-1 of a row (fixed j, k); node m0 is at a. */
+static void surface_splat_run(float *a, const KernelAxis *ax, int m0, int m1, float qyz,
+                              float oy, float oz)
+{
+    for (int m = m0; m < m1; m++) {
+        float s2 = ax->q[m] + qyz;
+        if (s2 >= 1.0f)
+            continue;
+        float u = 1.0f - s2, w = u * u * u;
+        float *node = a + ACC * (m - m0);
+        node[0] += w;
+        node[1] -= w * ax->off[m]; /* w (x_p - x) */
+        node[2] -= w * oy;
+        node[3] -= w * oz;
+    }
+}
+
+/* The sums of node (bx * BRICK, j, k); its brick is marked whenever this is called. */
+static float *surface_row(const Field *f, int bx, int j, int k)
+{
+    size_t s = (size_t)f->slot[surface_brick_index(f, bx, j / BRICK, k / BRICK)];
+    return f->acc + ACC * (s * BRICK3 + (size_t)(j % BRICK) * BRICK +
+                           (size_t)(k % BRICK) * BRICK * BRICK);
+}
+
+/* Whether every node of the kernel's box is deep, so that no sum the particle would add is
+ * ever read. A node's cell is the one above it on a cell face, as in surface_node_phi. */
+static int surface_all_deep(const Field *f, const MacGrid *g, const KernelAxis ax[3])
+{
+    const int cells[3] = { g->nx, g->ny, g->nz };
+    int lo[3], hi[3];
+    for (int d = 0; d < 3; d++) {
+        lo[d] = ax[d].lo / f->refine;
+        hi[d] = (ax[d].lo + ax[d].count - 1) / f->refine;
+        lo[d] = lo[d] < cells[d] ? lo[d] : cells[d] - 1;
+        hi[d] = hi[d] < cells[d] ? hi[d] : cells[d] - 1;
+    }
+    for (int k = lo[2]; k <= hi[2]; k++)
+        for (int j = lo[1]; j <= hi[1]; j++)
+            for (int i = lo[0]; i <= hi[0]; i++)
+                if (f->flags[grid_cell_index(g, i, j, k)] & CF_SHALLOW)
+                    return 0;
+    return 1;
+}
+
+static void surface_splat_one(Field *f, const MacGrid *g, Vec3 p)
+{
+    KernelAxis ax[3];
+    for (int d = 0; d < 3; d++)
+        if (!surface_kernel_axis(f, vec3_get(p, d), d, &ax[d]))
+            return;
+    if (surface_all_deep(f, g, ax))
+        return;
+    const KernelAxis *x = &ax[0];
+    int bx = x->lo / BRICK, lx = x->lo % BRICK;
+    for (int c = 0; c < ax[2].count; c++) {
+        int k = ax[2].lo + c;
+        for (int b = 0; b < ax[1].count; b++) {
+            float qyz = ax[1].q[b] + ax[2].q[c];
+            if (qyz >= 1.0f)
+                continue;
+            int j = ax[1].lo + b;
+            float *first = surface_row(f, bx, j, k) + ACC * lx;
+            surface_splat_run(first, x, 0, x->split, qyz, ax[1].off[b], ax[2].off[c]);
+            if (x->split < x->count)
+                surface_splat_run(surface_row(f, bx + 1, j, k), x, x->split, x->count, qyz,
+                                  ax[1].off[b], ax[2].off[c]);
+        }
+    }
+}
+
+static void surface_splat(Field *f, const MacGrid *g, const Particles *ps)
+{
+    for (size_t q = 0; q < ps->count; q++)
+        if (f->cell_of[q] == NO_CELL || f->flags[f->cell_of[q]] & CF_SPLAT)
+            surface_splat_one(f, g, ps->pos[q]);
+}
+
+/* ---- 4. field ------------------------------------------------------------------------ */
+
+/* Along one axis: the sim cells within rho of coordinate x and the gap from x to each. */
+static int surface_gaps(float x, float rho, float dx, int cells, int *c0, float *gap)
+{
+    int lo = (int)floorf((x - rho) / dx), hi = (int)floorf((x + rho) / dx);
+    lo = lo < -1 ? -1 : lo; /* one cell beyond the array is as SOLID as any further */
+    hi = hi > cells ? cells : hi;
+    for (int c = lo; c <= hi; c++) {
+        float a = (float)c * dx - x, b = x - (float)(c + 1) * dx;
+        float t = a > 0.0f ? a : b > 0.0f ? b : 0.0f;
+        gap[c - lo] = t * t;
+    }
+    *c0 = lo;
+    return hi - lo + 1;
+}
+
+/* Distance from node (i,j,k) to the nearest SOLID cell, or rho when none is nearer: over
+ * the x-rows of cells within rho (pruned as the best so far shrinks), the nearest SOLID cell
+ * of each row on either side comes from solid_left / solid_right. */
+static float surface_solid_distance(const Field *f, const MacGrid *g, const int node[3], float rho)
+{
+    enum { MAXC = 16 }; /* rho <= clear + r < 2 dx + 4 dx spans at most 14 cells */
+    const int cells[3] = { g->nx, g->ny, g->nz };
+    int c0[3], nc[3];
+    float gap[3][MAXC];
+    for (int d = 1; d < 3; d++)
+        nc[d] = surface_gaps((float)node[d] * f->h, rho, g->dx, cells[d], &c0[d], gap[d]);
+    float x = (float)node[0] * f->h;
+    int cx = node[0] / f->refine < g->nx ? node[0] / f->refine : g->nx - 1;
+    float best = rho * rho;
+    for (int z = 0; z < nc[2]; z++) {
+        if (gap[2][z] >= best)
+            continue;
+        int cz = c0[2] + z;
+        for (int y = 0; y < nc[1]; y++) {
+            float gyz = gap[2][z] + gap[1][y], gx2 = 0.0f; /* rows beyond the grid: SOLID */
+            int cy = c0[1] + y;
+            if (gyz >= best)
+                continue;
+            if (cz >= 0 && cz < g->nz && cy >= 0 && cy < g->ny) {
+                size_t c = grid_cell_index(g, cx, cy, cz);
+                float lo = x - (float)(cx - f->solid_left[c] + 1) * g->dx,
+                      hi = (float)(cx + f->solid_right[c]) * g->dx - x;
+                float t = lo < hi ? lo : hi;
+                t = t > 0.0f ? t : 0.0f;
+                gx2 = t * t;
+            }
+            best = gyz + gx2 < best ? gyz + gx2 : best;
+            if (best == 0.0f)
+                return 0.0f;
+        }
+    }
+    return sqrtf(best);
+}
+
+/* The particles' phi at a node: deep, from its sums, or far. */
+static float surface_particle_phi(const Field *f, uint8_t flags, const float *acc)
+{
+    if (!(flags & CF_SHALLOW))
+        return -f->r;
+    if (!(acc[0] > 0.0f))
+        return f->far;
+    float inv = 1.0f / acc[0];
+    float ox = acc[1] * inv, oy = acc[2] * inv, oz = acc[3] * inv;
+    return sqrtf(ox * ox + oy * oy + oz * oz) - f->r;
+}
+
+/* phi at a node inside the domain, whose cell has the given flags. */
+static float surface_node_phi(const Field *f, const MacGrid *g, uint8_t flags, const float *acc,
+                              const int node[3])
+{
+    float phi = surface_particle_phi(f, flags, acc);
+    for (int d = 0; d < 3; d++)
+        if (node[d] == 0 || node[d] == f->n[d])
+            return phi > f->clear ? phi : f->clear;
+    if (phi >= f->clear || !(flags & CF_NEAR_SOLID))
+        return phi; /* clear - dist <= clear: the solid cannot raise it */
+    /* A solid farther than clear - phi cannot raise phi, so search no farther. */
+    float dist = surface_solid_distance(f, g, node, f->clear - phi);
+    float lift = f->clear - dist;
+    return lift > phi ? lift : phi;
+}
+
+/* The sim cell of each node along one axis of a brick: the one above a node on a cell
+ * face, the last one for the domain's end. */
+static void surface_brick_cells(const Field *f, int base, int d, int cells, int *c)
+{
+    for (int x = 0; x < BRICK; x++) {
+        int node = base + x < f->n[d] ? base + x : f->n[d];
+        c[x] = node / f->refine < cells ? node / f->refine : cells - 1;
+    }
+}
+
+/* phi at the brick's own nodes; nodes past the domain's end get far (never a cube corner). */
+static void surface_evaluate(Field *f, const MacGrid *g)
+{
+    const int cells[3] = { g->nx, g->ny, g->nz };
+    for (size_t s = 0; s < f->nslots; s++) {
+        size_t b = (size_t)f->brick_of[s];
+        int base[3] = { (int)(b % (size_t)f->nb[0]) * BRICK,
+                        (int)(b / (size_t)f->nb[0] % (size_t)f->nb[1]) * BRICK,
+                        (int)(b / ((size_t)f->nb[0] * (size_t)f->nb[1])) * BRICK };
+        int cell[3][BRICK];
+        for (int d = 0; d < 3; d++)
+            surface_brick_cells(f, base[d], d, cells[d], cell[d]);
+        float *phi = f->phi + s * PAD3;
+        const float *acc = f->acc + s * BRICK3 * ACC;
+        for (int z = 0; z < BRICK; z++)
+            for (int y = 0; y < BRICK; y++)
+                for (int x = 0; x < BRICK; x++) {
+                    int node[3] = { base[0] + x, base[1] + y, base[2] + z };
+                    float *out = &phi[x + PAD * (y + PAD * z)];
+                    if (node[0] > f->n[0] || node[1] > f->n[1] || node[2] > f->n[2]) {
+                        *out = f->far;
+                        continue;
+                    }
+                    size_t c = grid_cell_index(g, cell[0][x], cell[1][y], cell[2][z]);
+                    int own = x + BRICK * (y + BRICK * z);
+                    *out = surface_node_phi(f, g, f->flags[c], acc + ACC * own, node);
+                }
+    }
+}
+
+/* phi at any node, from its brick; nodes in unmarked bricks have no particle near: far. */
+static float surface_phi_at(const Field *f, int i, int j, int k)
+{
+    if (i > f->n[0] || j > f->n[1] || k > f->n[2])
+        return f->far;
+    int32_t s = f->slot[surface_brick_index(f, i / BRICK, j / BRICK, k / BRICK)];
+    if (s < 0)
+        return f->far;
+    return f->phi[(size_t)s * PAD3 + (size_t)(i % BRICK) +
+                  PAD * ((size_t)(j % BRICK) + PAD * (size_t)(k % BRICK))];
+}
+
+/* Copies the first layer of the +x, +y, +z neighbours into each brick's apron. */
+static void surface_fill_apron(Field *f)
+{
+    for (size_t s = 0; s < f->nslots; s++) {
+        size_t b = (size_t)f->brick_of[s];
+        int bx = (int)(b % (size_t)f->nb[0]), by = (int)(b / (size_t)f->nb[0] % (size_t)f->nb[1]),
+            bz = (int)(b / ((size_t)f->nb[0] * (size_t)f->nb[1]));
+        float *phi = f->phi + s * PAD3;
+        for (int z = 0; z < PAD; z++)
+            for (int y = 0; y < PAD; y++)
+                for (int x = 0; x < PAD; x++)
+                    if (x == BRICK || y == BRICK || z == BRICK)
+                        phi[x + PAD * (y + PAD * z)] = surface_phi_at(
+                            f, bx * BRICK + x, by * BRICK + y, bz * BRICK + z);
+    }
+}
+
+/* ---- 5. marching tetrahedra ---------------------------------------------------------- */
+
+/* Cube corners are numbered x + 2y + 4z. The tetrahedra follow the 6 monotone paths from
+ * corner 0 to corner 7 (x then y then z, ...); the path along axes (a, b, c) has volume sign
+ * det(e_a, e_b, e_c), so the odd permutations get their last two corners swapped. Every
+ * tetrahedron is then positively oriented: (v1 - v0) x (v2 - v0) . (v3 - v0) > 0. */
+static const uint8_t surface_tets[6][4] = {
+    { 0, 1, 3, 7 }, { 0, 2, 6, 7 }, { 0, 4, 5, 7 }, /* x y z, y z x, z x y: even */
+    { 0, 1, 7, 5 }, { 0, 2, 7, 3 }, { 0, 4, 7, 6 }, /* x z y, y x z, z y x: odd, swapped */
+};
+
+typedef struct {
+    uint64_t *key;      /* (low node << 3 | direction bits); 0 marks an empty place */
+    uint32_t *vertex;
+    size_t cap, count;  /* cap is a power of two, kept at least twice count */
+    int bits;
+} EdgeMap;
+
+typedef struct {
+    const Field *f;
+    Mesh *out;
+    EdgeMap map;
+    int base[3];        /* the cube's low node */
+    const float *v;     /* phi at its 8 corners */
+    uint32_t seen[8][8];/* vertices already found for this cube, by [low][high] corner: the
+                         * 6 tetrahedra share most edges, so each is looked up once per cube */
+    int brick[3];       /* the current brick's first node */
+    uint32_t stamp;     /* the current brick's slot + 1: marks its entries in local */
+    uint32_t *local;    /* per edge inside the brick, 7 directions x BRICK3 low nodes:
+                         * stamp, vertex */
+} Marcher;
+
+static size_t surface_hash(uint64_t key, int bits)
+{
+    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - bits)); /* Fibonacci hashing */
+}
+
+static int surface_map_resize(EdgeMap *m, int bits)
+{
+    size_t cap = (size_t)1 << bits;
+    uint64_t *key = calloc(cap, sizeof *key);
+    uint32_t *vertex = malloc(cap * sizeof *vertex);
+    if (!key || !vertex) {
+        free(key);
+        free(vertex);
+        return -1;
+    }
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->key[i])
+            continue;
+        size_t p = surface_hash(m->key[i], bits);
+        while (key[p])
+            p = (p + 1) & (cap - 1);
+        key[p] = m->key[i];
+        vertex[p] = m->vertex[i];
+    }
+    free(m->key);
+    free(m->vertex);
+    m->key = key;
+    m->vertex = vertex;
+    m->cap = cap;
+    m->bits = bits;
+    return 0;
+}
+
+/* A new vertex on the edge between cube corners ca and cb (one inside, one outside), at
+ * the linear zero crossing measured from the inside corner. */
+static int surface_new_vertex(Marcher *mc, int ca, int cb, uint32_t *index)
+{
+    int in = mc->v[ca] < 0.0f ? ca : cb, out = in == ca ? cb : ca;
+    float t = mc->v[in] / (mc->v[in] - mc->v[out]);
+    t = t < SURFACE_T_MIN ? SURFACE_T_MIN : t > 1.0f - SURFACE_T_MIN ? 1.0f - SURFACE_T_MIN : t;
+    float xyz[3];
+    for (int d = 0; d < 3; d++) {
+        int a = in >> d & 1, b = out >> d & 1;
+        xyz[d] = ((float)(mc->base[d] + a) + t * (float)(b - a)) * mc->f->h;
+    }
+    return mesh_add_vertex(mc->out, xyz[0], xyz[1], xyz[2], index);
+}
+
+/* An edge whose every cube lies in the current brick: its vertex lives in the brick's
+ * table, no hashing. Returns the table entry, or NULL for an edge on the brick's border. */
+static uint32_t *surface_local_entry(Marcher *mc, int low, int dir)
+{
+    int l[3];
+    for (int d = 0; d < 3; d++) {
+        l[d] = mc->base[d] + (low >> d & 1) - mc->brick[d];
+        /* Along the edge the cubes start at the low node; across it, one node lower too. */
+        if (l[d] > BRICK - 1 || (!(dir >> d & 1) && l[d] < 1))
+            return NULL;
+    }
+    size_t node = (size_t)(l[0] + BRICK * (l[1] + BRICK * l[2]));
+    return mc->local + 2 * ((size_t)(dir - 1) * BRICK3 + node);
+}
+
+/* An edge on a brick's border, shared with the next brick's cubes: through the hash map,
+ * keyed by (low node, direction). */
+static int surface_shared_vertex(Marcher *mc, int ca, int cb, uint32_t *index)
+{
+    const Field *f = mc->f;
+    EdgeMap *m = &mc->map;
+    int low = ca & cb;
+    uint64_t node = (uint64_t)(mc->base[0] + (low & 1)) +
+                    (uint64_t)(f->n[0] + 1) * ((uint64_t)(mc->base[1] + (low >> 1 & 1)) +
+                                               (uint64_t)(f->n[1] + 1) *
+                                                   (uint64_t)(mc->base[2] + (low >> 2 & 1)));
+    uint64_t key = node << 3 | (uint64_t)(ca ^ cb);
+    size_t p = surface_hash(key, m->bits);
+    while (m->key[p]) {
+        if (m->key[p] == key) {
+            *index = m->vertex[p];
+            return 0;
+        }
+        p = (p + 1) & (m->cap - 1);
+    }
+    if (surface_new_vertex(mc, ca, cb, index) != 0)
+        return -1;
+    m->key[p] = key;
+    m->vertex[p] = *index;
+    if (++m->count * 2 > m->cap)
+        return surface_map_resize(m, m->bits + 1);
+    return 0;
+}
+
+/* The vertex on the edge between cube corners ca and cb, made on first use. Tetrahedron
+ * edges are monotone (one corner's offsets all <= the other's), so ca & cb is the low end
+ * and ca ^ cb the direction. */
+static int surface_edge_vertex(Marcher *mc, int ca, int cb, uint32_t *index)
+{
+    uint32_t *seen = &mc->seen[ca & cb][ca | cb];
+    if (*seen != UINT32_MAX) {
+        *index = *seen;
+        return 0;
+    }
+    uint32_t *entry = surface_local_entry(mc, ca & cb, ca ^ cb);
+    if (!entry) {
+        if (surface_shared_vertex(mc, ca, cb, index) != 0)
+            return -1;
+    } else if (entry[0] == mc->stamp) {
+        *index = entry[1];
+    } else {
+        if (surface_new_vertex(mc, ca, cb, index) != 0)
+            return -1;
+        entry[0] = mc->stamp;
+        entry[1] = *index;
+    }
+    *seen = *index;
+    return 0;
+}
+
+/* Orders a tetrahedron's corners for the cases: the lone corner first (one in or one out),
+ * or the two inside ones first; then an even permutation, so the orientation is kept. */
+static void surface_order_corners(const int inside[4], int nin, int o[4])
+{
+    int n = 0, first = nin == 2 ? 1 : nin == 1;
+    for (int q = 0; q < 4; q++)
+        if (inside[q] == first)
+            o[n++] = q;
+    for (int q = 0; q < 4; q++)
+        if (inside[q] != first)
+            o[n++] = q;
+    int inversions = 0;
+    for (int a = 0; a < 4; a++)
+        for (int b = a + 1; b < 4; b++)
+            inversions += o[a] > o[b];
+    if (inversions & 1) { /* positions 2 and 3 are on the same side in every case */
+        int t = o[2];
+        o[2] = o[3];
+        o[3] = t;
+    }
+}
+
+static float surface_dist2(const Mesh *m, uint32_t a, uint32_t b)
+{
+    const float *p = m->xyz + 3 * (size_t)a, *q = m->xyz + 3 * (size_t)b;
+    float x = p[0] - q[0], y = p[1] - q[1], z = p[2] - q[2];
+    return x * x + y * y + z * z;
+}
+
+/* One tetrahedron (corners c[0..3], positively oriented). For a positive tetrahedron
+ * (v0, v1, v2, v3) the face (v1, v2, v3) turns counter-clockwise seen from the side away
+ * from v0; the triangles below are that face's shrunken copies, flipped when they must face
+ * toward v0 instead, so their normals always point to the positive corners. */
+static int surface_tet(Marcher *mc, const uint8_t *c)
+{
+    int inside[4], nin = 0;
+    for (int q = 0; q < 4; q++) {
+        inside[q] = mc->v[c[q]] < 0.0f;
+        nin += inside[q];
+    }
+    if (nin == 0 || nin == 4)
+        return 0;
+    int o[4], k[4];
+    surface_order_corners(inside, nin, o);
+    for (int q = 0; q < 4; q++)
+        k[q] = c[o[q]];
+    uint32_t e[4];
+    if (nin != 2) {
+        for (int q = 0; q < 3; q++)
+            if (surface_edge_vertex(mc, k[0], k[q + 1], &e[q]) != 0)
+                return -1;
+        /* Lone corner inside: face away from it; lone corner outside: face toward it. */
+        return nin == 1 ? mesh_add_tri(mc->out, e[0], e[1], e[2])
+                        : mesh_add_tri(mc->out, e[0], e[2], e[1]);
+    }
+    /* k[0], k[1] inside, k[2], k[3] outside: the quad e02 e03 e13 e12 faces k[2], k[3]. */
+    if (surface_edge_vertex(mc, k[0], k[2], &e[0]) || surface_edge_vertex(mc, k[0], k[3], &e[1]) ||
+        surface_edge_vertex(mc, k[1], k[3], &e[2]) || surface_edge_vertex(mc, k[1], k[2], &e[3]))
+        return -1;
+    /* Cut along the shorter diagonal: better-shaped triangles, same topology either way. */
+    if (surface_dist2(mc->out, e[0], e[2]) <= surface_dist2(mc->out, e[1], e[3]))
+        return mesh_add_tri(mc->out, e[0], e[1], e[2]) || mesh_add_tri(mc->out, e[0], e[2], e[3]);
+    return mesh_add_tri(mc->out, e[1], e[2], e[3]) || mesh_add_tri(mc->out, e[1], e[3], e[0]);
+}
+
+/* A brick whose nodes and apron all have one sign has no surface in it. */
+static int surface_brick_has_surface(const float *phi)
+{
+    int neg = 0;
+    for (int i = 0; i < PAD3; i++)
+        neg += phi[i] < 0.0f;
+    return neg > 0 && neg < PAD3;
+}
+
+static int surface_march_brick(Marcher *mc, size_t s)
+{
+    const Field *f = mc->f;
+    const float *phi = f->phi + s * PAD3;
+    if (!surface_brick_has_surface(phi))
+        return 0;
+    size_t b = (size_t)f->brick_of[s];
+    int base[3] = { (int)(b % (size_t)f->nb[0]) * BRICK,
+                    (int)(b / (size_t)f->nb[0] % (size_t)f->nb[1]) * BRICK,
+                    (int)(b / ((size_t)f->nb[0] * (size_t)f->nb[1])) * BRICK };
+    int corner[8];
+    for (int q = 0; q < 8; q++)
+        corner[q] = (q & 1) + PAD * ((q >> 1 & 1) + PAD * (q >> 2 & 1));
+    for (int d = 0; d < 3; d++)
+        mc->brick[d] = base[d];
+    mc->stamp = (uint32_t)s + 1;
+    for (int z = 0; z < BRICK && base[2] + z < f->n[2]; z++)
+        for (int y = 0; y < BRICK && base[1] + y < f->n[1]; y++)
+            for (int x = 0; x < BRICK && base[0] + x < f->n[0]; x++) {
+                const float *p = phi + x + PAD * (y + PAD * z);
+                float v[8];
+                unsigned mask = 0;
+                for (int q = 0; q < 8; q++) {
+                    v[q] = p[corner[q]];
+                    mask |= (unsigned)(v[q] < 0.0f) << q;
+                }
+                if (mask == 0 || mask == 0xff)
+                    continue;
+                mc->base[0] = base[0] + x;
+                mc->base[1] = base[1] + y;
+                mc->base[2] = base[2] + z;
+                mc->v = v;
+                memset(mc->seen, 0xff, sizeof mc->seen);
+                for (int t = 0; t < 6; t++)
+                    if (surface_tet(mc, surface_tets[t]) != 0)
+                        return -1;
+            }
+    return 0;
+}
+
+static int surface_polygonise(const Field *f, Mesh *out)
+{
+    Marcher mc = { .f = f, .out = out };
+    mc.local = calloc(2 * 7 * BRICK3, sizeof *mc.local);
+    int rc = mc.local ? surface_map_resize(&mc.map, 14) : -1;
+    for (size_t s = 0; s < f->nslots && rc == 0; s++)
+        rc = surface_march_brick(&mc, s);
+    free(mc.local);
+    free(mc.map.key);
+    free(mc.map.vertex);
+    return rc;
+}
+
+int surface_build(const Particles *ps, const MacGrid *g, const SurfaceSettings *set, Mesh *out,
+                  char *err, size_t errlen)
+{
+    SurfaceSettings s = set ? *set : surface_defaults();
+    out->nverts = out->ntris = 0;
+    if (surface_check_settings(&s, g, err, errlen) != 0)
+        return -1;
+    Field f;
+    int rc = surface_field_init(&f, g, &s);
+    if (rc == 0)
+        rc = surface_classify_cells(&f, g, ps);
+    if (rc == 0) {
+        surface_mark_bricks(&f, g, ps);
+        rc = surface_allocate_bricks(&f);
+    }
+    if (rc == 0 && f.nslots > 0) {
+        surface_splat(&f, g, ps);
+        surface_evaluate(&f, g);
+        surface_fill_apron(&f);
+        rc = surface_polygonise(&f, out);
+    }
+    if (rc != 0) {
+        surface_seterr(err, errlen,
+                       "surface_build: out of memory, or past 2^31 vertices (fine grid "
+                       "%dx%dx%d, %zu bricks, %zu vertices, %zu triangles)",
+                       f.n[0], f.n[1], f.n[2], f.nslots, out->nverts, out->ntris);
+        out->nverts = out->ntris = 0;
+    }
+    surface_field_free(&f);
+    return rc;
+}
+
+/* ---- PLY ----------------------------------------------------------------------------- */
+
+static const char mesh_header_fmt[] =
+    "ply\n"
+    "format binary_little_endian 1.0\n"
+    "comment flipkit surface\n"
+    "element vertex %zu\n"
+    "property float x\n"
+    "property float y\n"
+    "property float z\n"
+    "element face %zu\n"
+    "property list uchar int vertex_indices\n"
+    "end_header\n";
+
+enum { MESH_CHUNK = 1024 }; /* records per fwrite: at most 13 KiB on the stack */
+
+/* Byte by byte, so the file is little-endian whatever the host is. */
+static unsigned char *mesh_put_u32(unsigned char *p, uint32_t u)
+{
+    p[0] = (unsigned char)u;
+    p[1] = (unsigned char)(u >> 8);
+    p[2] = (unsigned char)(u >> 16);
+    p[3] = (unsigned char)(u >> 24);
+    return p + 4;
+}
+
+static int mesh_write_vertices(FILE *f, const Mesh *m)
+{
+    unsigned char buf[MESH_CHUNK * 12];
+    for (size_t i = 0; i < m->nverts; i += MESH_CHUNK) {
+        size_t n = m->nverts - i < MESH_CHUNK ? m->nverts - i : MESH_CHUNK;
+        unsigned char *p = buf;
+        for (size_t k = 3 * i; k < 3 * (i + n); k++) {
+            uint32_t u;
+            memcpy(&u, &m->xyz[k], sizeof u);
+            p = mesh_put_u32(p, u);
+        }
+        if (fwrite(buf, 1, (size_t)(p - buf), f) != (size_t)(p - buf))
+            return -1;
+    }
+    return 0;
+}
+
+static int mesh_write_faces(FILE *f, const Mesh *m)
+{
+    unsigned char buf[MESH_CHUNK * 13];
+    for (size_t i = 0; i < m->ntris; i += MESH_CHUNK) {
+        size_t n = m->ntris - i < MESH_CHUNK ? m->ntris - i : MESH_CHUNK;
+        unsigned char *p = buf;
+        for (size_t t = i; t < i + n; t++) {
+            *p++ = 3;
+            for (int c = 0; c < 3; c++)
+                p = mesh_put_u32(p, m->tri[3 * t + (size_t)c]);
+        }
+        if (fwrite(buf, 1, (size_t)(p - buf), f) != (size_t)(p - buf))
+            return -1;
+    }
+    return 0;
+}
+
+static int mesh_write_body(FILE *f, const Mesh *m)
+{
+    if (fprintf(f, mesh_header_fmt, m->nverts, m->ntris) < 0)
+        return -1;
+    return mesh_write_vertices(f, m) || mesh_write_faces(f, m) ? -1 : 0;
+}
+
+/* No fsync, like ply_write_particles: a frame can be regenerated, so it is kept atomic
+ * against a crashed process but not against power loss. */
+int mesh_write_ply(const char *path, const Mesh *m, char *err, size_t errlen)
+{
+    if (m->nverts > INT32_MAX) {
+        surface_seterr(err, errlen, "%s: %zu vertices do not fit PLY's int indices", path,
+                       m->nverts);
+        return -1;
+    }
+    size_t len = strlen(path);
+    char *tmp = malloc(len + 5);
+    if (!tmp) {
+        surface_seterr(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    memcpy(tmp, path, len);
+    memcpy(tmp + len, ".tmp", 5);
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        surface_seterr(err, errlen, "%s: cannot create %s: %s", path, tmp, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    errno = 0;
+    int bad = mesh_write_body(f, m);
+    int saved = errno;
+    if (fclose(f) != 0 && !bad) {
+        bad = -1;
+        saved = errno;
+    }
+    if (!bad && rename(tmp, path) != 0) {
+        bad = -1;
+        saved = errno;
+    }
+    if (bad) {
+        surface_seterr(err, errlen, "%s: write failed: %s", path,
+                       saved ? strerror(saved) : "unknown error");
+        remove(tmp);
+    }
+    free(tmp);
+    return bad ? -1 : 0;
+}
+
+/* ---- stats --------------------------------------------------------------------------- */
+
+static int mesh_cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int mesh_is_degenerate(const Mesh *m, const uint32_t *t)
+{
+    if (t[0] == t[1] || t[1] == t[2] || t[0] == t[2])
+        return 1;
+    const float *a = m->xyz + 3 * (size_t)t[0], *b = m->xyz + 3 * (size_t)t[1],
+                *c = m->xyz + 3 * (size_t)t[2];
+    double u[3], v[3];
+    for (int d = 0; d < 3; d++) {
+        u[d] = (double)b[d] - (double)a[d];
+        v[d] = (double)c[d] - (double)a[d];
+    }
+    double x = u[1] * v[2] - u[2] * v[1], y = u[2] * v[0] - u[0] * v[2],
+           z = u[0] * v[1] - u[1] * v[0];
+    return x == 0.0 && y == 0.0 && z == 0.0;
+}
+
+/* Half-edge (a, b) as one sortable number: min << 33 | max << 1 | (a < b). */
+static uint64_t mesh_half_edge(uint32_t a, uint32_t b)
+{
+    uint64_t lo = a < b ? a : b, hi = a < b ? b : a;
+    return lo << 33 | hi << 1 | (uint64_t)(a < b);
+}
+
+/* Counts one run of equal undirected edges: uses, and how many go from low to high. */
+static void mesh_count_edge(MeshStats *st, size_t uses, size_t forward)
+{
+    st->edges++;
+    if (uses == 1)
+        st->boundary_edges++;
+    else if (uses > 2)
+        st->nonmanifold_edges++;
+    else if (forward != 1)
+        st->misoriented_edges++;
+}
+
+int mesh_stats(const Mesh *m, MeshStats *st)
+{
+    *st = (MeshStats){ 0 };
+    if (m->nverts > INT32_MAX || m->ntris > SIZE_MAX / 3 / sizeof(uint64_t))
+        return -1;
+    size_t nh = 3 * m->ntris;
+    uint64_t *he = malloc(nh ? nh * sizeof *he : 1);
+    if (!he)
+        return -1;
+    for (size_t t = 0; t < m->ntris; t++) {
+        const uint32_t *v = m->tri + 3 * t;
+        st->degenerate_tris += (size_t)mesh_is_degenerate(m, v);
+        for (int c = 0; c < 3; c++)
+            he[3 * t + (size_t)c] = mesh_half_edge(v[c], v[(c + 1) % 3]);
+    }
+    qsort(he, nh, sizeof *he, mesh_cmp_u64);
+    for (size_t i = 0; i < nh;) {
+        size_t j = i, forward = 0;
+        while (j < nh && he[j] >> 1 == he[i] >> 1)
+            forward += (size_t)(he[j++] & 1);
+        mesh_count_edge(st, j - i, forward);
+        i = j;
+    }
+    free(he);
+    return 0;
+}
