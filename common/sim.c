@@ -286,6 +286,15 @@ int sim_advance_frame(Sim *s)
     return sim_fire_events(s, next);
 }
 
+int sim_surface(Sim *s, const SurfaceSettings *set, Mesh *m)
+{
+    if (s->device && s->device->surface && !s->device_stale)
+        return s->device->surface(s->device, s, set, m);
+    /* surface_build's messages already name it ("surface_build: ...") */
+    return surface_build(&s->particles, &s->grid, set, m, s->error.message,
+                         sizeof s->error.message);
+}
+
 void sim_use_device(Sim *s, SimDevice *d)
 {
     s->device = d;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "given.h"
 #include "scene.h"
+#include "surface.h"
 #include "track.h"
 
 /* Timing and counting per stage, for the end-of-run summary. Index by SimPhase. */
@@ -45,6 +46,10 @@ typedef struct SimDevice {
     int (*substep)(struct SimDevice *d, Sim *s, float dt);
     /* Copies the particles and p back into s (for frames, checkpoints). */
     int (*download)(struct SimDevice *d, Sim *s);
+    /* Optional (NULL: surface_build on the host): the liquid surface of the device's own
+     * particles, as surface_build would make it, into m. Called only when the device's
+     * particles are current (after a frame's download, no event since). */
+    int (*surface)(struct SimDevice *d, Sim *s, const SurfaceSettings *set, Mesh *m);
     void (*close)(struct SimDevice *d);
 } SimDevice;
 
@@ -94,6 +99,11 @@ int sim_save_state(const Sim *s, const char *path, char *err, size_t errlen);
 /* Restores particles, pressure, frame and time saved by sim_save_state into an initialised
  * sim of the same scene. Returns 0, or -1 with one line in err. */
 int sim_load_state(Sim *s, const char *path, char *err, size_t errlen);
+/* The liquid surface of the current particles (surface.h), into m: on the device when it
+ * has a surface path and its particles are current, else surface_build on the host's.
+ * Returns 0, or -1 with s->error set. */
+int sim_surface(Sim *s, const SurfaceSettings *set, Mesh *m);
+
 /* The scene JSON saved in a state file (malloc'd), or NULL with one line in err. */
 char *sim_state_scene(const char *path, char *err, size_t errlen);
 
