@@ -43,7 +43,7 @@ STU_OBJ    := $(STAGES:%=$(BUILD)/assignment/%.o) $(BUILD)/assignment/track.o
 SIM_OBJ    := $(COMMON_OBJ) $(REF_OBJ) $(STU_OBJ)
 
 FLIPSIM    := $(BUILD)/flipsim
-COMMON_TESTS := grid scene ply state seed cli solvers report sandbox usd preview surface
+COMMON_TESTS := grid scene ply state seed cli solvers report sandbox usd preview surface outputs
 PHYS_TESTS   := physics pipeline
 STAGE_TESTS  := $(STAGES:%=$(BUILD)/tests/test_%)
 TEST_SUPPORT := $(BUILD)/tests/harness.o $(BUILD)/tests/golden.o $(BUILD)/tests/compare.o \

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "output.h"
 #include "ply.h"
 #include "sim.h"
 
@@ -32,6 +33,8 @@ typedef struct {
     int frames;                  /* -1: the scene's */
     int checkpoint_every;
     int quiet;
+    OutputSlice slices[OUTPUT_MAX_SLICES];
+    int nslices;
 } Options;
 
 typedef struct {
@@ -40,6 +43,7 @@ typedef struct {
     Sim sim;
     char out[1024];
     FILE *log;
+    Output output;               /* surface, USD, previews, slices */
     const CliDevices *devices;   /* NULL: this build runs only the C stages */
     int progress;                /* print a progress line (stderr is a terminal) */
     int first_frame;             /* the frame the run started from */
@@ -63,6 +67,10 @@ static void cli_usage(FILE *f, int with_reference, int with_devices)
         "                          (e.g. --set grid.resolution=[64,64,64] --set use_gauss_seidel=true)\n"
         "  --resume FILE           continue from a state file (it holds the scene) [off]\n"
         "  --checkpoint-every K    write OUT/state/NNNNNN.state every K frames [0 = never]\n"
+        "  --slice AXIS=INDEX      also write OUT/slice-AXISINDEX/NNNNNN.png each frame: the\n"
+        "                          cells with that x, y or z index, as cell types, pressure and\n"
+        "                          the divergence the pressure solve was given (e.g. z=16);\n"
+        "                          repeatable, up to %d; runs the C stages [none]\n"
         "  --device cpu|opencl|auto\n"
         "                          where the reference track runs: its C stages on this CPU, or\n"
         "                          the OpenCL pipeline (whole substeps on the device); auto =\n"
@@ -73,10 +81,13 @@ static void cli_usage(FILE *f, int with_reference, int with_devices)
         "  --quiet                 print only errors [off]\n"
         "  --help                  this text\n\n"
         "exit status: 0 done; 1 output could not be written; 2 bad option, scene or state\n"
-        "file; 3 a stage produced NaN/Inf (the frames already written are kept).\n\n",
+        "file; 3 a stage produced NaN/Inf (the frames already written are kept).\n"
+        "Besides the particles, the scene's output.* keys turn on OUT/surface/NNNNNN.ply (a\n"
+        "closed liquid surface), OUT/scene.usda (one USD stage, plays in real time) and\n"
+        "OUT/preview/NNNNNN.png (`make movie` joins them into OUT/preview.mp4).\n\n",
         with_reference ? "reference" : "student",
         with_reference ? "" : "\n                          (not in this build: it has no reference stages)",
-        with_devices ? "auto" : "cpu; this build has no OpenCL pipeline");
+        OUTPUT_MAX_SLICES, with_devices ? "auto" : "cpu; this build has no OpenCL pipeline");
     fprintf(f, "scene keys (scenes/README.md has the full schema):\n");
     scene_print_schema(f);
 }
@@ -103,10 +114,21 @@ static int cli_parse_count(const char *opt, const char *text, int *out)
     return 0;
 }
 
+static int cli_parse_slice(Options *o, const char *text)
+{
+    char err[512];
+    if (o->nslices == OUTPUT_MAX_SLICES)
+        return cli_error("--slice: at most %d slices per run", OUTPUT_MAX_SLICES);
+    if (output_parse_slice(text, &o->slices[o->nslices], err, sizeof err) != 0)
+        return cli_error("%s", err);
+    o->nslices++;
+    return 0;
+}
+
 static int cli_parse(int argc, char **argv, Options *o, int with_reference, int with_devices)
 {
     enum { O_FRAMES = 256, O_OUT, O_TRACK, O_USEREF, O_SET, O_RESUME, O_CKPT, O_QUIET, O_HELP,
-           O_DEVICE, O_CLDEVICE, O_LIST };
+           O_DEVICE, O_CLDEVICE, O_LIST, O_SLICE };
     static const struct option longs[] = {
         { "frames", required_argument, NULL, O_FRAMES },
         { "out", required_argument, NULL, O_OUT },
@@ -119,6 +141,7 @@ static int cli_parse(int argc, char **argv, Options *o, int with_reference, int 
         { "device", required_argument, NULL, O_DEVICE },
         { "cl-device", required_argument, NULL, O_CLDEVICE },
         { "list-devices", no_argument, NULL, O_LIST },
+        { "slice", required_argument, NULL, O_SLICE },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
@@ -147,6 +170,7 @@ static int cli_parse(int argc, char **argv, Options *o, int with_reference, int 
             break;
         case O_CLDEVICE: o->cl_device = optarg; break;
         case O_LIST: o->list_devices = 1; break;
+        case O_SLICE: rc = cli_parse_slice(o, optarg); break;
         case 'h':
         case O_HELP: cli_usage(stdout, with_reference, with_devices); exit(EXIT_OK);
         case ':': return cli_error("%s: needs a value (see --help)", argv[optind - 1]);
@@ -260,6 +284,10 @@ static int cli_write_frame(Run *r)
             return EXIT_IO;
         }
     }
+    if (output_frame(&r->output, &r->sim, err, sizeof err) != 0) {
+        fprintf(stderr, "flipsim: %s\n", err);
+        return EXIT_IO;
+    }
     int every = r->opt->checkpoint_every;
     if (every > 0 && s->frame % every == 0 && s->frame != r->first_frame) {
         snprintf(path, sizeof path, "%s/state/%06d.state", r->out, s->frame);
@@ -308,7 +336,10 @@ static void cli_summary(Run *r, double elapsed)
         printf("  %-12s %10.3f %12.3f %6.1f%%\n", sim_phase_names[q], s->stats.seconds[q],
                substeps ? 1e3 * s->stats.seconds[q] / (double)substeps : 0.0,
                total > 0.0 ? 100.0 * s->stats.seconds[q] / total : 0.0);
-    printf("  output: %s/particles/\n", r->out);
+    const Scene *sc = &r->scene;
+    printf("  output: %s/%s%s%s%s%s\n", r->out, sc->output.particles ? " particles/" : "",
+           sc->output.surface ? " surface/" : "", r->output.usd ? " scene.usda" : "",
+           sc->output.preview ? " preview/" : "", r->opt->nslices ? " slice-*/" : "");
 }
 
 static double cli_now(void)
@@ -353,6 +384,10 @@ static int cli_pick_device(Run *r)
     int must = strcmp(want, "opencl") == 0;
     if (strcmp(want, "cpu") == 0)
         return 0;
+    /* A slice is drawn from the host's grid, which the device does not hand back. */
+    if (o->nslices)
+        return must ? cli_error("--slice draws the grid the C stages leave on the host; it "
+                                "cannot run with --device opencl (use --device cpu)") : 0;
     if (!r->devices)
         return must ? cli_error("--device opencl: this build has no OpenCL pipeline (the student "
                                 "kit runs your stages in C)") : 0;
@@ -403,6 +438,17 @@ static int cli_start(Run *r, const Track *track)
     int rc = cli_pick_device(r);
     if (rc)
         return rc;
+    if (output_open(&r->output, r->out, &r->scene, &r->sim.grid, o->slices, o->nslices,
+                    o->resume != NULL, err, sizeof err) != 0) {
+        fprintf(stderr, "flipsim: %s\n", err);
+        return strncmp(err, "--slice", 7) == 0 ? EXIT_INPUT : EXIT_IO;
+    }
+    if (r->output.usd_recovered && !o->quiet)
+        fprintf(stderr, "flipsim: note: rebuilt %s/scene.usda from the parts the killed run left\n",
+                r->out);
+    if (r->output.usd_skipped_on_resume && !o->quiet)
+        fprintf(stderr, "flipsim: note: output.usd: a resumed run keeps %s/scene.usda as the first "
+                "run wrote it; run from frame 0 for one stage of every frame\n", r->out);
     r->first_frame = r->sim.frame;
     cli_log(r, "%s %s: %s track on %s, solver %s, %zu particles, from frame %d\n",
             o->resume ? "resume" : "start", r->scene.path, r->sim.track.name, cli_device_name(r),
@@ -440,6 +486,11 @@ int cli_main(int argc, char **argv, const Track *student, const Track *reference
     }
     if (rc == 0)
         rc = cli_run_frames(&r, opt.frames >= 0 ? opt.frames : r.scene.frames);
+    char err[1300];
+    if (output_close(&r.output, err, sizeof err) != 0) {
+        fprintf(stderr, "flipsim: %s\n", err);
+        rc = rc ? rc : EXIT_IO;
+    }
     if (r.log)
         fclose(r.log);
     sim_free(&r.sim);

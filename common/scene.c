@@ -30,7 +30,8 @@ static const char scene_defaults_json[] =
     " \"pressure\": {\"solver\": \"pcg\", \"iterations\": 1000, \"tolerance\": 1e-6,"
     "                \"jacobi_omega\": 1.0, \"sor_omega\": 1.7},"
     " \"use_gauss_seidel\": false, \"fluid\": [], \"solids\": [], \"events\": [],"
-    " \"output\": {\"particles\": true}}";
+    " \"output\": {\"particles\": true, \"surface\": false, \"usd\": false,"
+    "            \"preview\": false}}";
 
 /* The known keys of every kind of object; anything else is an error with a suggestion. */
 static const char *const top_keys[] = {
@@ -40,7 +41,7 @@ static const char *const top_keys[] = {
 static const char *const grid_keys[] = {"resolution", "cell_size", NULL};
 static const char *const pressure_keys[] = {
     "solver", "iterations", "tolerance", "jacobi_omega", "sor_omega", NULL};
-static const char *const output_keys[] = {"particles", NULL};
+static const char *const output_keys[] = {"particles", "surface", "usd", "preview", NULL};
 static const char *const shape_keys[] = {"box", "sphere", "velocity", NULL};
 static const char *const box_keys[] = {"min", "max", NULL};
 static const char *const sphere_keys[] = {"center", "radius", NULL};
@@ -846,7 +847,10 @@ static int scene_output(Ctx *c, json_t *root, Scene *s)
 {
     size_t mark;
     json_t *o = scene_get_object(c, root, "output", output_keys, &mark);
-    if (!o || scene_get_bool(c, o, "particles", &s->output.particles))
+    if (!o || scene_get_bool(c, o, "particles", &s->output.particles) ||
+        scene_get_bool(c, o, "surface", &s->output.surface) ||
+        scene_get_bool(c, o, "usd", &s->output.usd) ||
+        scene_get_bool(c, o, "preview", &s->output.preview))
         return -1;
     scene_path_pop(c, mark);
     return 0;
@@ -1184,6 +1188,9 @@ static const SchemaRow scene_schema[] = {
     {"solids", "shapes", "solid obstacles"},
     {"events", "events", "fluid added later: {frame, fluid: [shapes]}"},
     {"output.particles", "boolean", "write out/<name>/particles/NNNNNN.ply"},
+    {"output.surface", "boolean", "write a closed liquid surface, out/<name>/surface/NNNNNN.ply"},
+    {"output.usd", "boolean", "write out/<name>/scene.usda (Blender, usdview; real time)"},
+    {"output.preview", "boolean", "write out/<name>/preview/NNNNNN.png (make movie joins them)"},
 };
 enum { SCENE_NSCHEMA = sizeof scene_schema / sizeof scene_schema[0] };
 

@@ -58,7 +58,7 @@ typedef struct {
     Shape *fluid;   int nfluid;
     Shape *solids;  int nsolids;
     SceneEvent *events; int nevents;
-    struct { bool particles; } output;
+    struct { bool particles, surface, usd, preview; } output; /* which files each frame writes */
     char *json;         /* the effective scene (defaults and overrides applied) as canonical
                          * JSON: sorted keys, compact, reals to 17 digits, so that
                          * scene_load_text(json) gives this same Scene back */

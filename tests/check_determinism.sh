@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check_determinism.sh FLIPSIM — the same scene run twice writes the same bytes, and
+# check_determinism.sh FLIPSIM — the same scene run twice writes the same bytes (every output), and
 # 20 frames in one go equal 10 frames + --resume + 10 more, byte for byte; on the C stages
 # and on the OpenCL pipeline, and dam_break whole on OpenCL.
 # flipkit tests/: run by `make check`; one line per check, non-zero exit on a failure.
@@ -12,11 +12,20 @@ fail=0
 
 run() { "$flipsim" --quiet "$@" || { echo "FAIL: flipsim $* exited $?"; exit 1; }; }
 
-same() { # same DIR1 DIR2 WHAT
-    if diff -r -q "$1/particles" "$2/particles" >/dev/null; then
-        echo "PASS: $3"
+# same DIR1 DIR2 WHAT [FILE...]: the particle frames, the surfaces and the previews (ball_drop
+# writes all three), and the named files, byte for byte.
+same() {
+    local a=$1 b=$2 what=$3 diffs
+    shift 3
+    diffs=$(for sub in particles surface preview; do
+                [ -d "$a/$sub" ] || [ -d "$b/$sub" ] || continue
+                diff -r -q "$a/$sub" "$b/$sub" 2>&1
+            done
+            for f in "$@"; do cmp "$a/$f" "$b/$f" 2>&1; done)
+    if [ -z "$diffs" ]; then
+        echo "PASS: $what"
     else
-        echo "FAIL: $3 does not hold:"; diff -r -q "$1/particles" "$2/particles" | head -5; fail=1
+        echo "FAIL: $what does not hold:"; echo "$diffs" | head -5; fail=1
     fi
 }
 
@@ -24,7 +33,7 @@ for dev in cpu opencl; do
     d=$tmp/$dev
     run --device $dev --frames 20 --out "$d/a" "$scene"
     run --device $dev --frames 20 --out "$d/b" "$scene"
-    same "$d/a" "$d/b" "$dev: two runs of $scene write identical frames 0-20"
+    same "$d/a" "$d/b" "$dev: two runs of $scene write identical frames 0-20 (particles, surface, previews, USD stage)" scene.usda
     run --device $dev --frames 10 --checkpoint-every 10 --out "$d/c" "$scene"
     run --device $dev --frames 20 --resume "$d/c/state/000010.state" --out "$d/c"
     same "$d/a" "$d/c" "$dev: 10 frames + resume + 10 frames equal 20 frames in one go, byte for byte"

@@ -1,0 +1,207 @@
+/* output.c — per frame: the liquid surface PLY, a USD time sample, a preview PNG, slice PNGs.
+ * flipkit common/: the glue between the driver and surface.c, usd.c and preview.c; it decides
+ * paths and scales, they do the work. Messages are one line and name the file. */
+#include "output.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "preview.h"
+
+#if defined(__GNUC__)
+#define OUTPUT_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define OUTPUT_PRINTF(f, a)
+#endif
+
+static const char axis_names[3] = { 'x', 'y', 'z' };
+
+static int OUTPUT_PRINTF(3, 4) output_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int output_parse_slice(const char *text, OutputSlice *sl, char *err, size_t errlen)
+{
+    const char *axes = "xyz";
+    const char *at = text[0] ? strchr(axes, text[0]) : NULL;
+    char *end;
+    errno = 0;
+    long index = at && text[1] == '=' ? strtol(text + 2, &end, 10) : -1;
+    if (!at || text[1] != '=' || errno || end == text + 2 || *end || index < 0 || index > 4096)
+        return output_fail(err, errlen, "--slice %s: expected AXIS=INDEX, AXIS x, y or z and "
+                           "INDEX a cell index (e.g. --slice z=16)", text);
+    sl->axis = (int)(at - axes);
+    sl->index = (int)index;
+    return 0;
+}
+
+/* Creates OUT/name (OUT exists already). */
+static int output_mkdir(const Output *o, const char *name, char *err, size_t errlen)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", o->dir, name);
+    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+        return output_fail(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+    return 0;
+}
+
+static void output_slice_name(const OutputSlice *sl, char *buf, size_t n)
+{
+    snprintf(buf, n, "slice-%c%d", axis_names[sl->axis], sl->index);
+}
+
+static int output_check_slice(const OutputSlice *sl, const MacGrid *g, char *err, size_t errlen)
+{
+    int n[3] = { g->nx, g->ny, g->nz };
+    if (sl->index >= n[sl->axis])
+        return output_fail(err, errlen, "--slice %c=%d: the grid has %d cells along %c; "
+                           "expected an index from 0 to %d", axis_names[sl->axis], sl->index,
+                           n[sl->axis], axis_names[sl->axis], n[sl->axis] - 1);
+    return 0;
+}
+
+/* One colour scale for the whole run, so that frames compare: the speed of a fall from the
+ * top of the box to the floor (the fastest gravity alone can make), or the scene's fastest
+ * initial velocity when that is faster or there is no gravity. */
+static float output_speed_scale(const Scene *sc, const MacGrid *g)
+{
+    double gmag = sqrt((double)sc->gravity.x * sc->gravity.x + (double)sc->gravity.y * sc->gravity.y +
+                       (double)sc->gravity.z * sc->gravity.z);
+    double fastest = sqrt(2.0 * gmag * g->ny * (double)g->dx);
+    for (int i = 0; i < sc->nfluid; i++) {
+        Vec3 v = sc->fluid[i].velocity;
+        double speed = sqrt((double)v.x * v.x + (double)v.y * v.y + (double)v.z * v.z);
+        fastest = speed > fastest ? speed : fastest;
+    }
+    Vec3 probe = { 0.0f, (float)fastest, 0.0f };
+    return preview_speed_max(&probe, 1);
+}
+
+/* A killed run leaves its stage's parts in OUT/.usd; a resume rebuilds scene.usda from them
+ * so the frames it wrote are not lost. */
+static int output_recover_usd(Output *o, char *err, size_t errlen)
+{
+    char meta[1200];
+    struct stat st;
+    snprintf(meta, sizeof meta, "%s/.usd/meta", o->dir);
+    if (stat(meta, &st) != 0)
+        return 0;
+    if (usd_assemble(o->dir, err, errlen) != 0)
+        return -1;
+    o->usd_recovered = true;
+    return 0;
+}
+
+static int output_open_usd(Output *o, const MacGrid *g, bool resume, char *err, size_t errlen)
+{
+    if (!o->scene->output.usd)
+        return 0;
+    if (resume) {
+        o->usd_skipped_on_resume = true;
+        return output_recover_usd(o, err, errlen);
+    }
+    /* Display diameter: the seeding spacing, dx over the particles per cell edge. */
+    float width = g->dx / cbrtf((float)o->scene->particles_per_cell);
+    o->usd = usd_open(o->dir, o->scene->frame_rate, width, o->scene->output.surface, err, errlen);
+    return o->usd ? 0 : -1;
+}
+
+int output_open(Output *o, const char *out_dir, const Scene *scene, const MacGrid *g,
+                const OutputSlice *slices, int nslices, bool resume, char *err, size_t errlen)
+{
+    memset(o, 0, sizeof *o);
+    mesh_init(&o->mesh);
+    o->scene = scene;
+    snprintf(o->dir, sizeof o->dir, "%s", out_dir);
+    if (nslices > OUTPUT_MAX_SLICES)
+        return output_fail(err, errlen, "--slice: at most %d slices per run", OUTPUT_MAX_SLICES);
+    for (int i = 0; i < nslices; i++) {
+        char name[32];
+        output_slice_name(&slices[i], name, sizeof name);
+        if (output_check_slice(&slices[i], g, err, errlen) || output_mkdir(o, name, err, errlen))
+            return -1;
+        o->slice[o->nslices++] = slices[i];
+    }
+    o->speed_max = output_speed_scale(scene, g);
+    if ((scene->output.surface && output_mkdir(o, "surface", err, errlen)) ||
+        (scene->output.preview && output_mkdir(o, "preview", err, errlen)))
+        return -1;
+    return output_open_usd(o, g, resume, err, errlen);
+}
+
+static int output_surface(Output *o, Sim *s, char *err, size_t errlen)
+{
+    char path[1200];
+    if (sim_surface(s, NULL, &o->mesh) != 0)
+        return output_fail(err, errlen, "frame %d: %s", s->frame, s->error.message);
+    snprintf(path, sizeof path, "%s/surface/%06d.ply", o->dir, s->frame);
+    return mesh_write_ply(path, &o->mesh, err, errlen);
+}
+
+static int output_preview(Output *o, const Sim *s, char *err, size_t errlen)
+{
+    char path[1200];
+    const Particles *ps = &s->particles;
+    snprintf(path, sizeof path, "%s/preview/%06d.png", o->dir, s->frame);
+    return preview_frame_png(path, ps->pos, ps->vel, ps->count, &s->grid, o->scene->solids,
+                             o->scene->nsolids, OUTPUT_PREVIEW_WIDTH, o->speed_max, err, errlen);
+}
+
+/* Cells drawn so that the slice's longer side is about 384 pixels, 2 to 16 per cell. */
+static int output_slice_cell_px(const MacGrid *g, int axis)
+{
+    int n[3] = { g->nx, g->ny, g->nz };
+    int a = n[(axis + 1) % 3], b = n[(axis + 2) % 3];
+    int px = 384 / (a > b ? a : b);
+    return px < 2 ? 2 : px > 16 ? 16 : px;
+}
+
+/* The grid as the frame's last substep left it: its cell types, the pressure, and the
+ * divergence the pressure solve was given (before the projection removed it). */
+static int output_slices(Output *o, const Sim *s, char *err, size_t errlen)
+{
+    for (int i = 0; i < o->nslices; i++) {
+        const OutputSlice *sl = &o->slice[i];
+        char name[32], path[1200];
+        output_slice_name(sl, name, sizeof name);
+        snprintf(path, sizeof path, "%s/%s/%06d.png", o->dir, name, s->frame);
+        if (preview_slice_png(path, &s->grid, s->grid.p, s->div, sl->axis, sl->index,
+                              output_slice_cell_px(&s->grid, sl->axis), err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int output_frame(Output *o, Sim *s, char *err, size_t errlen)
+{
+    const Scene *sc = o->scene;
+    bool mesh = sc->output.surface;
+    if (mesh && output_surface(o, s, err, errlen) != 0)
+        return -1;
+    if (o->usd && usd_add_frame(o->usd, s->frame, s->particles.pos, s->particles.count,
+                                mesh ? o->mesh.xyz : NULL, mesh ? o->mesh.nverts : 0,
+                                mesh ? o->mesh.tri : NULL, mesh ? o->mesh.ntris : 0,
+                                err, errlen) != 0)
+        return -1;
+    if (sc->output.preview && output_preview(o, s, err, errlen) != 0)
+        return -1;
+    return output_slices(o, s, err, errlen);
+}
+
+int output_close(Output *o, char *err, size_t errlen)
+{
+    int rc = usd_close(o->usd, err, errlen);
+    o->usd = NULL;
+    mesh_free(&o->mesh);
+    return rc;
+}

@@ -1,0 +1,53 @@
+/* output.h — the files a frame writes besides the particles: surface, USD stage, previews, slices.
+ * flipkit common/: the scene's output.* keys and flipsim's --slice choose them; each call returns
+ * what went wrong as one line and never prints (cli.c prints). */
+#ifndef FLIPKIT_OUTPUT_H
+#define FLIPKIT_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sim.h"
+#include "surface.h"
+#include "usd.h"
+
+enum { OUTPUT_MAX_SLICES = 8, OUTPUT_PREVIEW_WIDTH = 800 };
+
+/* One --slice AXIS=INDEX: the cells whose index along axis (0 x, 1 y, 2 z) is index. */
+typedef struct { int axis, index; } OutputSlice;
+
+typedef struct {
+    char dir[1024];             /* OUT */
+    const Scene *scene;
+    UsdWriter *usd;             /* NULL: output.usd off, or a resumed run */
+    Mesh mesh;                  /* the frame's surface, reused */
+    float speed_max;            /* the previews' fixed colour scale, m/s */
+    OutputSlice slice[OUTPUT_MAX_SLICES];
+    int nslices;
+    /* Set by output_open for the driver to tell the user: a resumed run leaves scene.usda as
+     * the first run wrote it (the stage's parts are gone once it is closed). */
+    bool usd_skipped_on_resume;
+    bool usd_recovered;         /* output_open rebuilt scene.usda from a killed run's parts */
+} Output;
+
+/* Parses "AXIS=INDEX" (AXIS x, y or z; INDEX a whole number) into sl. Returns 0, or -1 with
+ * one line in err saying what was expected. The index is checked against the grid by
+ * output_open. */
+int output_parse_slice(const char *text, OutputSlice *sl, char *err, size_t errlen);
+
+/* Prepares OUT's subdirectories and the USD stage for a run of scene on grid g, writing the
+ * given slices too. resume: the run continues an earlier one, whose scene.usda is kept (and
+ * rebuilt first from its parts if that run was killed). Returns 0, or -1 with one line in
+ * err (a slice outside the grid, a directory or file that cannot be written). */
+int output_open(Output *o, const char *out_dir, const Scene *scene, const MacGrid *g,
+                const OutputSlice *slices, int nslices, bool resume, char *err, size_t errlen);
+
+/* Writes frame s->frame: surface/NNNNNN.ply, a USD sample, preview/NNNNNN.png and
+ * slice-AXIS###/NNNNNN.png, as the scene and the slices ask. Returns 0, or -1 with one line. */
+int output_frame(Output *o, Sim *s, char *err, size_t errlen);
+
+/* Closes the USD stage (scene.usda then holds every frame written, also after an error) and
+ * frees o. Safe on a zeroed or half-opened Output. Returns 0, or -1 with one line in err. */
+int output_close(Output *o, char *err, size_t errlen);
+
+#endif

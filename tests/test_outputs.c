@@ -1,0 +1,549 @@
+/* test_outputs.c — issue 7's acceptance: ball_drop with every output on, read back from disk.
+ * flipkit tests/: surface PLYs closed, manifold, in the domain, out of solids; previews that show
+ * the ball fall and spread; a USD stage with one sample per frame at the scene's rate; --slice. */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include <math.h>
+#include <png.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ftw.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "harness.h"
+#include "ply.h"
+#include "preview.h"
+#include "reference.h"
+#include "surface.h"
+
+enum { FRAMES = 30, WIDTH = 800, HEIGHT = 600 };
+
+/* ---- one run, shared by the cases ------------------------------------------------------ */
+
+static int run_cli(const char *tag, char **argv)
+{
+    int argc = 0;
+    while (argv[argc])
+        argc++;
+    char out[600], err[600];
+    snprintf(out, sizeof out, "%s/%s.stdout", harness_tmpdir(), tag);
+    snprintf(err, sizeof err, "%s/%s.stderr", harness_tmpdir(), tag);
+    fflush(stdout);
+    fflush(stderr);
+    ck_assert_ptr_nonnull(freopen(out, "w", stdout));
+    ck_assert_ptr_nonnull(freopen(err, "w", stderr));
+    optind = 1;
+    int rc = cli_main(argc, argv, &student_track, &reference_track, NULL);
+    fflush(stdout);
+    fflush(stderr);
+    return rc;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "%s: cannot open", path);
+    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+    long n = ftell(f);
+    ck_assert_int_ge(n, 0);
+    rewind(f);
+    char *buf = malloc((size_t)n + 1);
+    ck_assert_ptr_nonnull(buf);
+    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    buf[n] = '\0';
+    if (len)
+        *len = (size_t)n;
+    return buf;
+}
+
+/* ball_drop as shipped (every output on), run once; each forked case after the first finds
+ * the finished run on disk. The scratch directory is fixed in main, before any fork. */
+static const char *ball_drop_dir(void)
+{
+    static char dir[512];
+    char done[600];
+    snprintf(dir, sizeof dir, "%s/ball", harness_tmpdir());
+    snprintf(done, sizeof done, "%s/.complete", dir);
+    if (access(done, F_OK) == 0)
+        return dir;
+    char *argv[] = { "flipsim", "--quiet", "--out", dir, "--slice", "z=16", "scenes/ball_drop.json",
+                     NULL };
+    ck_assert_int_eq(run_cli("ball", argv), EXIT_OK);
+    FILE *f = fopen(done, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    return dir;
+}
+
+static void load_scene(Scene *sc)
+{
+    char err[SCENE_ERR_MAX];
+    ck_assert_msg(scene_load("scenes/ball_drop.json", NULL, 0, sc, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(sc->output.surface && sc->output.usd && sc->output.preview,
+                  "scenes/ball_drop.json: expected every output on");
+    ck_assert_int_eq(sc->frames, FRAMES);
+}
+
+/* ---- surface ---------------------------------------------------------------------------- */
+
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Reads a binary PLY of float vertices and triangle faces (the layout mesh_write_ply
+ * documents), independently of surface.c. */
+static void read_mesh(const char *path, Mesh *m)
+{
+    size_t len;
+    char *buf = slurp(path, &len);
+    const char *end = strstr(buf, "end_header\n");
+    size_t nv, nf;
+    ck_assert_msg(end && strncmp(buf, "ply\nformat binary_little_endian 1.0\n", 36) == 0,
+                  "%s: not a binary little-endian PLY", path);
+    ck_assert_msg(sscanf(strstr(buf, "element vertex "), "element vertex %zu", &nv) == 1 &&
+                  sscanf(strstr(buf, "element face "), "element face %zu", &nf) == 1,
+                  "%s: no vertex or face counts", path);
+    const unsigned char *p = (const unsigned char *)end + strlen("end_header\n");
+    size_t body = (size_t)(p - (const unsigned char *)buf);
+    ck_assert_msg(len == body + 12 * nv + 13 * nf, "%s: %zu bytes, expected %zu for %zu vertices "
+                  "and %zu triangles", path, len, body + 12 * nv + 13 * nf, nv, nf);
+    mesh_free(m);
+    m->xyz = malloc(12 * nv + 1);
+    m->tri = malloc(12 * nf + 1);
+    ck_assert(m->xyz && m->tri);
+    m->nverts = m->cap_verts = nv;
+    m->ntris = m->cap_tris = nf;
+    memcpy(m->xyz, p, 12 * nv); /* little-endian floats, as on this machine */
+    p += 12 * nv;
+    for (size_t t = 0; t < nf; t++, p += 13) {
+        ck_assert_msg(p[0] == 3, "%s: face %zu has %d corners, expected 3", path, t, p[0]);
+        for (int c = 0; c < 3; c++) {
+            m->tri[3 * t + c] = le32(p + 1 + 4 * c);
+            ck_assert_msg(m->tri[3 * t + c] < nv, "%s: face %zu: vertex %u of %zu", path, t,
+                          m->tri[3 * t + c], nv);
+        }
+    }
+    free(buf);
+}
+
+static double mesh_volume(const Mesh *m)
+{
+    double v = 0.0;
+    for (size_t t = 0; t < m->ntris; t++) {
+        const float *a = m->xyz + 3 * (size_t)m->tri[3 * t], *b = m->xyz + 3 * (size_t)m->tri[3 * t + 1],
+                    *c = m->xyz + 3 * (size_t)m->tri[3 * t + 2];
+        v += (double)a[0] * ((double)b[1] * c[2] - (double)b[2] * c[1]) +
+             (double)a[1] * ((double)b[2] * c[0] - (double)b[0] * c[2]) +
+             (double)a[2] * ((double)b[0] * c[1] - (double)b[1] * c[0]);
+    }
+    return v / 6.0;
+}
+
+static void assert_closed(const Mesh *m, const char *path)
+{
+    MeshStats st;
+    ck_assert_int_eq(mesh_stats(m, &st), 0);
+    ck_assert_msg(st.boundary_edges == 0 && st.nonmanifold_edges == 0 && st.misoriented_edges == 0 &&
+                  st.degenerate_tris == 0,
+                  "%s: of %zu edges, %zu boundary, %zu non-manifold, %zu misoriented; %zu "
+                  "degenerate triangles; expected all 0", path, st.edges, st.boundary_edges,
+                  st.nonmanifold_edges, st.misoriented_edges, st.degenerate_tris);
+    /* Counted edges: a closed triangle mesh has exactly 3F/2 of them. */
+    ck_assert_msg(2 * st.edges == 3 * m->ntris, "%s: %zu edges for %zu triangles, expected 3F/2",
+                  path, st.edges, m->ntris);
+}
+
+/* Every vertex strictly inside the domain and in a cell that is not SOLID (the outer layer
+ * and the scene's solids). */
+static void assert_inside(const Mesh *m, const MacGrid *g, const char *path)
+{
+    const int n[3] = { g->nx, g->ny, g->nz };
+    for (size_t v = 0; v < m->nverts; v++) {
+        const float *x = m->xyz + 3 * v;
+        int c[3];
+        for (int d = 0; d < 3; d++) {
+            ck_assert_msg(x[d] > 0.0f && x[d] < (float)n[d] * g->dx, "%s: vertex %zu: %c = %g is "
+                          "outside the domain (0, %g)", path, v, "xyz"[d], (double)x[d],
+                          (double)((float)n[d] * g->dx));
+            c[d] = (int)floorf(x[d] / g->dx);
+        }
+        ck_assert_msg(grid_cell_type(g, c[0], c[1], c[2]) != CELL_SOLID, "%s: vertex %zu (%g, %g, "
+                      "%g) is in SOLID cell (%d,%d,%d)", path, v, (double)x[0], (double)x[1],
+                      (double)x[2], c[0], c[1], c[2]);
+    }
+}
+
+/* The volume the surface can enclose: each particle stands for a cell over particles_per_cell,
+ * except those in the band surface.h keeps clear of the walls (sqrt(3) fine cells, refine 2
+ * by default), which the mesh leaves out by design. */
+static double meshable_volume(const Particles *ps, const MacGrid *g, int per_cell)
+{
+    const double dx = g->dx, band = sqrt(3.0) * dx / SURFACE_DEFAULT_REFINE;
+    const double hi[3] = { (g->nx - 1) * dx - band, (g->ny - 1) * dx - band, (g->nz - 1) * dx - band };
+    size_t kept = 0;
+    for (size_t p = 0; p < ps->count; p++) {
+        const double x[3] = { ps->pos[p].x, ps->pos[p].y, ps->pos[p].z };
+        int in = 1;
+        for (int d = 0; d < 3; d++)
+            in &= x[d] > dx + band && x[d] < hi[d];
+        kept += (size_t)in;
+    }
+    return (double)kept * dx * dx * dx / per_cell;
+}
+
+START_TEST(surface_closed_inside_every_frame)
+{
+    const char *dir = ball_drop_dir();
+    Scene sc;
+    Sim sim;
+    load_scene(&sc);
+    ck_assert_int_eq(sim_init(&sim, &sc, &reference_track), 0); /* its grid marks the solids */
+    /* The fluid's volume: particles_per_cell particles fill a cell. */
+    Particles ps;
+    part_init(&ps);
+    Mesh m;
+    mesh_init(&m);
+    char path[700], err[800];
+    for (int f = 0; f <= FRAMES; f++) {
+        snprintf(path, sizeof path, "%s/surface/%06d.ply", dir, f);
+        read_mesh(path, &m);
+        ck_assert_msg(m.ntris > 1000, "%s: %zu triangles, expected a ball's worth", path, m.ntris);
+        assert_closed(&m, path);
+        assert_inside(&m, &sim.grid, path);
+        snprintf(path, sizeof path, "%s/particles/%06d.ply", dir, f);
+        ck_assert_msg(ply_read_particles(path, &ps, err, sizeof err) == 0, "%s", err);
+        double vol = mesh_volume(&m), fluid = meshable_volume(&ps, &sim.grid, sc.particles_per_cell);
+        /* Splashes make thin sheets the field rounds off or thickens; a wrong orientation or a
+         * lost component would be off by far more. */
+        ck_assert_msg(fabs(vol - fluid) < 0.10 * fluid, "surface/%06d.ply encloses %.2f m^3; the "
+                      "particles away from the walls fill %.2f m^3, expected within 10%%", f, vol,
+                      fluid);
+    }
+    snprintf(path, sizeof path, "%s/surface/%06d.ply", dir, FRAMES + 1);
+    ck_assert_msg(access(path, F_OK) != 0, "%s written, the scene has %d frames", path, FRAMES);
+    mesh_free(&m);
+    part_free(&ps);
+    sim_free(&sim);
+    scene_free(&sc);
+}
+END_TEST
+
+/* ---- previews --------------------------------------------------------------------------- */
+
+typedef struct { int rows, cols; unsigned char *rgb; } Image;
+
+static void read_png(const char *path, Image *im)
+{
+    png_image pi;
+    memset(&pi, 0, sizeof pi);
+    pi.version = PNG_IMAGE_VERSION;
+    ck_assert_msg(png_image_begin_read_from_file(&pi, path), "%s: %s", path, pi.message);
+    pi.format = PNG_FORMAT_RGB;
+    im->cols = (int)pi.width;
+    im->rows = (int)pi.height;
+    im->rgb = malloc(PNG_IMAGE_SIZE(pi));
+    ck_assert_ptr_nonnull(im->rgb);
+    ck_assert_msg(png_image_finish_read(&pi, NULL, im->rgb, 0, NULL), "%s: %s", path, pi.message);
+}
+
+/* Particles are drawn in viridis, which is saturated everywhere; the box, floor, walls and
+ * text are greys. */
+static bool is_particle(const unsigned char *px)
+{
+    int hi = px[0] > px[1] ? px[0] : px[1], lo = px[0] < px[1] ? px[0] : px[1];
+    hi = px[2] > hi ? px[2] : hi;
+    lo = px[2] < lo ? px[2] : lo;
+    return hi - lo > 60;
+}
+
+typedef struct { int x0, x1, y0, y1; long count; double ymean; } Box;
+
+static Box particle_pixels(const Image *im, int view_w)
+{
+    Box b = { im->cols, -1, im->rows, -1, 0, 0.0 };
+    for (int y = 0; y < im->rows; y++)
+        for (int x = 0; x < view_w; x++)
+            if (is_particle(im->rgb + 3 * ((size_t)y * im->cols + x))) {
+                b.x0 = x < b.x0 ? x : b.x0;
+                b.x1 = x > b.x1 ? x : b.x1;
+                b.y0 = y < b.y0 ? y : b.y0;
+                b.y1 = y > b.y1 ? y : b.y1;
+                b.count++;
+                b.ymean += y;
+            }
+    b.ymean /= b.count > 0 ? (double)b.count : 1.0;
+    return b;
+}
+
+/* Where the preview's camera puts the frame's particles, from the particle file. */
+static Box projected_particles(const char *dir, int frame, const PreviewView *v)
+{
+    char path[700], err[800];
+    Particles ps;
+    part_init(&ps);
+    snprintf(path, sizeof path, "%s/particles/%06d.ply", dir, frame);
+    ck_assert_msg(ply_read_particles(path, &ps, err, sizeof err) == 0, "%s", err);
+    Box b = { 1 << 30, -(1 << 30), 1 << 30, -(1 << 30), (long)ps.count, 0.0 };
+    for (size_t p = 0; p < ps.count; p++) {
+        double x, y, depth;
+        ck_assert(preview_project(v, ps.pos[p], &x, &y, &depth));
+        b.x0 = (int)x < b.x0 ? (int)x : b.x0;
+        b.x1 = (int)x > b.x1 ? (int)x : b.x1;
+        b.y0 = (int)y < b.y0 ? (int)y : b.y0;
+        b.y1 = (int)y > b.y1 ? (int)y : b.y1;
+    }
+    part_free(&ps);
+    return b;
+}
+
+START_TEST(previews_show_the_ball_fall_and_spread)
+{
+    const char *dir = ball_drop_dir();
+    Scene sc;
+    Sim sim;
+    load_scene(&sc);
+    ck_assert_int_eq(sim_init(&sim, &sc, &reference_track), 0);
+    PreviewView v;
+    ck_assert_int_eq(preview_frame_view(&v, &sim.grid, WIDTH), 0);
+    Box seen[FRAMES + 1];
+    char path[700];
+    Image im = { 0 };
+    for (int f = 0; f <= FRAMES; f++) {
+        snprintf(path, sizeof path, "%s/preview/%06d.png", dir, f);
+        read_png(path, &im);
+        ck_assert_msg(im.cols == WIDTH && im.rows == HEIGHT, "%s: %dx%d, expected %dx%d", path,
+                      im.cols, im.rows, WIDTH, HEIGHT);
+        seen[f] = particle_pixels(&im, v.view_w);
+        Box want = projected_particles(dir, f, &v);
+        /* Dots have a radius of a few pixels; 10 px covers it and the shading at the rim. */
+        ck_assert_msg(abs(seen[f].x0 - want.x0) <= 10 && abs(seen[f].x1 - want.x1) <= 10 &&
+                      abs(seen[f].y0 - want.y0) <= 10 && abs(seen[f].y1 - want.y1) <= 10,
+                      "%s: particles drawn in x %d..%d, y %d..%d; the camera puts them at x "
+                      "%d..%d, y %d..%d (10 px allowed)", path, seen[f].x0, seen[f].x1, seen[f].y0,
+                      seen[f].y1, want.x0, want.x1, want.y0, want.y1);
+        if (f == 0) {
+            /* At rest: the colour of 0 m/s, and the colour bar runs from it to the top speed. */
+            unsigned char slow[3], fast[3];
+            preview_viridis(0.0, slow);
+            preview_viridis(1.0, fast);
+            const unsigned char *bottom = im.rgb + 3 * ((size_t)(v.bar_y1 - 1) * im.cols + (v.bar_x0 + v.bar_x1) / 2);
+            const unsigned char *top = im.rgb + 3 * ((size_t)v.bar_y0 * im.cols + (v.bar_x0 + v.bar_x1) / 2);
+            for (int c = 0; c < 3; c++) {
+                ck_assert_msg(abs(bottom[c] - slow[c]) <= 8 && abs(top[c] - fast[c]) <= 8,
+                              "%s: colour bar channel %d: bottom %d top %d, expected viridis "
+                              "%d and %d", path, c, bottom[c], top[c], slow[c], fast[c]);
+            }
+        }
+        free(im.rgb);
+    }
+    /* Falling: the top of the ball goes down the image for the first frames, */
+    for (int f = 1; f <= 8; f++)
+        ck_assert_msg(seen[f].y0 >= seen[f - 1].y0, "preview %06d: top of the water at row %d, "
+                      "above frame %d's %d; expected the ball to fall", f, seen[f].y0, f - 1,
+                      seen[f - 1].y0);
+    ck_assert_msg(seen[12].y0 > seen[0].y0 + 40, "preview 000012: top at row %d, expected at least "
+                  "40 rows below frame 0's %d", seen[12].y0, seen[0].y0);
+    /* spreading: wider by the end, and most of the water low on the floor (the bounding box
+     * is no measure of height: a few drops run up the walls). */
+    int w0 = seen[0].x1 - seen[0].x0, w30 = seen[FRAMES].x1 - seen[FRAMES].x0;
+    ck_assert_msg(w30 > w0 * 5 / 4, "preview %06d: water %d px wide, expected 1.25x frame 0's %d",
+                  FRAMES, w30, w0);
+    ck_assert_msg(seen[FRAMES].ymean > seen[0].ymean + 40, "preview %06d: the water's pixels "
+                  "average row %.0f, expected at least 40 rows below frame 0's %.0f", FRAMES,
+                  seen[FRAMES].ymean, seen[0].ymean);
+    sim_free(&sim);
+    scene_free(&sc);
+}
+END_TEST
+
+/* ---- USD -------------------------------------------------------------------------------- */
+
+/* The stage metadata's numeric value of key (e.g. "framesPerSecond"). */
+static double usd_meta(const char *text, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "    %s = ", key);
+    const char *at = strstr(text, pat);
+    ck_assert_msg(at != NULL, "scene.usda: no %s in the stage metadata", key);
+    return strtod(at + strlen(pat), NULL);
+}
+
+/* Checks that the attribute declared by decl inside prim has exactly one sample per frame
+ * 0..FRAMES, in order, each on its own line; returns the text of the last sample. */
+static const char *usd_samples(const char *text, const char *prim, const char *decl)
+{
+    const char *p = strstr(text, prim);
+    ck_assert_msg(p != NULL, "scene.usda: no %s", prim);
+    p = strstr(p, decl);
+    ck_assert_msg(p != NULL, "scene.usda: %s has no %s", prim, decl);
+    p = strchr(p, '\n') + 1;
+    const char *last = NULL;
+    int frame = 0;
+    for (; strncmp(p, "        }", 9) != 0; frame++) {
+        char *after;
+        long t = strtol(p, &after, 10);
+        ck_assert_msg(after != p && *after == ':', "scene.usda: %s %s: sample %d is not "
+                      "\"TIME: value\"", prim, decl, frame);
+        ck_assert_msg(t == frame, "scene.usda: %s %s: sample %d has time %ld, expected %d",
+                      prim, decl, frame, t, frame);
+        last = after + 1;
+        p = strchr(p, '\n');
+        ck_assert_ptr_nonnull(p);
+        p++;
+    }
+    ck_assert_msg(frame == FRAMES + 1, "scene.usda: %s %s has %d samples, expected one per frame "
+                  "(%d)", prim, decl, frame, FRAMES + 1);
+    return last;
+}
+
+static size_t count_char(const char *s, char c, char stop)
+{
+    size_t n = 0;
+    for (; *s && *s != stop; s++)
+        n += *s == c;
+    return n;
+}
+
+START_TEST(usd_one_sample_per_frame_at_the_scene_rate)
+{
+    const char *dir = ball_drop_dir();
+    Scene sc;
+    load_scene(&sc);
+    char path[700];
+    snprintf(path, sizeof path, "%s/scene.usda", dir);
+    char *text = slurp(path, NULL);
+    ck_assert_msg(strncmp(text, "#usda 1.0\n", 10) == 0, "scene.usda: no #usda 1.0 header");
+    ck_assert_msg(usd_meta(text, "framesPerSecond") == sc.frame_rate &&
+                  usd_meta(text, "timeCodesPerSecond") == sc.frame_rate,
+                  "scene.usda: framesPerSecond %g, timeCodesPerSecond %g; expected the scene's "
+                  "frame rate %g for real-time playback", usd_meta(text, "framesPerSecond"),
+                  usd_meta(text, "timeCodesPerSecond"), sc.frame_rate);
+    ck_assert_msg(usd_meta(text, "startTimeCode") == 0 && usd_meta(text, "endTimeCode") == FRAMES,
+                  "scene.usda: time codes %g..%g, expected 0..%d", usd_meta(text, "startTimeCode"),
+                  usd_meta(text, "endTimeCode"), FRAMES);
+    ck_assert_ptr_nonnull(strstr(text, "upAxis = \"Y\""));
+    ck_assert_ptr_nonnull(strstr(text, "metersPerUnit = 1\n"));
+    const char *pts = usd_samples(text, "def Points \"particles\"", "point3f[] points.timeSamples");
+    /* The last sample holds every particle of the last frame. */
+    Particles ps;
+    part_init(&ps);
+    char err[800];
+    snprintf(path, sizeof path, "%s/particles/%06d.ply", dir, FRAMES);
+    ck_assert_msg(ply_read_particles(path, &ps, err, sizeof err) == 0, "%s", err);
+    ck_assert_uint_eq(count_char(pts, '(', '\n'), ps.count);
+    part_free(&ps);
+    usd_samples(text, "def Mesh \"surface\"", "point3f[] points.timeSamples");
+    usd_samples(text, "def Mesh \"surface\"", "int[] faceVertexIndices.timeSamples");
+    const char *counts = usd_samples(text, "def Mesh \"surface\"", "int[] faceVertexCounts.timeSamples");
+    /* Triangles, as many as the last surface PLY has. */
+    Mesh m;
+    mesh_init(&m);
+    snprintf(path, sizeof path, "%s/surface/%06d.ply", dir, FRAMES);
+    read_mesh(path, &m);
+    ck_assert_uint_eq(count_char(counts, '3', '\n'), m.ntris);
+    mesh_free(&m);
+    free(text);
+    scene_free(&sc);
+}
+END_TEST
+
+/* ---- --slice ---------------------------------------------------------------------------- */
+
+START_TEST(slice_shows_cell_types)
+{
+    const char *dir = ball_drop_dir();
+    Scene sc;
+    Sim sim;
+    load_scene(&sc);
+    ck_assert_int_eq(sim_init(&sim, &sc, &reference_track), 0);
+    PreviewSliceView v;
+    /* The cell size output.c picks: 384 px over the slice's longer side, 2..16. */
+    ck_assert_int_eq(preview_slice_view(&v, &sim.grid, 2, 16, 12), 0);
+    char path[700];
+    Image im;
+    snprintf(path, sizeof path, "%s/slice-z16/%06d.png", dir, 0);
+    read_png(path, &im);
+    ck_assert_msg(im.cols == v.width && im.rows == v.height, "%s: %dx%d, expected %dx%d", path,
+                  im.cols, im.rows, v.width, v.height);
+    /* Frame 0: the ball's centre cell (16,16,16) is FLUID (blue), (16,30,16) AIR (white), the
+     * floor (16,0,16) SOLID (grey). */
+    static const struct { int j; const char *type; int blue; } cells[] = {
+        { 16, "FLUID", 1 }, { 30, "AIR", 0 }, { 0, "SOLID", 0 } };
+    for (int c = 0; c < 3; c++) {
+        int x, y;
+        preview_slice_pixel(&v, PREVIEW_PANEL_TYPES, 16, cells[c].j, 16, &x, &y);
+        const unsigned char *px = im.rgb + 3 * ((size_t)y * im.cols + x);
+        bool blue = px[2] > px[0] + 60, white = px[0] > 230 && px[1] > 230 && px[2] > 230;
+        bool grey = !blue && !white && abs(px[0] - px[2]) < 20;
+        bool ok = cells[c].blue ? blue : strcmp(cells[c].type, "AIR") == 0 ? white : grey;
+        ck_assert_msg(ok, "%s: cell (16,%d,16) drawn (%d,%d,%d), expected %s", path, cells[c].j,
+                      px[0], px[1], px[2], cells[c].type);
+    }
+    free(im.rgb);
+    sim_free(&sim);
+    scene_free(&sc);
+}
+END_TEST
+
+static void expect_input_error(const char *tag, char **argv, const char *needle)
+{
+    ck_assert_int_eq(run_cli(tag, argv), EXIT_INPUT);
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s.stderr", harness_tmpdir(), tag);
+    char *err = slurp(path, NULL);
+    ck_assert_msg(strstr(err, needle), "%s: stderr \"%s\", expected it to say \"%s\"", tag, err,
+                  needle);
+    free(err);
+}
+
+START_TEST(bad_slice_is_one_line)
+{
+    char out[600];
+    snprintf(out, sizeof out, "%s/badslice", harness_tmpdir());
+    char *a[] = { "flipsim", "--out", out, "--slice", "y=32", "scenes/ball_drop.json", NULL };
+    expect_input_error("slice_range", a, "--slice y=32: the grid has 32 cells along y; expected "
+                       "an index from 0 to 31");
+    char *b[] = { "flipsim", "--out", out, "--slice", "w=3", "scenes/ball_drop.json", NULL };
+    expect_input_error("slice_axis", b, "--slice w=3: expected AXIS=INDEX");
+    char *c[] = { "flipsim", "--out", out, "--slice", "x=-1", "scenes/ball_drop.json", NULL };
+    expect_input_error("slice_negative", c, "--slice x=-1: expected AXIS=INDEX");
+}
+END_TEST
+
+static Suite *outputs_suite(void)
+{
+    Suite *s = suite_create("outputs");
+    TCase *run = tcase_create("ball_drop");
+    tcase_add_test(run, surface_closed_inside_every_frame);
+    tcase_add_test(run, previews_show_the_ball_fall_and_spread);
+    tcase_add_test(run, usd_one_sample_per_frame_at_the_scene_rate);
+    tcase_add_test(run, slice_shows_cell_types);
+    tcase_set_timeout(run, 300); /* the first case runs the scene: ~10 s here, far more under valgrind */
+    suite_add_tcase(s, run);
+    TCase *bad = tcase_create("bad_input");
+    tcase_add_test(bad, bad_slice_is_one_line);
+    suite_add_tcase(s, bad);
+    return s;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+int main(void)
+{
+    (void)harness_tmpdir(); /* fixed before Check forks, so the cases share the run */
+    int rc = harness_run(outputs_suite());
+    /* The run is ~250 MB; keep it only when a case failed, to look at. */
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/ball", harness_tmpdir());
+    if (rc == 0)
+        nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    return rc;
+}
