@@ -59,7 +59,7 @@ GOLDEN_SCENES := $(sort $(wildcard tests/golden/*.json))
 GOLDEN_STAMP  := $(GOLDEN_DIR)/.made
 TRACK         ?= student
 
-.PHONY: grade grade-data grade-kit check-grader all run check help deps clean stubs check-stubs golden test check-pipeline bench solvers check-solvers check-mutants check-suites check-opencl coverage coverage-check $(STAGES:%=test-%) test-common test-physics check-scenes \
+.PHONY: grade grade-data grade-kit check-grader all run movie check-movie check help deps clean stubs check-stubs golden test check-pipeline bench solvers check-solvers check-mutants check-suites check-opencl coverage coverage-check $(STAGES:%=test-%) test-common test-physics check-scenes \
         check-warnings check-sanitize check-determinism all-tests handout handout-sync check-handout \
         check-handout-fresh check-dist
 .DEFAULT_GOAL := all
@@ -71,7 +71,9 @@ all-tests: $(TEST_BINS) $(MKGOLDEN) $(SOLVERLAB)
 help:
 	@echo "flipkit targets:"
 	@echo "  make run [SCENE=scenes/ball_drop.json] [ARGS='--frames 10']  build and run a scene"
-	@echo "                                      (writes out/<scene name>/particles/*.ply)"
+	@echo "                                      (writes out/<scene name>/: particles/, and surface/,"
+	@echo "                                      scene.usda and preview/ where the scene turns them on)"
+	@echo "  make movie [SCENE=...] [ARGS=...]   out/<scene name>/preview.mp4 from the previews (ffmpeg)"
 	@echo "  make test [TRACK=student|reference|opencl]  all eight stage suites, then a table"
 	@echo "  make test-<stage>                   one stage's suite: $(STAGES)"
 	@echo "  make coverage [TRACK=...]           which lines of your stages the suites reached"
@@ -347,6 +349,13 @@ check-dist: handout $(REF_STAGES_LIB)
 run: $(FLIPSIM)
 	$(FLIPSIM) $(ARGS) $(SCENE)
 
+# The scene's previews as one video at its frame rate (runs the scene first if needed).
+movie: $(FLIPSIM)
+	@common/movie.sh $(FLIPSIM) $(SCENE) $(ARGS)
+
+check-movie: $(FLIPSIM)
+	@tests/check_movie.sh $(FLIPSIM)
+
 # ---- stubs: assignment/ is reference/ with the solution blocks stripped ----------------
 stubs:
 	@for s in $(STAGES); do awk -v stage=$$s -f reference/mkstub.awk reference/$$s.c > assignment/$$s.c; done
@@ -425,8 +434,8 @@ check-sanitize: | $(DEPS_OK)
 	@tests/check_bad_scenes.sh build/asan/flipsim
 
 check: check-stubs test-common test-physics check-suites check-mutants check-opencl check-pipeline \
-       check-solvers check-grader check-handout check-dist check-determinism check-sanitize check-warnings \
-       coverage-check
+       check-solvers check-grader check-handout check-dist check-determinism check-movie check-sanitize \
+       check-warnings coverage-check
 	@echo "make check: all passed"
 
 coverage-check:

@@ -27,6 +27,7 @@ typedef struct {
     const char *resume;
     const char *device;          /* cpu | opencl | auto; NULL: auto */
     const char *cl_device;       /* "P:D" or NULL */
+    const char *print;           /* --print KEY: print a value of the run, then exit */
     int list_devices;
     const char *sets[MAX_SETS];
     int nsets;
@@ -78,6 +79,8 @@ static void cli_usage(FILE *f, int with_reference, int with_devices)
         "  --cl-device P:D         OpenCL platform P, device D (see --list-devices; or set\n"
         "                          FLIPKIT_CL_DEVICE) [the first device found]\n"
         "  --list-devices          list the OpenCL platforms and devices, then exit\n"
+        "  --print KEY             print one value of the run and exit: \"out\" (the output\n"
+        "                          directory) or a scene key after --set (e.g. frame_rate)\n"
         "  --quiet                 print only errors [off]\n"
         "  --help                  this text\n\n"
         "exit status: 0 done; 1 output could not be written; 2 bad option, scene or state\n"
@@ -128,7 +131,7 @@ static int cli_parse_slice(Options *o, const char *text)
 static int cli_parse(int argc, char **argv, Options *o, int with_reference, int with_devices)
 {
     enum { O_FRAMES = 256, O_OUT, O_TRACK, O_USEREF, O_SET, O_RESUME, O_CKPT, O_QUIET, O_HELP,
-           O_DEVICE, O_CLDEVICE, O_LIST, O_SLICE };
+           O_DEVICE, O_CLDEVICE, O_LIST, O_SLICE, O_PRINT };
     static const struct option longs[] = {
         { "frames", required_argument, NULL, O_FRAMES },
         { "out", required_argument, NULL, O_OUT },
@@ -142,6 +145,7 @@ static int cli_parse(int argc, char **argv, Options *o, int with_reference, int 
         { "cl-device", required_argument, NULL, O_CLDEVICE },
         { "list-devices", no_argument, NULL, O_LIST },
         { "slice", required_argument, NULL, O_SLICE },
+        { "print", required_argument, NULL, O_PRINT },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
@@ -171,6 +175,7 @@ static int cli_parse(int argc, char **argv, Options *o, int with_reference, int 
         case O_CLDEVICE: o->cl_device = optarg; break;
         case O_LIST: o->list_devices = 1; break;
         case O_SLICE: rc = cli_parse_slice(o, optarg); break;
+        case O_PRINT: o->print = optarg; break;
         case 'h':
         case O_HELP: cli_usage(stdout, with_reference, with_devices); exit(EXIT_OK);
         case ':': return cli_error("%s: needs a value (see --help)", argv[optind - 1]);
@@ -409,13 +414,35 @@ static int cli_pick_device(Run *r)
     return 0;
 }
 
+static void cli_name_out(Run *r)
+{
+    const Options *o = r->opt;
+    if (o->out)
+        snprintf(r->out, sizeof r->out, "%s", o->out);
+    else
+        snprintf(r->out, sizeof r->out, "out/%s", r->scene.name);
+}
+
+/* --print KEY: for scripts such as `make movie`, which need the run's directory and frame
+ * rate without parsing JSON themselves. */
+static int cli_print_value(Run *r)
+{
+    char value[4096];
+    cli_name_out(r);
+    if (strcmp(r->opt->print, "out") == 0)
+        snprintf(value, sizeof value, "%s", r->out);
+    else if (scene_value_text(&r->scene, r->opt->print, value, sizeof value) != 0)
+        return cli_error("--print %s: %s has no such key (see the scene keys in --help)",
+                         r->opt->print, r->scene.path);
+    printf("%s\n", value);
+    return EXIT_OK;
+}
+
 static int cli_start(Run *r, const Track *track)
 {
     const Options *o = r->opt;
     char err[1300];
-    snprintf(r->out, sizeof r->out, "%s", o->out ? o->out : "out/");
-    if (!o->out)
-        snprintf(r->out, sizeof r->out, "out/%s", r->scene.name);
+    cli_name_out(r);
     char sub[1200];
     snprintf(sub, sizeof sub, "%s/particles", r->out);
     if (cli_mkdirs(sub) != 0 ||
@@ -480,6 +507,11 @@ int cli_main(int argc, char **argv, const Track *student, const Track *reference
         rc = cli_pick_track(&opt, student, reference, &track);
     if (rc == 0)
         rc = cli_load_scene(&r);
+    if (rc == 0 && opt.print) {
+        rc = cli_print_value(&r);
+        scene_free(&r.scene);
+        return rc;
+    }
     if (rc == 0) {
         r.progress = !opt.quiet && isatty(STDERR_FILENO);
         rc = cli_start(&r, &track);

@@ -1162,6 +1162,40 @@ void scene_free(Scene *s)
     memset(s, 0, sizeof *s);
 }
 
+/* ---- reading a value back ---------------------------------------------------------------- */
+
+int scene_value_text(const Scene *s, const char *key, char *buf, size_t n)
+{
+    json_error_t je;
+    json_t *root = s->json ? json_loads(s->json, 0, &je) : NULL, *v = root;
+    char path[256];
+    snprintf(path, sizeof path, "%s", key);
+    for (char *comp = path, *next; v && comp; comp = next) {
+        next = strchr(comp, '.');
+        if (next)
+            *next++ = '\0';
+        v = json_is_array(v) ? json_array_get(v, strtoul(comp, NULL, 10)) : json_object_get(v, comp);
+    }
+    int rc = v ? 0 : -1;
+    if (json_is_string(v)) {
+        snprintf(buf, n, "%s", json_string_value(v));
+    } else if (json_is_real(v)) {
+        /* The shortest text that reads back as the same double: 29.97, not 29.969999999999999. */
+        for (int digits = 1; digits <= 17; digits++) {
+            snprintf(buf, n, "%.*g", digits, json_real_value(v));
+            if (strtod(buf, NULL) == json_real_value(v))
+                break;
+        }
+    } else if (v) {
+        char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+        snprintf(buf, n, "%s", text ? text : "");
+        rc = text ? 0 : -1;
+        free(text);
+    }
+    json_decref(root);
+    return rc;
+}
+
 /* ---- --help ------------------------------------------------------------------------------ */
 
 typedef struct { const char *key, *type, *meaning; } SchemaRow;

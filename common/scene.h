@@ -78,6 +78,11 @@ int scene_load_text(const char *text, const char *origin, const char *const *ove
                     int noverrides, Scene *out, char *err, size_t errlen);
 void scene_free(Scene *s);
 
+/* The effective value of a dotted key (e.g. "frame_rate", "grid.resolution.0") as text:
+ * strings bare, numbers as the shortest text that reads back exactly, arrays and objects
+ * as compact JSON. Returns 0, or -1 when the scene has no such key. */
+int scene_value_text(const Scene *s, const char *key, char *buf, size_t n);
+
 /* Prints every key with its default and meaning, for --help. */
 void scene_print_schema(FILE *out);
 

@@ -366,7 +366,11 @@ void gradeconfig_run_argv(GradeRun *run, const GradeScene *sc, const char *solve
     argv[n++] = (char *)program;
     for (; pre && *pre; pre++)
         argv[n++] = (char *)*pre;
-    const char *fixed[] = { "--quiet", "--frames", run->frames, "--out", out };
+    /* Grading compares particle frames; the surface, USD stage and previews a scene may turn
+     * on would only cost time and disk in every run. */
+    const char *fixed[] = { "--quiet", "--frames", run->frames, "--out", out,
+                            "--set", "output.surface=false", "--set", "output.usd=false",
+                            "--set", "output.preview=false" };
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         argv[n++] = (char *)fixed[i];
     for (int i = 0; i < sc->nset; i++) {

@@ -48,7 +48,7 @@ typedef struct {
     int n[3];                /* grid cells along x, y, z */
     float dx;                /* cell size, m */
     char frames[16];         /* the frame count, as text for --frames */
-    char *argv[16 + 2 * GC_MAX_SET];   /* see gradeconfig_run_argv */
+    char *argv[24 + 2 * GC_MAX_SET];   /* see gradeconfig_run_argv */
 } GradeRun;
 
 /* Loads sc under kit with its overrides and fills run (not argv). Returns 0, or -1 with
@@ -56,7 +56,8 @@ typedef struct {
 int gradeconfig_run(const char *kit, const GradeScene *sc, const char *solver, GradeRun *run,
                     char *err, size_t errlen);
 /* run->argv: program, the NULL-terminated words of pre (e.g. "--device", "cpu"), --quiet
- * --frames N --out OUT, the scene's --set overrides, use_gauss_seidel for the solver, then
+ * --frames N --out OUT, the output.surface/usd/preview=false overrides (grading reads only
+ * particles), the scene's --set overrides, use_gauss_seidel for the solver, then
  * the scene file. It points into run, sc, pre and out, which must outlive it. */
 void gradeconfig_run_argv(GradeRun *run, const GradeScene *sc, const char *solver,
                           const char *program, const char *const *pre, const char *out);

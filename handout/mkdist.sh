@@ -32,7 +32,7 @@ cp handout/student.mk "$stage/Makefile.tmp"
 mkdir -p "$root"
 mv "$stage/Makefile.tmp" "$root/Makefile"
 
-put common common/*.c common/*.h
+put common common/*.c common/*.h common/movie.sh
 put assignment assignment/track.c
 for s in $STAGES; do put assignment "$stubs/$s.c"; done
 put scenes scenes/*.json scenes/README.md

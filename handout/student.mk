@@ -52,7 +52,7 @@ STAGE_TESTS  := $(STAGES:%=$(BUILD)/tests/test_%)
 TEST_SUPPORT := $(BUILD)/tests/harness.o $(BUILD)/tests/golden.o $(BUILD)/tests/compare.o \
                 $(BUILD)/tests/fielddiff.o $(BUILD)/tests/stagecase.o
 
-.PHONY: all run test $(STAGES:%=test-%) grade coverage golden deps clean help
+.PHONY: all run movie test $(STAGES:%=test-%) grade coverage golden deps clean help
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -61,7 +61,9 @@ all: $(FLIPSIM)
 help:
 	@echo "flipkit (student kit) targets; handout/README.md is the assignment:"
 	@echo "  make run [SCENE=scenes/ball_drop.json] [ARGS='--frames 10']  build and run a scene with"
-	@echo "                                      your stages (writes out/<scene name>/particles/*.ply)"
+	@echo "                                      your stages (writes out/<scene name>/particles/*.ply;"
+	@echo "                                      ball_drop also surface/, scene.usda and preview/)"
+	@echo "  make movie [SCENE=...] [ARGS=...]   out/<scene name>/preview.mp4 from the previews (ffmpeg)"
 	@echo "  make test                           all eight stage suites on your assignment/, then a table"
 	@echo "  make test-<stage>                   one stage's suite: $(STAGES)"
 	@echo "  make grade                          the self-check: each stage alone on the public cases,"
@@ -123,6 +125,10 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_SUPPORT) $(SIM_OBJ)
 # the binary has both tracks (ARGS='--track reference' still picks the other).
 run: $(FLIPSIM)
 	$(FLIPSIM) --track student $(ARGS) $(SCENE)
+
+# The scene's previews as one video at its frame rate (runs the scene first if it has none).
+movie: $(FLIPSIM)
+	@common/movie.sh $(FLIPSIM) $(SCENE) --track student $(ARGS)
 
 test: $(STAGE_TESTS)
 	@tests/run_suites.sh student $(STAGE_TESTS)

@@ -113,7 +113,8 @@ static void check_help_text(void)
 {
     const char *text = slurp("help", "stdout");
     static const char *const options[] = { "--frames", "--out", "--track", "--use-reference",
-                                           "--set", "--resume", "--checkpoint-every", "--quiet", "--help" };
+                                           "--set", "--resume", "--checkpoint-every", "--slice", "--print",
+                                           "--quiet", "--help" };
     for (size_t q = 0; q < sizeof options / sizeof *options; q++)
         ck_assert_msg(strstr(text, options[q]), "--help does not mention %s", options[q]);
     ck_assert_msg(strstr(text, "[out/<scene name>]"), "--help does not give the --out default");
@@ -160,6 +161,30 @@ START_TEST(bad_options_get_one_line_and_exit_2)
     expect_bad_input("noscene", e, "no scene");
     char *f[] = { "flipsim", "--resume", "build/tmp/no-such.state", NULL };
     expect_bad_input("resume", f, "no-such.state");
+}
+END_TEST
+
+/* --print answers scripts (make movie) with the effective values, --set and --out applied. */
+START_TEST(print_gives_effective_values)
+{
+    static const struct { const char *key, *want; } cases[] = {
+        { "out", "out/ball_drop" }, { "frame_rate", "24" }, { "name", "ball_drop" },
+        { "grid.resolution.1", "32" }, { "pressure.tolerance", "1e-06" },
+        { "output.preview", "true" }, { "gravity", "[0,-25,0]" } };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *argv[] = { "flipsim", "--set", "frame_rate=24", "--print", (char *)cases[i].key,
+                         "scenes/ball_drop.json", NULL };
+        ck_assert_int_eq(run_cli("print", &student_track, &reference_track, argv), EXIT_OK);
+        const char *out = slurp("print", "stdout");
+        ck_assert_msg(strlen(out) > 0 && strncmp(out, cases[i].want, strlen(cases[i].want)) == 0 &&
+                      strcmp(out + strlen(cases[i].want), "\n") == 0,
+                      "--print %s: printed \"%s\", expected \"%s\"", cases[i].key, out, cases[i].want);
+    }
+    char *out_dir[] = { "flipsim", "--out", "/tmp/x", "--print", "out", "scenes/ball_drop.json", NULL };
+    ck_assert_int_eq(run_cli("print", &student_track, &reference_track, out_dir), EXIT_OK);
+    ck_assert_str_eq(slurp("print", "stdout"), "/tmp/x\n");
+    char *bad[] = { "flipsim", "--print", "frame_rat", "scenes/ball_drop.json", NULL };
+    expect_bad_input("print_bad", bad, "--print frame_rat: scenes/ball_drop.json has no such key");
 }
 END_TEST
 
@@ -233,6 +258,7 @@ static Suite *cli_suite(void)
     tcase_add_test(input, help_text_checked);
     tcase_add_test(input, bad_options_get_one_line_and_exit_2);
     tcase_add_test(input, student_build_explains_missing_reference);
+    tcase_add_test(input, print_gives_effective_values);
     suite_add_tcase(s, input);
     TCase *nan = tcase_create("nan");
     tcase_set_timeout(nan, 60);
