@@ -48,6 +48,7 @@ typedef struct {
     const CliDevices *devices;   /* NULL: this build runs only the C stages */
     int progress;                /* print a progress line (stderr is a terminal) */
     int first_frame;             /* the frame the run started from */
+    double elapsed;              /* seconds in cli_run_frames */
 } Run;
 
 static void cli_usage(FILE *f, int with_reference, int with_devices)
@@ -342,8 +343,17 @@ static void cli_summary(Run *r, double elapsed)
                substeps ? 1e3 * s->stats.seconds[q] / (double)substeps : 0.0,
                total > 0.0 ? 100.0 * s->stats.seconds[q] / total : 0.0);
     const Scene *sc = &r->scene;
+    bool wrote = false;
+    for (int k = 0; k < OUTPUT_KINDS; k++)
+        wrote |= r->output.on[k];
+    if (wrote)
+        printf("  %-12s %10s %12s\n", "writing", "seconds", "ms/frame");
+    for (int k = 0; k < OUTPUT_KINDS && wrote; k++)
+        if (r->output.on[k])
+            printf("  %-12s %10.3f %12.3f\n", output_kind_names[k], r->output.seconds[k],
+                   1e3 * r->output.seconds[k] / r->output.frames_written);
     printf("  output: %s/%s%s%s%s%s\n", r->out, sc->output.particles ? " particles/" : "",
-           sc->output.surface ? " surface/" : "", r->output.usd ? " scene.usda" : "",
+           sc->output.surface ? " surface/" : "", r->output.on[OUTPUT_USD] ? " scene.usda" : "",
            sc->output.preview ? " preview/" : "", r->opt->nslices ? " slice-*/" : "");
 }
 
@@ -374,8 +384,7 @@ static int cli_run_frames(Run *r, int last)
     }
     if (r->progress)
         fputc('\n', stderr);
-    if (rc == EXIT_OK && !r->opt->quiet)
-        cli_summary(r, cli_now() - start);
+    r->elapsed = cli_now() - start;
     return rc;
 }
 
@@ -519,10 +528,14 @@ int cli_main(int argc, char **argv, const Track *student, const Track *reference
     if (rc == 0)
         rc = cli_run_frames(&r, opt.frames >= 0 ? opt.frames : r.scene.frames);
     char err[1300];
+    double closing = cli_now();
     if (output_close(&r.output, err, sizeof err) != 0) {
         fprintf(stderr, "flipsim: %s\n", err);
         rc = rc ? rc : EXIT_IO;
     }
+    /* After the close, so the summary counts assembling scene.usda. */
+    if (rc == EXIT_OK && !opt.quiet)
+        cli_summary(&r, r.elapsed + cli_now() - closing);
     if (r.log)
         fclose(r.log);
     sim_free(&r.sim);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "preview.h"
 
@@ -19,7 +20,25 @@
 #define OUTPUT_PRINTF(f, a)
 #endif
 
+const char *const output_kind_names[OUTPUT_KINDS] = { "surface", "usd", "preview", "slices" };
+
 static const char axis_names[3] = { 'x', 'y', 'z' };
+
+static double output_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Adds the time since *t0 to kind, when this run writes that kind, and restarts the clock. */
+static void output_lap(Output *o, OutputKind kind, bool on, double *t0)
+{
+    double now = output_clock();
+    o->seconds[kind] += on ? now - *t0 : 0.0;
+    o->on[kind] |= on;
+    *t0 = now;
+}
 
 static int OUTPUT_PRINTF(3, 4) output_fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -186,21 +205,31 @@ int output_frame(Output *o, Sim *s, char *err, size_t errlen)
 {
     const Scene *sc = o->scene;
     bool mesh = sc->output.surface;
+    double t0 = output_clock();
     if (mesh && output_surface(o, s, err, errlen) != 0)
         return -1;
+    output_lap(o, OUTPUT_SURFACE, mesh, &t0);
     if (o->usd && usd_add_frame(o->usd, s->frame, s->particles.pos, s->particles.count,
                                 mesh ? o->mesh.xyz : NULL, mesh ? o->mesh.nverts : 0,
                                 mesh ? o->mesh.tri : NULL, mesh ? o->mesh.ntris : 0,
                                 err, errlen) != 0)
         return -1;
+    output_lap(o, OUTPUT_USD, o->usd != NULL, &t0);
     if (sc->output.preview && output_preview(o, s, err, errlen) != 0)
         return -1;
-    return output_slices(o, s, err, errlen);
+    output_lap(o, OUTPUT_PREVIEW, sc->output.preview, &t0);
+    int rc = output_slices(o, s, err, errlen);
+    output_lap(o, OUTPUT_SLICES, o->nslices > 0, &t0);
+    o->frames_written += rc == 0;
+    return rc;
 }
 
 int output_close(Output *o, char *err, size_t errlen)
 {
+    double t0 = output_clock();
+    bool on = o->usd != NULL;
     int rc = usd_close(o->usd, err, errlen);
+    output_lap(o, OUTPUT_USD, on, &t0);
     o->usd = NULL;
     mesh_free(&o->mesh);
     return rc;

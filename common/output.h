@@ -13,6 +13,10 @@
 
 enum { OUTPUT_MAX_SLICES = 8, OUTPUT_PREVIEW_WIDTH = 800 };
 
+/* What output_frame spends its time on, for the driver's summary. */
+typedef enum { OUTPUT_SURFACE, OUTPUT_USD, OUTPUT_PREVIEW, OUTPUT_SLICES, OUTPUT_KINDS } OutputKind;
+extern const char *const output_kind_names[OUTPUT_KINDS];
+
 /* One --slice AXIS=INDEX: the cells whose index along axis (0 x, 1 y, 2 z) is index. */
 typedef struct { int axis, index; } OutputSlice;
 
@@ -28,6 +32,9 @@ typedef struct {
      * the first run wrote it (the stage's parts are gone once it is closed). */
     bool usd_skipped_on_resume;
     bool usd_recovered;         /* output_open rebuilt scene.usda from a killed run's parts */
+    double seconds[OUTPUT_KINDS]; /* wall time in output_frame (and output_close for USD) */
+    bool on[OUTPUT_KINDS];      /* the kinds this run has written */
+    int frames_written;         /* output_frame calls that succeeded */
 } Output;
 
 /* Parses "AXIS=INDEX" (AXIS x, y or z; INDEX a whole number) into sl. Returns 0, or -1 with

@@ -1,6 +1,6 @@
 /* preview.h — PNG previews: a 3D view of a particle frame, and a debug slice of the grid.
- * flipkit common/: for OUT/preview/ frames (a run looked at without Blender) and slice debug images
- * (cell types, pressure, divergence). Not yet called by flipsim: output.preview and --slice are issue 7. */
+ * flipkit common/: OUT/preview/ frames (output.preview: a run looked at without Blender) and
+ * flipsim --slice's debug images (cell types, pressure, divergence); output.c calls both. */
 #ifndef FLIPKIT_PREVIEW_H
 #define FLIPKIT_PREVIEW_H
 

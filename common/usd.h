@@ -1,6 +1,6 @@
 /* usd.h — one ASCII USD stage per run: the particles, and optionally a surface, per frame.
  * flipkit common/: OUT/scene.usda plays in real time (one time code per frame, timeCodesPerSecond
- * = framesPerSecond = the frame rate). Not yet called by flipsim, nor read by a USD tool here (issue 7). */
+ * = framesPerSecond = the frame rate); output.c writes it when a scene sets output.usd. */
 #ifndef FLIPKIT_USD_H
 #define FLIPKIT_USD_H
 
