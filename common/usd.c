@@ -120,6 +120,92 @@ static int usd_format_real(char *dst, double v, int digits)
     return n;
 }
 
+/* Powers of ten 1e-52 .. 1e52 as exact as doubles hold them: floats span 1e-45 .. 3.4e38. */
+static double usd_pow10(int e)
+{
+    static double table[105];
+    static bool ready;
+    if (!ready) {   /* strtod rounds each correctly; repeated multiplication would drift */
+        for (int i = 0; i < 105; i++) {
+            char text[16];
+            snprintf(text, sizeof text, "1e%d", i - 52);
+            table[i] = strtod(text, NULL);
+        }
+        ready = true;
+    }
+    return table[e + 52];
+}
+
+/* Writes the digits of m (exactly 7 of them) as "%.7g" lays out d.dddddd x 10^x: fixed for
+ * -4 <= x < 7, else with an exponent; trailing zeros and a bare point dropped. Returns the
+ * length; dst is NUL-terminated. */
+static int usd_layout7(char *dst, bool negative, uint32_t m, int x)
+{
+    char d[7];
+    for (int i = 6; i >= 0; i--, m /= 10)
+        d[i] = (char)('0' + m % 10);
+    int last = 6;   /* the last digit to keep */
+    while (last > 0 && d[last] == '0')
+        last--;
+    int n = 0;
+    if (negative)
+        dst[n++] = '-';
+    if (x < -4 || x >= 7) {
+        dst[n++] = d[0];
+        if (last > 0)
+            dst[n++] = '.';
+        for (int i = 1; i <= last; i++)
+            dst[n++] = d[i];
+        return n + snprintf(dst + n, USD_NUM - (size_t)n, "e%c%02d", x < 0 ? '-' : '+', abs(x));
+    }
+    if (x < 0) {
+        dst[n++] = '0';
+        dst[n++] = '.';
+        for (int i = 0; i < -x - 1; i++)
+            dst[n++] = '0';
+        for (int i = 0; i <= last; i++)
+            dst[n++] = d[i];
+    } else {
+        for (int i = 0; i <= x; i++)
+            dst[n++] = d[i];
+        if (last > x)
+            dst[n++] = '.';
+        for (int i = x + 1; i <= last; i++)
+            dst[n++] = d[i];
+    }
+    dst[n] = '\0';
+    return n;
+}
+
+/* "%.7g" of a float without printf, whose exact decimal conversion was a fifth of a whole
+ * ball_drop run. The float is exact in a double, and scaling it by a power of ten changes it
+ * by at most an ulp of the double, far below the half-unit of the 7th digit, so rint (ties to
+ * even, as printf) rounds it the same way; test_usd compares the two on 600 000 floats. */
+static int usd_format_float7(char *dst, float f)
+{
+    double v = f;
+    if (!isfinite(v) || v == 0.0)
+        return v == 0.0 ? snprintf(dst, USD_NUM, signbit(v) ? "-0" : "0") : usd_format_real(dst, v, 7);
+    bool negative = v < 0.0;
+    double a = fabs(v);
+    int x = (int)floor(log10(a));
+    double m = rint(x >= 6 ? a / usd_pow10(x - 6) : a * usd_pow10(6 - x));
+    if (m < 1e6) {          /* log10 rounded up across a power of ten */
+        x--;
+        m = rint(x >= 6 ? a / usd_pow10(x - 6) : a * usd_pow10(6 - x));
+    }
+    if (m >= 1e7) {         /* log10 rounded down, or 9999999.5 rounded up to 10^7 */
+        x++;
+        m = rint(x >= 6 ? a / usd_pow10(x - 6) : a * usd_pow10(6 - x));
+    }
+    return usd_layout7(dst, negative, (uint32_t)m, x);
+}
+
+int usd_format_float(char *dst, float f)
+{
+    return usd_format_float7(dst, f);
+}
+
 /* ---- buffered part writing ----------------------------------------------------------- */
 
 static int usd_flush_buf(UsdWriter *w, FILE *f)
@@ -161,7 +247,7 @@ static int usd_put_vec(UsdWriter *w, FILE *f, float x, float y, float z, bool fi
             s[n++] = ',';
             s[n++] = ' ';
         }
-        n += (size_t)usd_format_real(s + n, v[c], 7);
+        n += (size_t)usd_format_float7(s + n, v[c]);
     }
     s[n++] = ')';
     return usd_put(w, f, s, n);

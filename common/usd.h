@@ -56,4 +56,8 @@ int usd_close(UsdWriter *w, char *err, size_t errlen);
  * line in err. */
 int usd_assemble(const char *out_dir, char *err, size_t errlen);
 
+/* f as printf's "%.7g" writes it in the C locale (what the stage uses for coordinates), into
+ * dst (room for 32 bytes); returns the length. For tests. */
+int usd_format_float(char *dst, float f);
+
 #endif
