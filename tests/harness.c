@@ -3,6 +3,7 @@
  * crash; CK_FORK=no and CK_RUN_CASE are Check's own variables and pass straight through. */
 #include "harness.h"
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,4 +94,32 @@ const char *harness_tmpdir(void)
         mkdir(dir, 0777);
     }
     return dir;
+}
+
+void harness_scratch_dir(const char *prefix, char *dir, size_t n)
+{
+    snprintf(dir, n, "%s/%s.XXXXXX", harness_tmpdir(), prefix);
+    if (!mkdtemp(dir))
+        harness_die("cannot create a scratch directory under ", harness_tmpdir());
+}
+
+void harness_remove_tree(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            char sub[1024];
+            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+            struct stat st;
+            if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+                harness_remove_tree(sub);
+            else
+                unlink(sub);
+        }
+        closedir(d);
+    }
+    rmdir(path);
 }

@@ -5,6 +5,7 @@
 #define FLIPKIT_HARNESS_H
 
 #include <check.h>
+#include <stddef.h>
 
 #include "track.h"
 
@@ -19,5 +20,10 @@ int harness_run(Suite *s);
 int harness_run_stage(Suite *s);
 /* A scratch directory for this test process (created on first use, under build/tmp). */
 const char *harness_tmpdir(void);
+/* A new empty directory PREFIX.XXXXXX under harness_tmpdir(), its path in dir (n >= 64 bytes
+ * more than the prefix). Aborts the run with one line if it cannot be made. */
+void harness_scratch_dir(const char *prefix, char *dir, size_t n);
+/* Removes path and everything under it, not following symbolic links. */
+void harness_remove_tree(const char *path);
 
 #endif

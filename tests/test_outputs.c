@@ -1,14 +1,12 @@
 /* test_outputs.c — issue 7's acceptance: ball_drop with every output on, read back from disk.
  * flipkit tests/: surface PLYs closed, manifold, in the domain, out of solids; previews that show
  * the ball fall and spread; a USD stage with one sample per frame at the scene's rate; --slice. */
-#define _XOPEN_SOURCE 700 /* nftw */
 #include <math.h>
 #include <png.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <ftw.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -530,12 +528,6 @@ static Suite *outputs_suite(void)
     return s;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 int main(void)
 {
     (void)harness_tmpdir(); /* fixed before Check forks, so the cases share the run */
@@ -544,6 +536,6 @@ int main(void)
     char dir[600];
     snprintf(dir, sizeof dir, "%s/ball", harness_tmpdir());
     if (rc == 0)
-        nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        harness_remove_tree(dir);
     return rc;
 }

@@ -5,7 +5,6 @@
 #include "harness.h"
 
 #include <check.h>
-#include <dirent.h>
 #include <math.h>
 #include <png.h>
 #include <stdio.h>
@@ -21,45 +20,22 @@ typedef struct {
     unsigned char *rgb;
 } Image;
 
-/* Removes a scratch directory and everything in it (the tests' only, under /tmp). */
-static void remove_tree(const char *path)
-{
-    DIR *d = opendir(path);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            char sub[1024];
-            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-            struct stat st;
-            if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
-                remove_tree(sub);
-            else
-                unlink(sub);
-        }
-        closedir(d);
-    }
-    rmdir(path);
-}
-
-/* Each test writes into its own directory under /tmp, made by setup, removed by teardown. */
-static char dir[64];
+/* Each test writes into its own directory, made by setup, removed by teardown. */
+static char dir[512];
 
 static void setup(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/test_preview.XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    harness_scratch_dir("preview", dir, sizeof dir);
 }
 
 static void teardown(void)
 {
-    remove_tree(dir);
+    harness_remove_tree(dir);
 }
 
 static char *tmp_png(const char *name)
 {
-    static char buf[4][256];
+    static char buf[4][600];
     static int next;
     char *p = buf[next++ % 4];
     snprintf(p, sizeof buf[0], "%s/%s", dir, name);

@@ -5,7 +5,6 @@
 #include "harness.h"
 
 #include <check.h>
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,45 +15,22 @@
 
 /* ---- helpers ------------------------------------------------------------------------- */
 
-/* Removes a scratch directory and everything in it (the tests' only, under /tmp). */
-static void remove_tree(const char *path)
-{
-    DIR *d = opendir(path);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            char sub[1024];
-            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-            struct stat st;
-            if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
-                remove_tree(sub);
-            else
-                unlink(sub);
-        }
-        closedir(d);
-    }
-    rmdir(path);
-}
-
-/* Each test works in its own directory under /tmp, made by setup and removed by teardown. */
-static char base_dir[64];
+/* Each test works in its own directory, made by setup and removed by teardown. */
+static char base_dir[512];
 
 static void setup(void)
 {
-    snprintf(base_dir, sizeof base_dir, "/tmp/test_usd.XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(base_dir));
+    harness_scratch_dir("usd", base_dir, sizeof base_dir);
 }
 
 static void teardown(void)
 {
-    remove_tree(base_dir);
+    harness_remove_tree(base_dir);
 }
 
 static char *new_dir(void)
 {
-    static char buf[8][96];
+    static char buf[8][600];
     static int next;
     char *d = buf[next % 8];
     snprintf(d, sizeof buf[0], "%s/out%d", base_dir, next++);
