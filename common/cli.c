@@ -475,16 +475,13 @@ static int cli_start(Run *r, const Track *track)
     if (rc)
         return rc;
     if (output_open(&r->output, r->out, &r->scene, &r->sim.grid, o->slices, o->nslices,
-                    o->resume != NULL, err, sizeof err) != 0) {
+                    o->resume ? r->sim.frame : -1, err, sizeof err) != 0) {
         fprintf(stderr, "flipsim: %s\n", err);
         return strncmp(err, "--slice", 7) == 0 ? EXIT_INPUT : EXIT_IO;
     }
-    if (r->output.usd_recovered && !o->quiet)
-        fprintf(stderr, "flipsim: note: rebuilt %s/scene.usda from the parts the killed run left\n",
-                r->out);
-    if (r->output.usd_skipped_on_resume && !o->quiet)
-        fprintf(stderr, "flipsim: note: output.usd: a resumed run keeps %s/scene.usda as the first "
-                "run wrote it; run from frame 0 for one stage of every frame\n", r->out);
+    if (r->output.usd_missing && !o->quiet)
+        fprintf(stderr, "flipsim: note: %s/scene.usda leaves out %d of frames 0-%d: their PLY "
+                "files are not in %s\n", r->out, r->output.usd_missing, r->sim.frame, r->out);
     r->first_frame = r->sim.frame;
     cli_log(r, "%s %s: %s track on %s, solver %s, %zu particles, from frame %d\n",
             o->resume ? "resume" : "start", r->scene.path, r->sim.track.name, cli_device_name(r),

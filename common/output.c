@@ -9,9 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "ply.h"
 #include "preview.h"
 
 #if defined(__GNUC__)
@@ -106,37 +109,109 @@ static float output_speed_scale(const Scene *sc, const MacGrid *g)
     return preview_speed_max(&probe, 1);
 }
 
-/* A killed run leaves its stage's parts in OUT/.usd; a resume rebuilds scene.usda from them
- * so the frames it wrote are not lost. */
-static int output_recover_usd(Output *o, char *err, size_t errlen)
+static uint32_t output_le32(const unsigned char *p)
 {
-    char meta[1200];
-    struct stat st;
-    snprintf(meta, sizeof meta, "%s/.usd/meta", o->dir);
-    if (stat(meta, &st) != 0)
-        return 0;
-    if (usd_assemble(o->dir, err, errlen) != 0)
-        return -1;
-    o->usd_recovered = true;
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Reads back a surface written by mesh_write_ply (binary little-endian, float x y z, a uchar
+ * count of 3 and three int indices per face; nothing else). Returns 0, 1 when the file does
+ * not exist, or -1 with one line in err. */
+static int output_read_mesh(const char *path, Mesh *m, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return errno == ENOENT ? 1 : output_fail(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    char line[128];
+    size_t nv = 0, nf = 0;
+    int ok = fgets(line, sizeof line, f) && strcmp(line, "ply\n") == 0, binary = 0;
+    while (ok && fgets(line, sizeof line, f) && strcmp(line, "end_header\n") != 0) {
+        binary |= strcmp(line, "format binary_little_endian 1.0\n") == 0;
+        sscanf(line, "element vertex %zu", &nv);
+        sscanf(line, "element face %zu", &nf);
+    }
+    ok = ok && binary && !ferror(f) && !feof(f) && nv < UINT32_MAX && nf < SIZE_MAX / 16;
+    unsigned char *body = ok ? malloc(12 * nv + 13 * nf + 1) : NULL;
+    ok = body && fread(body, 1, 12 * nv + 13 * nf, f) == 12 * nv + 13 * nf;
+    fclose(f);
+    mesh_free(m);
+    m->xyz = ok ? malloc(12 * nv + 1) : NULL;
+    m->tri = ok ? malloc(12 * nf + 1) : NULL;
+    ok = ok && m->xyz && m->tri;
+    for (size_t t = 0; ok && t < nf; t++) {
+        const unsigned char *face = body + 12 * nv + 13 * t;
+        for (int c = 0; c < 3; c++)
+            m->tri[3 * t + c] = output_le32(face + 1 + 4 * c);
+        ok = face[0] == 3 && m->tri[3 * t] < nv && m->tri[3 * t + 1] < nv && m->tri[3 * t + 2] < nv;
+    }
+    if (ok) {
+        memcpy(m->xyz, body, 12 * nv);  /* little-endian floats, as mesh_write_ply wrote them */
+        m->nverts = m->cap_verts = nv;
+        m->ntris = m->cap_tris = nf;
+    }
+    free(body);
+    if (!ok) {
+        mesh_free(m);
+        return output_fail(err, errlen, "%s: not a surface flipsim wrote (binary PLY of %zu "
+                           "vertices and %zu triangles expected)", path, nv, nf);
+    }
     return 0;
 }
 
-static int output_open_usd(Output *o, const MacGrid *g, bool resume, char *err, size_t errlen)
+/* Frame f of an earlier run into the stage, from its particle and surface files. Returns 0,
+ * 1 when a file is missing (the frame is left out), or -1 with one line in err. */
+static int output_restage_frame(Output *o, int f, Particles *ps, char *err, size_t errlen)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/particles/%06d.ply", o->dir, f);
+    if (access(path, F_OK) != 0)
+        return 1;
+    if (ply_read_particles(path, ps, err, errlen) != 0)
+        return -1;
+    bool mesh = o->scene->output.surface;
+    if (mesh) {
+        snprintf(path, sizeof path, "%s/surface/%06d.ply", o->dir, f);
+        int rc = output_read_mesh(path, &o->mesh, err, errlen);
+        if (rc != 0)
+            return rc;
+    }
+    return usd_add_frame(o->usd, f, ps->pos, ps->count, mesh ? o->mesh.xyz : NULL,
+                         mesh ? o->mesh.nverts : 0, mesh ? o->mesh.tri : NULL,
+                         mesh ? o->mesh.ntris : 0, err, errlen);
+}
+
+/* A resumed run's stage starts again from frame 0: the earlier frames come back from the
+ * files the first run wrote (PLY keeps the floats exactly), so it ends up byte for byte the
+ * stage of a run in one go. Frames whose files are gone are counted and left out. */
+static int output_restage(Output *o, int last, char *err, size_t errlen)
+{
+    Particles ps;
+    part_init(&ps);
+    int rc = 0;
+    for (int f = 0; f <= last && rc >= 0; f++) {
+        rc = output_restage_frame(o, f, &ps, err, errlen);
+        o->usd_missing += rc == 1;
+    }
+    part_free(&ps);
+    return rc < 0 ? -1 : 0;
+}
+
+static int output_open_usd(Output *o, const MacGrid *g, int resume_frame, char *err,
+                           size_t errlen)
 {
     if (!o->scene->output.usd)
         return 0;
-    if (resume) {
-        o->usd_skipped_on_resume = true;
-        return output_recover_usd(o, err, errlen);
-    }
     /* Display diameter: the seeding spacing, dx over the particles per cell edge. */
     float width = g->dx / cbrtf((float)o->scene->particles_per_cell);
     o->usd = usd_open(o->dir, o->scene->frame_rate, width, o->scene->output.surface, err, errlen);
-    return o->usd ? 0 : -1;
+    if (!o->usd)
+        return -1;
+    return resume_frame >= 0 ? output_restage(o, resume_frame, err, errlen) : 0;
 }
 
 int output_open(Output *o, const char *out_dir, const Scene *scene, const MacGrid *g,
-                const OutputSlice *slices, int nslices, bool resume, char *err, size_t errlen)
+                const OutputSlice *slices, int nslices, int resume_frame, char *err,
+                size_t errlen)
 {
     memset(o, 0, sizeof *o);
     mesh_init(&o->mesh);
@@ -155,7 +230,7 @@ int output_open(Output *o, const char *out_dir, const Scene *scene, const MacGri
     if ((scene->output.surface && output_mkdir(o, "surface", err, errlen)) ||
         (scene->output.preview && output_mkdir(o, "preview", err, errlen)))
         return -1;
-    return output_open_usd(o, g, resume, err, errlen);
+    return output_open_usd(o, g, resume_frame, err, errlen);
 }
 
 static int output_surface(Output *o, Sim *s, char *err, size_t errlen)

@@ -23,15 +23,14 @@ typedef struct { int axis, index; } OutputSlice;
 typedef struct {
     char dir[1024];             /* OUT */
     const Scene *scene;
-    UsdWriter *usd;             /* NULL: output.usd off, or a resumed run */
+    UsdWriter *usd;             /* NULL: output.usd off */
     Mesh mesh;                  /* the frame's surface, reused */
     float speed_max;            /* the previews' fixed colour scale, m/s */
     OutputSlice slice[OUTPUT_MAX_SLICES];
     int nslices;
-    /* Set by output_open for the driver to tell the user: a resumed run leaves scene.usda as
-     * the first run wrote it (the stage's parts are gone once it is closed). */
-    bool usd_skipped_on_resume;
-    bool usd_recovered;         /* output_open rebuilt scene.usda from a killed run's parts */
+    /* Set by output_open on a resume, for the driver to tell the user: earlier frames whose
+     * files are gone from OUT, and so left out of scene.usda. */
+    int usd_missing;
     double seconds[OUTPUT_KINDS]; /* wall time in output_frame (and output_close for USD) */
     bool on[OUTPUT_KINDS];      /* the kinds this run has written */
     int frames_written;         /* output_frame calls that succeeded */
@@ -43,11 +42,13 @@ typedef struct {
 int output_parse_slice(const char *text, OutputSlice *sl, char *err, size_t errlen);
 
 /* Prepares OUT's subdirectories and the USD stage for a run of scene on grid g, writing the
- * given slices too. resume: the run continues an earlier one, whose scene.usda is kept (and
- * rebuilt first from its parts if that run was killed). Returns 0, or -1 with one line in
- * err (a slice outside the grid, a directory or file that cannot be written). */
+ * given slices too. resume_frame >= 0: the run continues an earlier one from that frame, and
+ * the stage's frames 0..resume_frame are read back from the PLY files in OUT (so scene.usda
+ * comes out as a run in one go writes it); -1 for a fresh run. Returns 0, or -1 with one line
+ * in err (a slice outside the grid, a directory or file that cannot be written or read). */
 int output_open(Output *o, const char *out_dir, const Scene *scene, const MacGrid *g,
-                const OutputSlice *slices, int nslices, bool resume, char *err, size_t errlen);
+                const OutputSlice *slices, int nslices, int resume_frame, char *err,
+                size_t errlen);
 
 /* Writes frame s->frame: surface/NNNNNN.ply, a USD sample, preview/NNNNNN.png and
  * slice-AXIS###/NNNNNN.png, as the scene and the slices ask. Returns 0, or -1 with one line. */

@@ -36,7 +36,7 @@ for dev in cpu opencl; do
     same "$d/a" "$d/b" "$dev: two runs of $scene write identical frames 0-20 (particles, surface, previews, USD stage)" scene.usda
     run --device $dev --frames 10 --checkpoint-every 10 --out "$d/c" "$scene"
     run --device $dev --frames 20 --resume "$d/c/state/000010.state" --out "$d/c"
-    same "$d/a" "$d/c" "$dev: 10 frames + resume + 10 frames equal 20 frames in one go, byte for byte"
+    same "$d/a" "$d/c" "$dev: 10 frames + resume + 10 frames equal 20 frames in one go, byte for byte (USD stage too)" scene.usda
 done
 run --device opencl --out "$tmp/dam1" scenes/dam_break.json
 run --device opencl --out "$tmp/dam2" scenes/dam_break.json

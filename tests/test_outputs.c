@@ -487,6 +487,50 @@ START_TEST(slice_shows_cell_types)
 }
 END_TEST
 
+/* Counts the samples of the particles' points: the lines after its timeSamples opening. */
+static int points_samples(const char *text)
+{
+    const char *p = strstr(strstr(text, "def Points \"particles\""), "point3f[] points.timeSamples");
+    ck_assert_ptr_nonnull(p);
+    int n = 0;
+    for (p = strchr(p, '\n') + 1; strncmp(p, "        }", 9) != 0; p = strchr(p, '\n') + 1)
+        n++;
+    return n;
+}
+
+/* A resumed run rebuilds the stage's earlier frames from their PLY files (check_determinism
+ * shows the result is byte for byte a one-go run's); a frame whose files are gone is left
+ * out, and the run says so. */
+START_TEST(resume_restages_earlier_frames)
+{
+    char dir[600], state[700], gone[700], path[700];
+    harness_scratch_dir("resume", dir, sizeof dir);
+    char *first[] = { "flipsim", "--quiet", "--out", dir, "--frames", "4", "--checkpoint-every", "4",
+                      "--set", "grid.resolution=[16,16,16]", "--set", "grid.cell_size=0.5",
+                      "scenes/ball_drop.json", NULL };
+    ck_assert_int_eq(run_cli("resume1", first), EXIT_OK);
+    snprintf(gone, sizeof gone, "%s/particles/000001.ply", dir);
+    ck_assert_int_eq(unlink(gone), 0);
+    snprintf(state, sizeof state, "%s/state/000004.state", dir);
+    char *again[] = { "flipsim", "--out", dir, "--frames", "6", "--resume", state, NULL };
+    ck_assert_int_eq(run_cli("resume2", again), EXIT_OK);
+    snprintf(path, sizeof path, "%s/resume2.stderr", harness_tmpdir());
+    char *err = slurp(path, NULL);
+    ck_assert_msg(strstr(err, "scene.usda leaves out 1 of frames 0-4: their PLY files are not in"),
+                  "resume without frame 1's files: stderr \"%s\", expected a note that it is left out",
+                  err);
+    free(err);
+    snprintf(path, sizeof path, "%s/scene.usda", dir);
+    char *text = slurp(path, NULL);
+    ck_assert_msg(points_samples(text) == 6, "scene.usda: %d samples, expected 6 (frames 0, 2-6)",
+                  points_samples(text));
+    ck_assert_ptr_null(strstr(text, "\n            1: ["));
+    ck_assert_ptr_nonnull(strstr(text, "\n            6: ["));
+    free(text);
+    harness_remove_tree(dir);
+}
+END_TEST
+
 static void expect_input_error(const char *tag, char **argv, const char *needle)
 {
     ck_assert_int_eq(run_cli(tag, argv), EXIT_INPUT);
@@ -522,6 +566,10 @@ static Suite *outputs_suite(void)
     tcase_add_test(run, slice_shows_cell_types);
     tcase_set_timeout(run, 300); /* the first case runs the scene: ~10 s here, far more under valgrind */
     suite_add_tcase(s, run);
+    TCase *resume = tcase_create("resume");
+    tcase_add_test(resume, resume_restages_earlier_frames);
+    tcase_set_timeout(resume, 120);
+    suite_add_tcase(s, resume);
     TCase *bad = tcase_create("bad_input");
     tcase_add_test(bad, bad_slice_is_one_line);
     suite_add_tcase(s, bad);
