@@ -45,9 +45,13 @@
  *     normal points toward positive phi. The zero set of a piecewise-linear function with
  *     no zero at the nodes is a closed 2-manifold; the orientation rule makes it
  *     consistently oriented.
+ * Step 5 alone is surface_polygonise, for a field made elsewhere in the same bricks (the
+ * OpenCL path computes steps 1-4 on its device); surface_grid gives both paths one set of
+ * constants.
  */
 
-enum { BRICK = 8, BRICK3 = BRICK * BRICK * BRICK, PAD = BRICK + 1, PAD3 = PAD * PAD * PAD };
+enum { BRICK = SURFACE_BRICK, BRICK3 = BRICK * BRICK * BRICK };
+enum { PAD = BRICK + 1, PAD3 = PAD * PAD * PAD };
 enum { ACC = 4 }; /* sums per node: weight, weighted offset x, y, z */
 /* Nodes along one axis of a kernel: 2 R / h + 1 with R <= 4 dx, h >= dx / 8, and rounding. */
 enum { SURFACE_MAX_KERNEL_NODES = 2 * 4 * SURFACE_MAX_REFINE + 3 };
@@ -63,13 +67,7 @@ enum { SURFACE_MAX_KERNEL_NODES = 2 * 4 * SURFACE_MAX_REFINE + 3 };
 #endif
 
 typedef struct {
-    int refine;
-    int n[3];           /* fine cells per axis; nodes are 0..n[d] */
-    int nb[3];          /* bricks per axis */
-    float h, r, R, far; /* node spacing, particle radius, kernel radius, phi with no particle */
-    float clear;        /* sqrt(3) h: nodes this close to a SOLID cell are outside */
-    int reach;          /* cells within which a SOLID cell can matter to a node's phi */
-    int kernel_cells;   /* ceil(R / dx): a particle's kernel reaches this many cells away */
+    SurfaceGrid grid;
     int32_t *slot;      /* per brick: its place in the pool, or -1 when no particle is near */
     int32_t *brick_of;  /* per slot: the brick, in increasing brick index */
     size_t nslots;
@@ -179,58 +177,70 @@ static int mesh_add_tri(Mesh *m, uint32_t a, uint32_t b, uint32_t c)
 
 /* ---- settings and the field's life ---------------------------------------------------- */
 
-static int surface_check_settings(const SurfaceSettings *s, const MacGrid *g, char *err,
-                                  size_t errlen)
+/* Settings and grid checked, the fine grid derived; who names the caller in messages. */
+static int surface_grid_for(const char *who, const MacGrid *g, const SurfaceSettings *set,
+                            SurfaceGrid *out, char *err, size_t errlen)
 {
-    if (s->refine < 1 || s->refine > SURFACE_MAX_REFINE) {
-        surface_seterr(err, errlen, "surface_build: refine is %d; expected 1..%d", s->refine,
+    SurfaceSettings s = set ? *set : surface_defaults();
+    if (s.refine < 1 || s.refine > SURFACE_MAX_REFINE) {
+        surface_seterr(err, errlen, "%s: refine is %d; expected 1..%d", who, s.refine,
                        SURFACE_MAX_REFINE);
         return -1;
     }
-    if (!(s->kernel_cells > 0.0f && s->kernel_cells <= 4.0f)) {
-        surface_seterr(err, errlen, "surface_build: kernel_cells is %g; expected (0, 4]",
-                       (double)s->kernel_cells);
+    if (!(s.kernel_cells > 0.0f && s.kernel_cells <= 4.0f)) {
+        surface_seterr(err, errlen, "%s: kernel_cells is %g; expected (0, 4]", who,
+                       (double)s.kernel_cells);
         return -1;
     }
-    if (!(s->radius_cells > 0.0f && s->radius_cells < s->kernel_cells)) {
-        surface_seterr(err, errlen,
-                       "surface_build: radius_cells is %g; expected (0, kernel_cells = %g)",
-                       (double)s->radius_cells, (double)s->kernel_cells);
+    if (!(s.radius_cells > 0.0f && s.radius_cells < s.kernel_cells)) {
+        surface_seterr(err, errlen, "%s: radius_cells is %g; expected (0, kernel_cells = %g)",
+                       who, (double)s.radius_cells, (double)s.kernel_cells);
         return -1;
     }
     if (g->nx < 1 || g->ny < 1 || g->nz < 1 || !(g->dx > 0.0f) || !g->cell) {
-        surface_seterr(err, errlen, "surface_build: the grid is not initialised");
+        surface_seterr(err, errlen, "%s: the grid is not initialised", who);
         return -1;
     }
     if (grid_cells(g) >= NO_CELL) {
-        surface_seterr(err, errlen, "surface_build: %dx%dx%d cells are too many (at most 2^32 - 1)",
+        surface_seterr(err, errlen, "%s: %dx%dx%d cells are too many (at most 2^32 - 1)", who,
                        g->nx, g->ny, g->nz);
         return -1;
     }
-    return 0;
-}
-
-static int surface_field_init(Field *f, const MacGrid *g, const SurfaceSettings *s)
-{
-    *f = (Field){ .refine = s->refine };
+    *out = (SurfaceGrid){ .refine = s.refine };
     const int cells[3] = { g->nx, g->ny, g->nz };
     size_t nbricks = 1;
     for (int d = 0; d < 3; d++) {
-        f->n[d] = cells[d] * s->refine;
-        f->nb[d] = f->n[d] / BRICK + 1; /* nodes 0..n need n + 1 places */
-        nbricks *= (size_t)f->nb[d];
+        out->n[d] = cells[d] * s.refine;
+        out->nb[d] = out->n[d] / BRICK + 1; /* nodes 0..n need n + 1 places */
+        nbricks *= (size_t)out->nb[d];
     }
-    f->h = g->dx / (float)s->refine;
-    f->r = s->radius_cells * g->dx;
-    f->R = s->kernel_cells * g->dx;
-    f->far = f->R;
-    f->clear = sqrtf(3.0f) * f->h;
+    if (nbricks > INT32_MAX) {
+        surface_seterr(err, errlen, "%s: a fine grid of %dx%dx%d cells has too many bricks "
+                       "(at most 2^31 - 1)", who, out->n[0], out->n[1], out->n[2]);
+        return -1;
+    }
+    out->h = g->dx / (float)s.refine;
+    out->r = s.radius_cells * g->dx;
+    out->R = s.kernel_cells * g->dx;
+    out->far = out->R;
+    out->clear = sqrtf(3.0f) * out->h;
     /* phi >= -r, so a solid farther than clear + r never changes max(phi, clear - dist); the
      * cells within rho of a node lie within ceil(rho / dx) cells of the node's own cell. */
-    f->reach = (int)ceilf((f->clear + f->r) / g->dx);
-    f->kernel_cells = (int)ceilf(f->R / g->dx);
-    if (nbricks > INT32_MAX)
-        return -1;
+    out->reach = (int)ceilf((out->clear + out->r) / g->dx);
+    out->kernel_cells = (int)ceilf(out->R / g->dx);
+    return 0;
+}
+
+int surface_grid(const MacGrid *g, const SurfaceSettings *set, SurfaceGrid *out, char *err,
+                 size_t errlen)
+{
+    return surface_grid_for("surface", g, set, out, err, errlen);
+}
+
+static int surface_field_init(Field *f, const SurfaceGrid *fine)
+{
+    *f = (Field){ .grid = *fine };
+    size_t nbricks = (size_t)fine->nb[0] * (size_t)fine->nb[1] * (size_t)fine->nb[2];
     f->slot = calloc(nbricks, sizeof *f->slot);
     return f->slot ? 0 : -1;
 }
@@ -250,7 +260,7 @@ static void surface_field_free(Field *f)
 
 static size_t surface_brick_index(const Field *f, int bx, int by, int bz)
 {
-    return (size_t)bx + (size_t)f->nb[0] * ((size_t)by + (size_t)f->nb[1] * (size_t)bz);
+    return (size_t)bx + (size_t)f->grid.nb[0] * ((size_t)by + (size_t)f->grid.nb[1] * (size_t)bz);
 }
 
 /* ---- 1. cells ----------------------------------------------------------------------- */
@@ -402,7 +412,7 @@ static int surface_classify_cells(Field *f, const MacGrid *g, const Particles *p
     }
     /* A particle's kernel nodes lie in cells within kernel_cells of its own, + 1 for
      * rounding; with no shallow cell among those it can be skipped without a look. */
-    const int reach[DILATED] = { f->reach, f->kernel_cells, 2 * f->kernel_cells + 1 };
+    const int kc = f->grid.kernel_cells, reach[DILATED] = { f->grid.reach, kc, 2 * kc + 1 };
     surface_dilate(f->flags, prev, n, reach);
     free(prev);
     return surface_solid_rows(f, g);
@@ -416,10 +426,10 @@ static int surface_axis_range(const Field *f, float x, int d, int *lo, int *hi)
 {
     if (!isfinite(x))
         return 0;
-    float a = ceilf((x - f->R) / f->h), b = floorf((x + f->R) / f->h);
+    float a = ceilf((x - f->grid.R) / f->grid.h), b = floorf((x + f->grid.R) / f->grid.h);
     /* Clamp as float first: converting a huge float to int is undefined. */
     a = a < 0.0f ? 0.0f : a;
-    b = b > (float)f->n[d] ? (float)f->n[d] : b;
+    b = b > (float)f->grid.n[d] ? (float)f->grid.n[d] : b;
     if (a > b)
         return 0;
     *lo = (int)a;
@@ -432,7 +442,7 @@ static void surface_mark_range(Field *f, const int lo[3], const int hi[3])
     int a[3], b[3];
     for (int d = 0; d < 3; d++) {
         a[d] = (lo[d] < 1 ? 0 : lo[d] - 1) / BRICK; /* one node more each way, see below */
-        b[d] = (hi[d] >= f->n[d] ? f->n[d] : hi[d] + 1) / BRICK;
+        b[d] = (hi[d] >= f->grid.n[d] ? f->grid.n[d] : hi[d] + 1) / BRICK;
     }
     for (int bz = a[2]; bz <= b[2]; bz++)
         for (int by = a[1]; by <= b[1]; by++)
@@ -456,7 +466,7 @@ static void surface_mark_bricks(Field *f, const MacGrid *g, const Particles *ps)
         if (ok)
             surface_mark_range(f, lo, hi);
     }
-    int reach = (int)ceilf(f->R / f->h);
+    int reach = (int)ceilf(f->grid.R / f->grid.h);
     for (int k = 0; k < g->nz; k++)
         for (int j = 0; j < g->ny; j++)
             for (int i = 0; i < g->nx; i++) {
@@ -465,10 +475,10 @@ static void surface_mark_bricks(Field *f, const MacGrid *g, const Particles *ps)
                 const int c[3] = { i, j, k };
                 int lo[3], hi[3];
                 for (int d = 0; d < 3; d++) {
-                    lo[d] = c[d] * f->refine - reach;
-                    hi[d] = (c[d] + 1) * f->refine + reach;
+                    lo[d] = c[d] * f->grid.refine - reach;
+                    hi[d] = (c[d] + 1) * f->grid.refine + reach;
                     lo[d] = lo[d] < 0 ? 0 : lo[d];
-                    hi[d] = hi[d] > f->n[d] ? f->n[d] : hi[d];
+                    hi[d] = hi[d] > f->grid.n[d] ? f->grid.n[d] : hi[d];
                 }
                 surface_mark_range(f, lo, hi);
             }
@@ -477,7 +487,7 @@ static void surface_mark_bricks(Field *f, const MacGrid *g, const Particles *ps)
 /* Numbers the marked bricks in index order and gives them zeroed memory. */
 static int surface_allocate_bricks(Field *f)
 {
-    size_t nbricks = (size_t)f->nb[0] * f->nb[1] * f->nb[2];
+    size_t nbricks = (size_t)f->grid.nb[0] * f->grid.nb[1] * f->grid.nb[2];
     size_t n = 0;
     for (size_t b = 0; b < nbricks; b++)
         n += f->slot[b] != 0;
@@ -521,9 +531,9 @@ static int surface_kernel_axis(const Field *f, float x, int d, KernelAxis *ax)
     ax->count = hi - lo + 1;
     ax->split = BRICK - lo % BRICK;
     ax->split = ax->split < ax->count ? ax->split : ax->count;
-    float inv_R2 = 1.0f / (f->R * f->R);
+    float inv_R2 = 1.0f / (f->grid.R * f->grid.R);
     for (int m = 0; m < ax->count; m++) {
-        ax->off[m] = (float)(lo + m) * f->h - x;
+        ax->off[m] = (float)(lo + m) * f->grid.h - x;
         ax->q[m] = ax->off[m] * ax->off[m] * inv_R2;
     }
     return 1;
@@ -561,8 +571,8 @@ static int surface_all_deep(const Field *f, const MacGrid *g, const KernelAxis a
     const int cells[3] = { g->nx, g->ny, g->nz };
     int lo[3], hi[3];
     for (int d = 0; d < 3; d++) {
-        lo[d] = ax[d].lo / f->refine;
-        hi[d] = (ax[d].lo + ax[d].count - 1) / f->refine;
+        lo[d] = ax[d].lo / f->grid.refine;
+        hi[d] = (ax[d].lo + ax[d].count - 1) / f->grid.refine;
         lo[d] = lo[d] < cells[d] ? lo[d] : cells[d] - 1;
         hi[d] = hi[d] < cells[d] ? hi[d] : cells[d] - 1;
     }
@@ -634,9 +644,9 @@ static float surface_solid_distance(const Field *f, const MacGrid *g, const int 
     int c0[3], nc[3];
     float gap[3][MAXC];
     for (int d = 1; d < 3; d++)
-        nc[d] = surface_gaps((float)node[d] * f->h, rho, g->dx, cells[d], &c0[d], gap[d]);
-    float x = (float)node[0] * f->h;
-    int cx = node[0] / f->refine < g->nx ? node[0] / f->refine : g->nx - 1;
+        nc[d] = surface_gaps((float)node[d] * f->grid.h, rho, g->dx, cells[d], &c0[d], gap[d]);
+    float x = (float)node[0] * f->grid.h;
+    int cx = node[0] / f->grid.refine < g->nx ? node[0] / f->grid.refine : g->nx - 1;
     float best = rho * rho;
     for (int z = 0; z < nc[2]; z++) {
         if (gap[2][z] >= best)
@@ -667,12 +677,12 @@ static float surface_solid_distance(const Field *f, const MacGrid *g, const int 
 static float surface_particle_phi(const Field *f, uint8_t flags, const float *acc)
 {
     if (!(flags & CF_SHALLOW))
-        return -f->r;
+        return -f->grid.r;
     if (!(acc[0] > 0.0f))
-        return f->far;
+        return f->grid.far;
     float inv = 1.0f / acc[0];
     float ox = acc[1] * inv, oy = acc[2] * inv, oz = acc[3] * inv;
-    return sqrtf(ox * ox + oy * oy + oz * oz) - f->r;
+    return sqrtf(ox * ox + oy * oy + oz * oz) - f->grid.r;
 }
 
 /* phi at a node inside the domain, whose cell has the given flags. */
@@ -681,13 +691,13 @@ static float surface_node_phi(const Field *f, const MacGrid *g, uint8_t flags, c
 {
     float phi = surface_particle_phi(f, flags, acc);
     for (int d = 0; d < 3; d++)
-        if (node[d] == 0 || node[d] == f->n[d])
-            return phi > f->clear ? phi : f->clear;
-    if (phi >= f->clear || !(flags & CF_NEAR_SOLID))
+        if (node[d] == 0 || node[d] == f->grid.n[d])
+            return phi > f->grid.clear ? phi : f->grid.clear;
+    if (phi >= f->grid.clear || !(flags & CF_NEAR_SOLID))
         return phi; /* clear - dist <= clear: the solid cannot raise it */
     /* A solid farther than clear - phi cannot raise phi, so search no farther. */
-    float dist = surface_solid_distance(f, g, node, f->clear - phi);
-    float lift = f->clear - dist;
+    float dist = surface_solid_distance(f, g, node, f->grid.clear - phi);
+    float lift = f->grid.clear - dist;
     return lift > phi ? lift : phi;
 }
 
@@ -696,8 +706,8 @@ static float surface_node_phi(const Field *f, const MacGrid *g, uint8_t flags, c
 static void surface_brick_cells(const Field *f, int base, int d, int cells, int *c)
 {
     for (int x = 0; x < BRICK; x++) {
-        int node = base + x < f->n[d] ? base + x : f->n[d];
-        c[x] = node / f->refine < cells ? node / f->refine : cells - 1;
+        int node = base + x < f->grid.n[d] ? base + x : f->grid.n[d];
+        c[x] = node / f->grid.refine < cells ? node / f->grid.refine : cells - 1;
     }
 }
 
@@ -707,9 +717,9 @@ static void surface_evaluate(Field *f, const MacGrid *g)
     const int cells[3] = { g->nx, g->ny, g->nz };
     for (size_t s = 0; s < f->nslots; s++) {
         size_t b = (size_t)f->brick_of[s];
-        int base[3] = { (int)(b % (size_t)f->nb[0]) * BRICK,
-                        (int)(b / (size_t)f->nb[0] % (size_t)f->nb[1]) * BRICK,
-                        (int)(b / ((size_t)f->nb[0] * (size_t)f->nb[1])) * BRICK };
+        int base[3] = { (int)(b % (size_t)f->grid.nb[0]) * BRICK,
+                        (int)(b / (size_t)f->grid.nb[0] % (size_t)f->grid.nb[1]) * BRICK,
+                        (int)(b / ((size_t)f->grid.nb[0] * (size_t)f->grid.nb[1])) * BRICK };
         int cell[3][BRICK];
         for (int d = 0; d < 3; d++)
             surface_brick_cells(f, base[d], d, cells[d], cell[d]);
@@ -720,8 +730,9 @@ static void surface_evaluate(Field *f, const MacGrid *g)
                 for (int x = 0; x < BRICK; x++) {
                     int node[3] = { base[0] + x, base[1] + y, base[2] + z };
                     float *out = &phi[x + PAD * (y + PAD * z)];
-                    if (node[0] > f->n[0] || node[1] > f->n[1] || node[2] > f->n[2]) {
-                        *out = f->far;
+                    if (node[0] > f->grid.n[0] || node[1] > f->grid.n[1] ||
+                        node[2] > f->grid.n[2]) {
+                        *out = f->grid.far;
                         continue;
                     }
                     size_t c = grid_cell_index(g, cell[0][x], cell[1][y], cell[2][z]);
@@ -734,11 +745,11 @@ static void surface_evaluate(Field *f, const MacGrid *g)
 /* phi at any node, from its brick; nodes in unmarked bricks have no particle near: far. */
 static float surface_phi_at(const Field *f, int i, int j, int k)
 {
-    if (i > f->n[0] || j > f->n[1] || k > f->n[2])
-        return f->far;
+    if (i > f->grid.n[0] || j > f->grid.n[1] || k > f->grid.n[2])
+        return f->grid.far;
     int32_t s = f->slot[surface_brick_index(f, i / BRICK, j / BRICK, k / BRICK)];
     if (s < 0)
-        return f->far;
+        return f->grid.far;
     return f->phi[(size_t)s * PAD3 + (size_t)(i % BRICK) +
                   PAD * ((size_t)(j % BRICK) + PAD * (size_t)(k % BRICK))];
 }
@@ -748,8 +759,8 @@ static void surface_fill_apron(Field *f)
 {
     for (size_t s = 0; s < f->nslots; s++) {
         size_t b = (size_t)f->brick_of[s];
-        int bx = (int)(b % (size_t)f->nb[0]), by = (int)(b / (size_t)f->nb[0] % (size_t)f->nb[1]),
-            bz = (int)(b / ((size_t)f->nb[0] * (size_t)f->nb[1]));
+        size_t nb0 = (size_t)f->grid.nb[0], nb1 = (size_t)f->grid.nb[1];
+        int bx = (int)(b % nb0), by = (int)(b / nb0 % nb1), bz = (int)(b / (nb0 * nb1));
         float *phi = f->phi + s * PAD3;
         for (int z = 0; z < PAD; z++)
             for (int y = 0; y < PAD; y++)
@@ -779,13 +790,18 @@ typedef struct {
 } EdgeMap;
 
 typedef struct {
-    const Field *f;
+    const SurfaceGrid *f;   /* the fine grid */
+    const SurfaceBricks *in;
     Mesh *out;
     EdgeMap map;
     int base[3];        /* the cube's low node */
     const float *v;     /* phi at its 8 corners */
+    unsigned inside;    /* bit q: corner q has phi < 0 */
     uint32_t seen[8][8];/* vertices already found for this cube, by [low][high] corner: the
                          * 6 tetrahedra share most edges, so each is looked up once per cube */
+    uint32_t seen_at[8][8]; /* the cube (cubes + 1) each seen entry belongs to */
+    uint32_t cubes;     /* cubes marched so far */
+    uint8_t order[16][4]; /* surface_order_corners for each set of inside corners (bit q) */
     int brick[3];       /* the current brick's first node */
     uint32_t stamp;     /* the current brick's slot + 1: marks its entries in local */
     uint32_t *local;    /* per edge inside the brick, 7 directions x BRICK3 low nodes:
@@ -859,7 +875,7 @@ static uint32_t *surface_local_entry(Marcher *mc, int low, int dir)
  * keyed by (low node, direction). */
 static int surface_shared_vertex(Marcher *mc, int ca, int cb, uint32_t *index)
 {
-    const Field *f = mc->f;
+    const SurfaceGrid *f = mc->f;
     EdgeMap *m = &mc->map;
     int low = ca & cb;
     uint64_t node = (uint64_t)(mc->base[0] + (low & 1)) +
@@ -889,8 +905,8 @@ static int surface_shared_vertex(Marcher *mc, int ca, int cb, uint32_t *index)
  * and ca ^ cb the direction. */
 static int surface_edge_vertex(Marcher *mc, int ca, int cb, uint32_t *index)
 {
-    uint32_t *seen = &mc->seen[ca & cb][ca | cb];
-    if (*seen != UINT32_MAX) {
+    uint32_t *seen = &mc->seen[ca & cb][ca | cb], *at = &mc->seen_at[ca & cb][ca | cb];
+    if (*at == mc->cubes) {
         *index = *seen;
         return 0;
     }
@@ -907,6 +923,7 @@ static int surface_edge_vertex(Marcher *mc, int ca, int cb, uint32_t *index)
         entry[1] = *index;
     }
     *seen = *index;
+    *at = mc->cubes;
     return 0;
 }
 
@@ -945,15 +962,17 @@ static float surface_dist2(const Mesh *m, uint32_t a, uint32_t b)
  * toward v0 instead, so their normals always point to the positive corners. */
 static int surface_tet(Marcher *mc, const uint8_t *c)
 {
-    int inside[4], nin = 0;
+    unsigned set = 0;
+    int nin = 0;
     for (int q = 0; q < 4; q++) {
-        inside[q] = mc->v[c[q]] < 0.0f;
-        nin += inside[q];
+        unsigned in = mc->inside >> c[q] & 1;
+        set |= in << q;
+        nin += (int)in;
     }
     if (nin == 0 || nin == 4)
         return 0;
-    int o[4], k[4];
-    surface_order_corners(inside, nin, o);
+    const uint8_t *o = mc->order[set];
+    int k[4];
     for (int q = 0; q < 4; q++)
         k[q] = c[o[q]];
     uint32_t e[4];
@@ -975,22 +994,42 @@ static int surface_tet(Marcher *mc, const uint8_t *c)
     return mesh_add_tri(mc->out, e[1], e[2], e[3]) || mesh_add_tri(mc->out, e[1], e[3], e[0]);
 }
 
-/* A brick whose nodes and apron all have one sign has no surface in it. */
-static int surface_brick_has_surface(const float *phi)
+/* Which nodes of each row (y, z) of a brick and its apron are inside: bit x of in[z][y].
+ * Returns how many are. */
+static int surface_row_signs(const float *phi, uint16_t in[PAD][PAD])
 {
-    int neg = 0;
-    for (int i = 0; i < PAD3; i++)
-        neg += phi[i] < 0.0f;
-    return neg > 0 && neg < PAD3;
+    int count = 0;
+    for (int z = 0; z < PAD; z++)
+        for (int y = 0; y < PAD; y++) {
+            const float *row = phi + PAD * (y + PAD * z);
+            unsigned bits = 0;
+            for (int x = 0; x < PAD; x++) {
+                bits |= (unsigned)(row[x] < 0.0f) << x;
+                count += row[x] < 0.0f;
+            }
+            in[z][y] = (uint16_t)bits;
+        }
+    return count;
+}
+
+/* The cubes of row (y, z) with corners on both sides, as bits x: a cube's corners are bits
+ * x and x + 1 of four rows, so it is mixed where their OR has a 1 and their AND a 0. */
+static unsigned surface_mixed_cubes(const uint16_t in[PAD][PAD], int y, int z)
+{
+    unsigned any = (unsigned)(in[z][y] | in[z][y + 1] | in[z + 1][y] | in[z + 1][y + 1]);
+    unsigned all = (unsigned)(in[z][y] & in[z][y + 1] & in[z + 1][y] & in[z + 1][y + 1]);
+    return (any | any >> 1) & ~(all & all >> 1) & ((1u << BRICK) - 1);
 }
 
 static int surface_march_brick(Marcher *mc, size_t s)
 {
-    const Field *f = mc->f;
-    const float *phi = f->phi + s * PAD3;
-    if (!surface_brick_has_surface(phi))
+    const SurfaceGrid *f = mc->f;
+    const float *phi = mc->in->phi + s * PAD3;
+    uint16_t in[PAD][PAD];
+    int inside = surface_row_signs(phi, in);
+    if (inside == 0 || inside == PAD3) /* all on one side: no surface here */
         return 0;
-    size_t b = (size_t)f->brick_of[s];
+    size_t b = (size_t)mc->in->brick[s];
     int base[3] = { (int)(b % (size_t)f->nb[0]) * BRICK,
                     (int)(b / (size_t)f->nb[0] % (size_t)f->nb[1]) * BRICK,
                     (int)(b / ((size_t)f->nb[0] * (size_t)f->nb[1])) * BRICK };
@@ -1000,36 +1039,50 @@ static int surface_march_brick(Marcher *mc, size_t s)
     for (int d = 0; d < 3; d++)
         mc->brick[d] = base[d];
     mc->stamp = (uint32_t)s + 1;
+    /* cubes up to the domain's end only */
+    int nx = f->n[0] - base[0] < BRICK ? f->n[0] - base[0] : BRICK;
     for (int z = 0; z < BRICK && base[2] + z < f->n[2]; z++)
-        for (int y = 0; y < BRICK && base[1] + y < f->n[1]; y++)
-            for (int x = 0; x < BRICK && base[0] + x < f->n[0]; x++) {
+        for (int y = 0; y < BRICK && base[1] + y < f->n[1]; y++) {
+            unsigned mixed = surface_mixed_cubes(in, y, z) & ((1u << nx) - 1);
+            for (int x = 0; mixed >> x; x++) {
+                if (!(mixed >> x & 1))
+                    continue;
                 const float *p = phi + x + PAD * (y + PAD * z);
                 float v[8];
-                unsigned mask = 0;
-                for (int q = 0; q < 8; q++) {
+                for (int q = 0; q < 8; q++)
                     v[q] = p[corner[q]];
-                    mask |= (unsigned)(v[q] < 0.0f) << q;
-                }
-                if (mask == 0 || mask == 0xff)
-                    continue;
                 mc->base[0] = base[0] + x;
                 mc->base[1] = base[1] + y;
                 mc->base[2] = base[2] + z;
                 mc->v = v;
-                memset(mc->seen, 0xff, sizeof mc->seen);
+                mc->inside = 0;
+                for (int q = 0; q < 8; q++)
+                    mc->inside |= (unsigned)(v[q] < 0.0f) << q;
+                mc->cubes++; /* forgets the last cube's seen vertices */
                 for (int t = 0; t < 6; t++)
                     if (surface_tet(mc, surface_tets[t]) != 0)
                         return -1;
             }
+        }
     return 0;
 }
 
-static int surface_polygonise(const Field *f, Mesh *out)
+static int surface_march(const SurfaceBricks *b, Mesh *out)
 {
-    Marcher mc = { .f = f, .out = out };
+    Marcher mc = { .f = b->grid, .in = b, .out = out };
+    for (unsigned set = 1; set < 15; set++) {
+        int inside[4], nin = 0, o[4];
+        for (int q = 0; q < 4; q++) {
+            inside[q] = (int)(set >> q & 1);
+            nin += inside[q];
+        }
+        surface_order_corners(inside, nin, o);
+        for (int q = 0; q < 4; q++)
+            mc.order[set][q] = (uint8_t)o[q];
+    }
     mc.local = calloc(2 * 7 * BRICK3, sizeof *mc.local);
     int rc = mc.local ? surface_map_resize(&mc.map, 14) : -1;
-    for (size_t s = 0; s < f->nslots && rc == 0; s++)
+    for (size_t s = 0; s < b->count && rc == 0; s++)
         rc = surface_march_brick(&mc, s);
     free(mc.local);
     free(mc.map.key);
@@ -1037,15 +1090,35 @@ static int surface_polygonise(const Field *f, Mesh *out)
     return rc;
 }
 
+/* The one failure of marching, for both callers' messages. */
+static void surface_march_failed(const char *who, const SurfaceGrid *f, size_t bricks,
+                                 Mesh *out, char *err, size_t errlen)
+{
+    surface_seterr(err, errlen, "%s: out of memory, or past 2^31 vertices (fine grid "
+                   "%dx%dx%d, %zu bricks, %zu vertices, %zu triangles)", who, f->n[0], f->n[1],
+                   f->n[2], bricks, out->nverts, out->ntris);
+    out->nverts = out->ntris = 0;
+}
+
+int surface_polygonise(const SurfaceBricks *b, Mesh *out, char *err, size_t errlen)
+{
+    out->nverts = out->ntris = 0;
+    if (surface_march(b, out) != 0) {
+        surface_march_failed("surface_polygonise", b->grid, b->count, out, err, errlen);
+        return -1;
+    }
+    return 0;
+}
+
 int surface_build(const Particles *ps, const MacGrid *g, const SurfaceSettings *set, Mesh *out,
                   char *err, size_t errlen)
 {
-    SurfaceSettings s = set ? *set : surface_defaults();
     out->nverts = out->ntris = 0;
-    if (surface_check_settings(&s, g, err, errlen) != 0)
+    SurfaceGrid fine;
+    if (surface_grid_for("surface_build", g, set, &fine, err, errlen) != 0)
         return -1;
     Field f;
-    int rc = surface_field_init(&f, g, &s);
+    int rc = surface_field_init(&f, &fine);
     if (rc == 0)
         rc = surface_classify_cells(&f, g, ps);
     if (rc == 0) {
@@ -1056,15 +1129,11 @@ int surface_build(const Particles *ps, const MacGrid *g, const SurfaceSettings *
         surface_splat(&f, g, ps);
         surface_evaluate(&f, g);
         surface_fill_apron(&f);
-        rc = surface_polygonise(&f, out);
+        SurfaceBricks b = { &f.grid, f.nslots, f.brick_of, f.phi };
+        rc = surface_march(&b, out);
     }
-    if (rc != 0) {
-        surface_seterr(err, errlen,
-                       "surface_build: out of memory, or past 2^31 vertices (fine grid "
-                       "%dx%dx%d, %zu bricks, %zu vertices, %zu triangles)",
-                       f.n[0], f.n[1], f.n[2], f.nslots, out->nverts, out->ntris);
-        out->nverts = out->ntris = 0;
-    }
+    if (rc != 0)
+        surface_march_failed("surface_build", &fine, f.nslots, out, err, errlen);
     surface_field_free(&f);
     return rc;
 }

@@ -1,6 +1,6 @@
 /* surface.h — a closed, outward-oriented triangle mesh around the liquid particles, as PLY.
- * flipkit common/: the liquid surface for renders next to the particle PLYs (flipsim does not
- * write it yet: output.surface is issue 7); mesh_stats checks it is a closed, oriented 2-manifold. */
+ * flipkit common/: the liquid surface for renders next to the particle PLYs (output.surface; the
+ * OpenCL device computes the same field itself); mesh_stats checks it is a closed 2-manifold. */
 #ifndef FLIPKIT_SURFACE_H
 #define FLIPKIT_SURFACE_H
 
@@ -40,6 +40,49 @@ typedef struct {
 } SurfaceSettings;
 
 SurfaceSettings surface_defaults(void);
+
+/* The fine grid and the field's constants, as both paths derive them from the settings and
+ * the sim grid (the OpenCL path, reference/pipesurface.c, computes the same field on a device
+ * and hands it to surface_polygonise). The field at a node x_i = i h, i in 0..n:
+ *   phi = -r where the node's sim cell is deep (see surface.c), else |xbar - x| - r with
+ *   xbar the mean of the particles within R weighted by (1 - |x - x_p|^2 / R^2)^3, or far
+ *   when none is within R; then phi = max(phi, clear - dist(x, SOLID)) (cells beyond the
+ *   grid count as SOLID), and phi >= clear on the domain's faces. */
+#define SURFACE_BRICK 8 /* nodes per axis of a brick; kernels/surface.cl has the same */
+typedef struct {
+    int refine;
+    int n[3];           /* fine cells per axis; nodes are 0..n[d] */
+    int nb[3];          /* bricks per axis, n[d] / SURFACE_BRICK + 1 */
+    float h;            /* node spacing, dx / refine */
+    float r, R;         /* particle radius, kernel radius (metres) */
+    float far;          /* phi with no particle within R */
+    float clear;        /* sqrt(3) h: a node nearer than this to a SOLID cell is outside */
+    int reach;          /* cells within which a SOLID cell can raise a node's phi */
+    int kernel_cells;   /* ceil(R / dx): cells within which a particle can reach a node */
+} SurfaceGrid;
+
+/* Checks the settings (set NULL: the defaults) against grid g and fills out. Returns 0, or -1
+ * with one line in err naming the setting. */
+int surface_grid(const MacGrid *g, const SurfaceSettings *set, SurfaceGrid *out, char *err,
+                 size_t errlen);
+
+/* A field to polygonise: phi on the nodes of grid's fine grid, in bricks of SURFACE_BRICK^3
+ * nodes. Brick b = bx + nb[0] (by + nb[1] bz) holds the nodes from (bx, by, bz) SURFACE_BRICK
+ * on; each listed brick has (SURFACE_BRICK + 1)^3 values, x fastest: its own nodes and a
+ * one-node apron from the next bricks (nodes past n[d] are never read as cube corners).
+ * Every cube whose corners differ in sign must lie in a listed brick (its low node there),
+ * and each apron must equal the neighbour's values, or the mesh is not closed. */
+typedef struct {
+    const SurfaceGrid *grid;
+    size_t count;           /* bricks listed */
+    const int32_t *brick;   /* their indices, increasing */
+    const float *phi;       /* count x (SURFACE_BRICK + 1)^3 */
+} SurfaceBricks;
+
+/* Marching tetrahedra over the bricks' cubes, in brick and cube order, into out (its arrays
+ * reused): the zero set of phi, phi == 0 counting as outside, each triangle's normal toward
+ * positive phi. Returns 0, or -1 with one line in err (out of memory; out is left empty). */
+int surface_polygonise(const SurfaceBricks *b, Mesh *out, char *err, size_t errlen);
 
 void mesh_init(Mesh *m);
 void mesh_free(Mesh *m);

@@ -2,16 +2,14 @@
  * flipkit kernels/: the integer atomics here only count; after the scatter each cell's bucket
  * is put in particle-id order, so the sort's result is the same on every run. */
 
-/* grid_cell_of of grid.c: the cell holding x, clamped into the grid. */
+/* grid_cell_of of grid.c: the cell holding x, clamped into the grid. As vector operations:
+ * private arrays indexed in a loop live in memory on a CPU device. */
 inline int cell_of(float3 x, int3 n, float dx)
 {
-    float xs[3] = { x.x, x.y, x.z };
-    int ns[3] = { n.x, n.y, n.z }, c[3];
-    for (int d = 0; d < 3; d++) {
-        float f = floor(xs[d] / dx);
-        c[d] = !(f >= 0.0f) ? 0 : f >= (float)ns[d] ? ns[d] - 1 : (int)f;
-    }
-    return (int)flat_index(n, c[0], c[1], c[2]);
+    float3 f = floor(x / dx);
+    int3 c = select(select(convert_int3(f), n - 1, f >= convert_float3(n)), (int3)(0),
+                    !(f >= (float3)(0.0f)));
+    return (int)flat_index(n, c.x, c.y, c.z);
 }
 
 __kernel void sort_keys(__global int *keys, __global int *counts, __global const float *pos,

@@ -19,6 +19,8 @@ typedef enum {
     K_MG_COUNT, K_MG_COARSEN, K_MG_SMOOTH, K_MG_RESIDUAL, K_APPLY_A, K_MG_RESTRICT,
     K_MG_PROLONG, K_MG_COARSEST, K_SOLVE_SETUP, K_RESIDUAL_D, K_NORM2_D, K_NORM2_F, K_DOT_FD,
     K_DOT_FF, K_CG_UPDATE, K_CG_DIRECTION, K_TO_FLOAT, K_ADD_CORRECTION,
+    K_SURFACE_FLAGS_OWN, K_SURFACE_FLAGS_X, K_SURFACE_FLAGS_YZ, K_SURFACE_MARK, K_SURFACE_POSITIONS, K_SURFACE_FIELD,
+    K_SURFACE_APRON,
     K_COUNT
 } PipeKernel;
 
@@ -51,6 +53,12 @@ typedef struct {
     cl_mem xd, rd, s, t, rf;
     PipeLevel level[PIPE_MAX_LEVELS];
     int levels;
+    /* the surface (pipesurface.c), made on first use: per cell, per brick of the fine grid
+     * (surf_bricks of them), and the field of up to surf_capacity listed bricks */
+    cl_mem surf_own, surf_flags[2], surf_mark, surf_list, surf_slot, surf_phi, surf_pos;
+    size_t surf_bricks, surf_capacity, surf_particles;
+    double surf_march_seconds;  /* host time in surface_polygonise, for the profile */
+    double surf_last[2];        /* the last surface call's seconds: field, polygonise */
     /* $FLIPKIT_CL_PROFILE set: every launch is waited for and timed, printed at close */
     int profile;
     double kernel_seconds[K_COUNT];
@@ -84,6 +92,23 @@ static inline cl_int4 pipe_grid_dims(const MacGrid *g)
     const int n[3] = { g->nx, g->ny, g->nz };
     return pipe_dims(n);
 }
+
+/* Buffers and transfers (blocking), each recording its failure in P. */
+cl_mem pipe_buffer(Pipe *P, size_t bytes);
+void pipe_release(cl_mem *m);
+void pipe_read(Pipe *P, cl_mem m, void *data, size_t bytes);
+void pipe_write(Pipe *P, cl_mem m, const void *data, size_t bytes);
+/* Turns a recorded OpenCL failure into the sim's one-line error: 0, or -1. */
+int pipe_report(Pipe *P, Sim *s);
+double pipe_clock(void);
+/* Sorts the particles by cell: start[] offsets, sorted[] their places, by id within a cell;
+ * pipe_sort also moves them into that order. */
+void pipe_sort_index(Pipe *P, const MacGrid *g);
+void pipe_sort(Pipe *P, const MacGrid *g);
+
+/* The SimDevice surface call (pipesurface.c) and the release of its buffers. */
+int pipe_surface(SimDevice *d, Sim *s, const SurfaceSettings *set, Mesh *m);
+void pipe_surface_release(Pipe *P);
 
 /* Solves L p = rhs on the device with the scene's pressure.solver (rhs in P->rhs, p in P->p). */
 SolveResult pipe_solve(Pipe *P, const Sim *s);

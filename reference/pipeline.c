@@ -11,7 +11,7 @@
 #include "pipe.h"
 
 static const char *const pipe_sources[] = { "common.cl", "sort.cl", "stages.cl", "pipeline.cl",
-                                            "solvers.cl" };
+                                            "solvers.cl", "surface.cl" };
 
 static const char *const pipe_kernel_names[K_COUNT] = {
     "sort_keys", "sort_scan", "sort_scatter", "sort_buckets", "sort_permute", "p2g_scatter",
@@ -21,6 +21,8 @@ static const char *const pipe_kernel_names[K_COUNT] = {
     "mg_count", "mg_coarsen", "mg_smooth", "mg_residual", "apply_A", "mg_restrict",
     "mg_prolong", "mg_coarsest", "solve_setup", "residual_d", "norm2_d", "norm2_f", "dot_fd",
     "dot_ff", "cg_update", "cg_direction", "to_float", "add_correction",
+    "surface_flags_own", "surface_flags_x", "surface_flags_yz", "surface_mark",
+    "surface_positions", "surface_field", "surface_apron",
 };
 
 /* Layers of velocity extrapolated into the air, as in sim.c. */
@@ -28,7 +30,7 @@ enum { PIPE_EXTRAPOLATE_LAYERS = 2, PIPE_SCAN_GROUP = 64 };
 
 /* ---- helpers shared with pipesolve.c ------------------------------------------------------- */
 
-static double pipe_clock(void)
+double pipe_clock(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -108,7 +110,7 @@ cl_int4 pipe_dims(const int n[3])
 
 /* ---- buffers -------------------------------------------------------------------------------- */
 
-static cl_mem pipe_buffer(Pipe *P, size_t bytes)
+cl_mem pipe_buffer(Pipe *P, size_t bytes)
 {
     cl_int rc;
     cl_mem m = clCreateBuffer(P->cl.context, CL_MEM_READ_WRITE, bytes ? bytes : 4, NULL, &rc);
@@ -116,7 +118,7 @@ static cl_mem pipe_buffer(Pipe *P, size_t bytes)
     return m;
 }
 
-static void pipe_release(cl_mem *m)
+void pipe_release(cl_mem *m)
 {
     if (*m)
         clReleaseMemObject(*m);
@@ -131,14 +133,14 @@ static void pipe_zero(Pipe *P, cl_mem m, size_t bytes)
                 "clEnqueueFillBuffer");
 }
 
-static void pipe_write(Pipe *P, cl_mem m, const void *data, size_t bytes)
+void pipe_write(Pipe *P, cl_mem m, const void *data, size_t bytes)
 {
     if (bytes)
         pipe_ok(P, clEnqueueWriteBuffer(P->cl.queue, m, CL_TRUE, 0, bytes, data, 0, NULL, NULL),
                 "clEnqueueWriteBuffer");
 }
 
-static void pipe_read(Pipe *P, cl_mem m, void *data, size_t bytes)
+void pipe_read(Pipe *P, cl_mem m, void *data, size_t bytes)
 {
     if (bytes)
         pipe_ok(P, clEnqueueReadBuffer(P->cl.queue, m, CL_TRUE, 0, bytes, data, 0, NULL, NULL),
@@ -190,8 +192,7 @@ static void pipe_reserve_particles(Pipe *P, size_t count)
     }
 }
 
-/* Turns a recorded OpenCL failure into the sim's one-line error. */
-static int pipe_report(Pipe *P, Sim *s)
+int pipe_report(Pipe *P, Sim *s)
 {
     if (P->failure == CL_SUCCESS)
         return 0;
@@ -294,9 +295,9 @@ static int pipe_max_speed2(SimDevice *d, Sim *s, float *out)
 
 /* ---- the substep, phase by phase ------------------------------------------------------------ */
 
-/* Particles sorted by cell and moved into that order: cell c's particles are start[c] ..
- * start[c+1] - 1, by id (so the order is the same on every run, resumed or not). */
-static void pipe_sort(Pipe *P, const MacGrid *g)
+/* Particles sorted by cell: cell c's particles are sorted[start[c] .. start[c+1] - 1], by id
+ * (so the order is the same on every run, resumed or not). */
+void pipe_sort_index(Pipe *P, const MacGrid *g)
 {
     cl_int4 n = pipe_grid_dims(g);
     cl_int count = (cl_int)P->count, ncells = (cl_int)grid_cells(g);
@@ -316,6 +317,13 @@ static void pipe_sort(Pipe *P, const MacGrid *g)
            ARG(count));
     LAUNCH(P, K_SORT_BUCKETS, grid_cells(g), 1, 1, ARG(P->sorted), ARG(P->start), ARG(P->id),
            ARG(ncells));
+}
+
+/* ... and moved into that order, so cell c's particles are at start[c] .. start[c+1] - 1. */
+void pipe_sort(Pipe *P, const MacGrid *g)
+{
+    cl_int count = (cl_int)P->count;
+    pipe_sort_index(P, g);
     LAUNCH(P, K_SORT_PERMUTE, P->count, 1, 1, ARG(P->spare_pos), ARG(P->spare_vel),
            ARG(P->spare_id), ARG(P->pos), ARG(P->vel), ARG(P->id), ARG(P->sorted), ARG(count));
     cl_mem *pairs[][2] = { { &P->pos, &P->spare_pos }, { &P->vel, &P->spare_vel },
@@ -499,6 +507,8 @@ static void pipe_print_profile(const Pipe *P)
             fprintf(stderr, "%-16s %8ld %10.3f %10.1f\n", pipe_kernel_names[q],
                     P->kernel_launches[q], P->kernel_seconds[q],
                     1e6 * P->kernel_seconds[q] / (double)P->kernel_launches[q]);
+    if (P->surf_march_seconds > 0.0)
+        fprintf(stderr, "%-16s %8s %10.3f\n", "(host) polygonise", "", P->surf_march_seconds);
 }
 
 static void pipe_close(SimDevice *d)
@@ -518,6 +528,7 @@ static void pipe_close(SimDevice *d)
         pipe_release(&P->weight[a]);
         pipe_release(&P->old[a]);
     }
+    pipe_surface_release(P);
     for (int q = 0; q < P->levels; q++) {
         PipeLevel *l = &P->level[q];
         if (q > 0)
@@ -542,7 +553,8 @@ SimDevice *pipeline_open(const char *selector, char *err, size_t errlen)
         return NULL;
     }
     P->base = (SimDevice){ .name = P->name, .upload = pipe_upload, .max_speed2 = pipe_max_speed2,
-                           .substep = pipe_substep, .download = pipe_download, .close = pipe_close };
+                           .substep = pipe_substep, .download = pipe_download,
+                           .surface = pipe_surface, .close = pipe_close };
     if (clx_open(&P->cl, selector, err, errlen) != 0 ||
         clx_build(&P->cl, pipe_sources, (int)(sizeof pipe_sources / sizeof *pipe_sources), err,
                   errlen) != 0) {

@@ -13,6 +13,11 @@
  * builds the kernels. Returns the device, or NULL with one line (or the build log) in err. */
 SimDevice *pipeline_open(const char *selector, char *err, size_t errlen);
 
+/* Where the last surface call (SimDevice.surface) spent its time, in seconds: the field on the
+ * device with its transfers, and the host's surface_polygonise. d must be pipeline_open's. */
+typedef struct { double field, polygonise; } PipelineSurfaceTimes;
+PipelineSurfaceTimes pipeline_surface_times(const SimDevice *d);
+
 /* Prints every OpenCL platform and device with its selector; returns how many devices. */
 int pipeline_list_devices(FILE *out);
 

@@ -1,5 +1,6 @@
 /* bench.c — `make bench`: the C reference against the OpenCL pipeline, stage by stage, on the
- * resolutions the issue names, the pressure solvers to 1e-6, and the machine's own bandwidth.
+ * resolutions the issue names, the surface mesher, the pressure solvers to 1e-6, and the
+ * machine's own bandwidth.
  * flipkit tests/: a benchmark, not a test: it prints medians and writes build/bench/bench.json. */
 #include <jansson.h>
 #include <math.h>
@@ -263,6 +264,105 @@ static json_t *bench_scene_json(const SceneCase *c, const SceneResult r[DEVICES]
     return o;
 }
 
+/* ---- meshing: the liquid surface once per frame, surface_build against the device's -------- */
+
+/* ball_drop at the issue's two sizes, meshed once the ball has landed and spread (it touches
+ * the floor near frame 9), with the default surface settings. */
+typedef struct { const char *label; const char *sets[3]; int frames; } MeshCase;
+static const MeshCase mesh_cases[] = {
+    { "ball_drop 32^3", { "grid.resolution=[32,32,32]", "grid.cell_size=0.25", "pressure.solver=mgpcg" }, 12 },
+    { "ball_drop 64^3", { "grid.resolution=[64,64,64]", "grid.cell_size=0.125", "pressure.solver=mgpcg" }, 12 },
+};
+
+typedef struct {
+    int ok;
+    size_t particles, tris[DEVICES];
+    double ms[DEVICES], field_ms, polygonise_ms; /* medians; the OpenCL path's two parts */
+    char error[512];
+} MeshResult;
+
+/* The run itself goes on the device (the faster way to the frame); both meshers then work on
+ * the same particles, taking turns so a busy machine slows both alike. The first call of each
+ * is dropped: it builds the kernels. */
+static MeshResult bench_mesh(const MeshCase *c)
+{
+    MeshResult r = { 0 };
+    Scene sc;
+    Sim s;
+    memset(&sc, 0, sizeof sc);
+    memset(&s, 0, sizeof s);
+    if (bench_start(&s, &sc, "scenes/ball_drop.json", c->sets, 3, 1, r.error, sizeof r.error) != 0) {
+        scene_free(&sc);
+        return r;
+    }
+    int f = 0;
+    while (f < c->frames && sim_advance_frame(&s) == 0)
+        f++;
+    Mesh m[DEVICES];
+    mesh_init(&m[0]);
+    mesh_init(&m[1]);
+    double t[DEVICES][BENCH_REPEATS], field[BENCH_REPEATS], march[BENCH_REPEATS];
+    int bad = f < c->frames;
+    for (int q = -1; q < BENCH_REPEATS && !bad; q++) {
+        double t0 = bench_clock();
+        bad = surface_build(&s.particles, &s.grid, NULL, &m[0], s.error.message,
+                            sizeof s.error.message) != 0;
+        double t1 = bench_clock();
+        bad = bad || sim_surface(&s, NULL, &m[1]) != 0;
+        double t2 = bench_clock();
+        PipelineSurfaceTimes pt = pipeline_surface_times(s.device);
+        if (q >= 0) {
+            t[0][q] = 1e3 * (t1 - t0);
+            t[1][q] = 1e3 * (t2 - t1);
+            field[q] = 1e3 * pt.field;
+            march[q] = 1e3 * pt.polygonise;
+        }
+    }
+    if (bad) {
+        snprintf(r.error, sizeof r.error, "%s", s.error.message);
+    } else {
+        r.ok = 1;
+        r.particles = s.particles.count;
+        for (int d = 0; d < DEVICES; d++) {
+            r.ms[d] = bench_median(t[d], BENCH_REPEATS);
+            r.tris[d] = m[d].ntris;
+        }
+        r.field_ms = bench_median(field, BENCH_REPEATS);
+        r.polygonise_ms = bench_median(march, BENCH_REPEATS);
+    }
+    mesh_free(&m[0]);
+    mesh_free(&m[1]);
+    sim_free(&s);
+    scene_free(&sc);
+    return r;
+}
+
+static void bench_meshing(json_t *out)
+{
+    printf("\nmeshing: the liquid surface (refine %d) of ball_drop after %d frames, ms per frame, "
+           "median of %d\n", SURFACE_DEFAULT_REFINE, mesh_cases[0].frames, BENCH_REPEATS);
+    printf("  %-16s %10s %10s %10s %10s %10s   %s\n", "case", "particles", "triangles", "C",
+           "OpenCL", "faster", "OpenCL = field on the device + polygonise on the host");
+    for (size_t c = 0; c < sizeof mesh_cases / sizeof *mesh_cases; c++) {
+        MeshResult r = bench_mesh(&mesh_cases[c]);
+        if (r.ok)
+            printf("  %-16s %10zu %10zu %10.2f %10.2f %9.1fx   %.2f + %.2f\n", mesh_cases[c].label,
+                   r.particles, r.tris[0], r.ms[0], r.ms[1], r.ms[1] > 0 ? r.ms[0] / r.ms[1] : 0.0,
+                   r.field_ms, r.polygonise_ms);
+        else
+            printf("  %-16s failed: %s\n", mesh_cases[c].label, r.error);
+        if (r.ok && r.tris[0] != r.tris[1])
+            printf("  %-16s (OpenCL made %zu triangles)\n", "", r.tris[1]);
+        fflush(stdout);
+        json_array_append_new(out, json_pack("{s:s, s:i, s:b, s:I, s:{s:I, s:I}, s:{s:f, s:f}, "
+                                             "s:f, s:f}", "case", mesh_cases[c].label,
+            "frames", mesh_cases[c].frames, "finished", r.ok, "particles", (json_int_t)r.particles,
+            "triangles", "c", (json_int_t)r.tris[0], "opencl", (json_int_t)r.tris[1],
+            "ms_per_frame", "c", r.ms[0], "opencl", r.ms[1], "opencl_field_ms", r.field_ms,
+            "opencl_polygonise_ms", r.polygonise_ms));
+    }
+}
+
 /* ---- the solvers: the first substep of a tank at rest at n^3, p from 0 -------------------- */
 
 typedef struct { int ok, iterations; double residual, ms; char error[512]; } SolverResult;
@@ -325,7 +425,8 @@ static void bench_solvers(json_t *out, int quick)
         }
 }
 
-/* --quick: the two smaller scenes and solver sizes only (a minute instead of several). */
+/* --quick: the two smaller scenes and solver sizes only (a minute instead of several); the
+ * meshing section, some ten seconds, runs in full either way. */
 int main(int argc, char **argv)
 {
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
@@ -348,6 +449,9 @@ int main(int argc, char **argv)
         json_array_append_new(scenes, bench_scene_json(&scene_cases[c], r));
     }
     json_object_set_new(root, "scenes", scenes);
+    json_t *meshing = json_array();
+    bench_meshing(meshing);
+    json_object_set_new(root, "meshing", meshing);
     bench_solvers(solvers, quick);
     json_object_set_new(root, "solvers", solvers);
     const char *path = "build/bench/bench.json";

@@ -1,7 +1,9 @@
 /* test_pipeline.c — the OpenCL pipeline against the C reference: whole scenes agree for the
- * first frames, every solver agrees, the same run writes the same bytes, MGPCG stays fast.
+ * first frames, every solver agrees, the same run writes the same bytes, MGPCG stays fast,
+ * the device's surface mesh agrees with surface_build's.
  * flipkit tests/: CK_FORK=no for gdb, CK_RUN_CASE="scenes" for one case; needs an OpenCL device. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 #include "pipeline.h"
 #include "reference.h"
 #include "sim.h"
+#include "surface.h"
 
 /* Frames compared. FLIP is chaotic, so C and OpenCL (whose sums run in a different order and
  * whose "pcg" has another preconditioner) drift apart eventually; over 10 frames the drift
@@ -140,6 +143,219 @@ START_TEST(mgpcg_converges_in_few_iterations)
 }
 END_TEST
 
+/* ---- the surface mesh on the device ---------------------------------------------------------- */
+
+/* The device computes surface.c's field with its sums in another order, so the two meshes may
+ * differ where a node's phi is within rounding of 0. Measured on the cases below: the same
+ * triangles, volumes equal to 3e-10 and every vertex within 2e-5 h of the other mesh's
+ * nearest. The bounds are far above that and below a bug's footprint: a particle radius 3%
+ * too large (0.01 cell) moved the volumes by 0.3% and the vertices by ~0.02 h; dropping the
+ * solid rule put vertices into SOLID cells. */
+static const double SURF_TRI_TOL = 0.01, SURF_VOLUME_TOL = 0.002, SURF_VERTEX_TOL_H = 1e-3;
+
+/* Enclosed volume by the divergence theorem: a . (b x c) / 6 summed over the triangles. */
+static double surf_volume(const Mesh *m)
+{
+    double v = 0.0;
+    for (size_t t = 0; t < m->ntris; t++) {
+        const uint32_t *k = m->tri + 3 * t;
+        const float *a = m->xyz + 3 * (size_t)k[0], *b = m->xyz + 3 * (size_t)k[1],
+                    *c = m->xyz + 3 * (size_t)k[2];
+        v += (double)a[0] * ((double)b[1] * c[2] - (double)b[2] * c[1]) +
+             (double)a[1] * ((double)b[2] * c[0] - (double)b[0] * c[2]) +
+             (double)a[2] * ((double)b[0] * c[1] - (double)b[1] * c[0]);
+    }
+    return v / 6.0;
+}
+
+/* Closed, consistently oriented, no degenerate triangle; every vertex strictly inside the
+ * domain and outside every SOLID cell. */
+static void surf_assert_clean(const Mesh *m, const MacGrid *g, const char *what)
+{
+    MeshStats st;
+    ck_assert_int_eq(mesh_stats(m, &st), 0);
+    ck_assert_msg(st.boundary_edges == 0 && st.nonmanifold_edges == 0 &&
+                  st.misoriented_edges == 0 && st.degenerate_tris == 0,
+                  "%s: %zu triangles, %zu edges: boundary %zu, non-manifold %zu, misoriented %zu, "
+                  "degenerate triangles %zu; expected all 0", what, m->ntris, st.edges,
+                  st.boundary_edges, st.nonmanifold_edges, st.misoriented_edges,
+                  st.degenerate_tris);
+    const int n[3] = { g->nx, g->ny, g->nz };
+    for (size_t v = 0; v < m->nverts; v++) {
+        const float *x = m->xyz + 3 * v;
+        int c[3];
+        for (int d = 0; d < 3; d++) {
+            ck_assert_msg(x[d] > 0.0f && x[d] < (float)n[d] * g->dx, "%s: vertex %zu (%g, %g, %g) "
+                          "is outside the domain on axis %d", what, v, x[0], x[1], x[2], d);
+            c[d] = (int)(x[d] / g->dx);
+            c[d] = c[d] < n[d] ? c[d] : n[d] - 1;
+        }
+        ck_assert_msg(grid_cell_type(g, c[0], c[1], c[2]) != CELL_SOLID, "%s: vertex %zu (%g, "
+                      "%g, %g) is in SOLID cell (%d,%d,%d)", what, v, x[0], x[1], x[2], c[0], c[1],
+                      c[2]);
+    }
+}
+
+/* The largest distance from a vertex of a to the nearest vertex of b, in units of h, with b's
+ * vertices hashed by the fine cell (side h) they lie in; beyond one cell counts as 1 h. */
+static double surf_farthest_vertex(const Mesh *a, const Mesh *b, float h, size_t *at)
+{
+    size_t cap = 1;
+    while (cap < 2 * b->nverts + 2)
+        cap *= 2;
+    uint64_t *key = malloc(cap * sizeof *key);
+    uint32_t *first = malloc(cap * sizeof *first), *next = malloc((b->nverts + 1) * sizeof *next);
+    ck_assert(key && first && next);
+    for (size_t q = 0; q < cap; q++)
+        key[q] = UINT64_MAX;
+    #define SURF_KEY(i, j, k) ((uint64_t)(uint32_t)(i) | (uint64_t)(uint32_t)(j) << 21 | \
+                               (uint64_t)(uint32_t)(k) << 42)
+    #define SURF_SLOT(kk) (size_t)(((kk) * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1)
+    for (size_t v = 0; v < b->nverts; v++) {
+        const float *x = b->xyz + 3 * v;
+        uint64_t kk = SURF_KEY((int)(x[0] / h), (int)(x[1] / h), (int)(x[2] / h));
+        size_t q = SURF_SLOT(kk);
+        while (key[q] != UINT64_MAX && key[q] != kk)
+            q = (q + 1) & (cap - 1);
+        next[v] = key[q] == kk ? first[q] : UINT32_MAX;
+        key[q] = kk;
+        first[q] = (uint32_t)v;
+    }
+    double worst = 0.0;
+    *at = 0;
+    for (size_t v = 0; v < a->nverts; v++) {
+        const float *x = a->xyz + 3 * v;
+        int c[3] = { (int)(x[0] / h), (int)(x[1] / h), (int)(x[2] / h) };
+        double best = (double)h * h;
+        for (int dz = -1; dz <= 1; dz++)
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    uint64_t kk = SURF_KEY(c[0] + dx, c[1] + dy, c[2] + dz);
+                    size_t q = SURF_SLOT(kk);
+                    while (key[q] != UINT64_MAX && key[q] != kk)
+                        q = (q + 1) & (cap - 1);
+                    for (uint32_t w = key[q] == kk ? first[q] : UINT32_MAX; w != UINT32_MAX;
+                         w = next[w]) {
+                        const float *y = b->xyz + 3 * (size_t)w;
+                        double d2 = 0.0;
+                        for (int d = 0; d < 3; d++)
+                            d2 += ((double)x[d] - y[d]) * ((double)x[d] - y[d]);
+                        best = d2 < best ? d2 : best;
+                    }
+                }
+        if (sqrt(best) / h > worst) {
+            worst = sqrt(best) / h;
+            *at = v;
+        }
+    }
+    #undef SURF_KEY
+    #undef SURF_SLOT
+    free(key);
+    free(first);
+    free(next);
+    return worst;
+}
+
+/* Scenes with a floor contact (ball_drop, 32^3, once the ball has landed), a solid block and
+ * a non-cubic grid (column_on_block), thin solid walls (maze). */
+static const struct { const char *path; int frames; } surface_cases[] = {
+    { "scenes/ball_drop.json", 12 }, { "scenes/column_on_block.json", 10 },
+    { "scenes/maze.json", 10 },
+};
+
+START_TEST(surface_agrees_with_c)
+{
+    const char *path = surface_cases[_i].path;
+    Run r;
+    run_start(&r, path, NULL, 0, 1);
+    run_frames(&r, surface_cases[_i].frames);
+    SimDevice *d = r.sim.device;
+    ck_assert_msg(d->surface != NULL, "the OpenCL pipeline has no surface hook");
+    Mesh dev, c;
+    mesh_init(&dev);
+    mesh_init(&c);
+    char err[512];
+    ck_assert_msg(d->surface(d, &r.sim, NULL, &dev) == 0, "%s: opencl surface: %s", path,
+                  r.sim.error.message);
+    ck_assert_msg(surface_build(&r.sim.particles, &r.sim.grid, NULL, &c, err, sizeof err) == 0,
+                  "%s: %s", path, err);
+    char what[256];
+    snprintf(what, sizeof what, "%s, frame %d, OpenCL surface", path, r.sim.frame);
+    surf_assert_clean(&dev, &r.sim.grid, what);
+    snprintf(what, sizeof what, "%s, frame %d, C surface", path, r.sim.frame);
+    surf_assert_clean(&c, &r.sim.grid, what);
+    ck_assert_msg(c.ntris > 1000, "%s: the C surface has only %zu triangles", path, c.ntris);
+    double dtri = fabs((double)dev.ntris - (double)c.ntris) / (double)c.ntris;
+    ck_assert_msg(dtri <= SURF_TRI_TOL, "%s, frame %d: %zu triangles on OpenCL, %zu on C: %.3g%% "
+                  "apart, tolerance %.3g%%", path, r.sim.frame, dev.ntris, c.ntris, 100 * dtri,
+                  100 * SURF_TRI_TOL);
+    double vd = surf_volume(&dev), vc = surf_volume(&c);
+    ck_assert_msg(vc > 0.0 && fabs(vd - vc) <= SURF_VOLUME_TOL * vc, "%s, frame %d: enclosed "
+                  "volume %.6g m^3 on OpenCL, %.6g m^3 on C, tolerance %.3g%%", path, r.sim.frame,
+                  vd, vc, 100 * SURF_VOLUME_TOL);
+    float h = r.sim.grid.dx / (float)SURFACE_DEFAULT_REFINE;
+    size_t at;
+    double far_dev = surf_farthest_vertex(&dev, &c, h, &at);
+    ck_assert_msg(far_dev <= SURF_VERTEX_TOL_H, "%s, frame %d: OpenCL vertex %zu (%g, %g, %g) is "
+                  "%.3g h from the nearest C vertex, tolerance %.3g h", path, r.sim.frame, at,
+                  dev.xyz[3 * at], dev.xyz[3 * at + 1], dev.xyz[3 * at + 2], far_dev,
+                  SURF_VERTEX_TOL_H);
+    double far_c = surf_farthest_vertex(&c, &dev, h, &at);
+    ck_assert_msg(far_c <= SURF_VERTEX_TOL_H, "%s, frame %d: C vertex %zu (%g, %g, %g) is %.3g h "
+                  "from the nearest OpenCL vertex, tolerance %.3g h", path, r.sim.frame, at,
+                  c.xyz[3 * at], c.xyz[3 * at + 1], c.xyz[3 * at + 2], far_c, SURF_VERTEX_TOL_H);
+    mesh_free(&dev);
+    mesh_free(&c);
+    run_end(&r);
+}
+END_TEST
+
+/* sim_surface takes the device path, twice gives the same bytes, and leaves the run as it was:
+ * a run that meshes every frame ends bit for bit where one that never meshes does. */
+START_TEST(surface_is_repeatable_and_harmless)
+{
+    Run a, b;
+    run_start(&a, "scenes/dam_break.json", NULL, 0, 1);
+    run_start(&b, "scenes/dam_break.json", NULL, 0, 1);
+    Mesh m1, m2, direct;
+    mesh_init(&m1);
+    mesh_init(&m2);
+    mesh_init(&direct);
+    for (int f = 0; f < 8; f++) {
+        run_frames(&a, 1);
+        run_frames(&b, 1);
+        ck_assert_msg(sim_surface(&a.sim, NULL, &m1) == 0 && sim_surface(&a.sim, NULL, &m2) == 0,
+                      "dam_break frame %d: %s", a.sim.frame, a.sim.error.message);
+        ck_assert_msg(m1.ntris > 0 && m1.ntris == m2.ntris && m1.nverts == m2.nverts &&
+                      memcmp(m1.xyz, m2.xyz, m1.nverts * 3 * sizeof(float)) == 0 &&
+                      memcmp(m1.tri, m2.tri, m1.ntris * 3 * sizeof(uint32_t)) == 0,
+                      "dam_break frame %d: two OpenCL surfaces of the same particles differ "
+                      "(%zu and %zu triangles)", a.sim.frame, m1.ntris, m2.ntris);
+    }
+    SimDevice *d = a.sim.device;
+    ck_assert_int_eq(d->surface(d, &a.sim, NULL, &direct), 0);
+    ck_assert_msg(direct.nverts == m1.nverts &&
+                  memcmp(direct.xyz, m1.xyz, m1.nverts * 3 * sizeof(float)) == 0,
+                  "sim_surface did not give the device's surface");
+    size_t bytes = a.sim.particles.count * sizeof(Vec3);
+    ck_assert_msg(a.sim.particles.count == b.sim.particles.count &&
+                  memcmp(a.sim.particles.pos, b.sim.particles.pos, bytes) == 0 &&
+                  memcmp(a.sim.particles.vel, b.sim.particles.vel, bytes) == 0,
+                  "dam_break: meshing on the device every frame changed the run after 8 frames");
+    /* bad settings: one line naming the setting, as surface_build gives */
+    SurfaceSettings bad = surface_defaults();
+    bad.refine = SURFACE_MAX_REFINE + 1;
+    ck_assert_int_eq(d->surface(d, &a.sim, &bad, &m1), -1);
+    ck_assert_msg(strstr(a.sim.error.message, "refine") && !strchr(a.sim.error.message, '\n'),
+                  "bad refine: expected one line naming it, got \"%s\"", a.sim.error.message);
+    mesh_free(&m1);
+    mesh_free(&m2);
+    mesh_free(&direct);
+    run_end(&a);
+    run_end(&b);
+}
+END_TEST
+
 /* ---- determinism and errors ------------------------------------------------------------------ */
 
 START_TEST(same_run_same_bytes)
@@ -180,6 +396,12 @@ static Suite *pipeline_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, solver_agrees_with_c, 0, (int)(sizeof solver_sets / sizeof *solver_sets));
     tcase_add_test(tc, mgpcg_converges_in_few_iterations);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("surface");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, surface_agrees_with_c, 0,
+                        (int)(sizeof surface_cases / sizeof *surface_cases));
+    tcase_add_test(tc, surface_is_repeatable_and_harmless);
     suite_add_tcase(s, tc);
     tc = tcase_create("determinism");
     tcase_set_timeout(tc, 120);
