@@ -351,7 +351,7 @@ run: $(FLIPSIM)
 
 # The scene's previews as one video at its frame rate (runs the scene first if needed).
 movie: $(FLIPSIM)
-	@common/movie.sh $(FLIPSIM) $(SCENE) $(ARGS)
+	@common/movie.sh $(FLIPSIM) "$(SCENE)" $(ARGS)
 
 check-movie: $(FLIPSIM)
 	@tests/check_movie.sh $(FLIPSIM)

@@ -80,8 +80,9 @@ static void cli_usage(FILE *f, int with_reference, int with_devices)
         "  --cl-device P:D         OpenCL platform P, device D (see --list-devices; or set\n"
         "                          FLIPKIT_CL_DEVICE) [the first device found]\n"
         "  --list-devices          list the OpenCL platforms and devices, then exit\n"
-        "  --print KEY             print one value of the run and exit: \"out\" (the output\n"
-        "                          directory) or a scene key after --set (e.g. frame_rate)\n"
+        "  --print KEY             print one value of the run and exit: out (the output\n"
+        "                          directory), last_frame (--frames or the scene's), or a\n"
+        "                          scene key after --set (e.g. frame_rate)\n"
         "  --quiet                 print only errors [off]\n"
         "  --help                  this text\n\n"
         "exit status: 0 done; 1 output could not be written; 2 bad option, scene or state\n"
@@ -198,6 +199,9 @@ static int cli_parse(int argc, char **argv, Options *o, int with_reference, int 
                          "holds its scene");
     if (o->resume && o->nsets)
         return cli_error("--set cannot change a resumed run: it continues the saved scene");
+    if (o->nslices && o->device && strcmp(o->device, "opencl") == 0)
+        return cli_error("--slice draws the grid the C stages leave on the host; it cannot run "
+                         "with --device opencl (use --device cpu or auto)");
     return 0;
 }
 
@@ -348,13 +352,28 @@ static void cli_summary(Run *r, double elapsed)
         wrote |= r->output.on[k];
     if (wrote)
         printf("  %-12s %10s %12s\n", "writing", "seconds", "ms/frame");
-    for (int k = 0; k < OUTPUT_KINDS && wrote; k++)
-        if (r->output.on[k])
-            printf("  %-12s %10.3f %12.3f\n", output_kind_names[k], r->output.seconds[k],
-                   1e3 * r->output.seconds[k] / r->output.frames_written);
-    printf("  output: %s/%s%s%s%s%s\n", r->out, sc->output.particles ? " particles/" : "",
-           sc->output.surface ? " surface/" : "", r->output.on[OUTPUT_USD] ? " scene.usda" : "",
-           sc->output.preview ? " preview/" : "", r->opt->nslices ? " slice-*/" : "");
+    int written = r->output.frames_written;
+    for (int k = 0; k < OUTPUT_KINDS && wrote; k++) {
+        if (!r->output.on[k])
+            continue;
+        printf("  %-12s %10.3f", output_kind_names[k], r->output.seconds[k]);
+        if (written > 0)
+            printf(" %12.3f\n", 1e3 * r->output.seconds[k] / written);
+        else
+            printf(" %12s\n", "-");
+    }
+    /* What the run wrote, as a list ("particles/, surface/, scene.usda"). */
+    const char *items[5];
+    int n = 0;
+    if (sc->output.particles) items[n++] = "particles/";
+    if (sc->output.surface) items[n++] = "surface/";
+    if (r->output.on[OUTPUT_USD]) items[n++] = "scene.usda";
+    if (sc->output.preview) items[n++] = "preview/";
+    if (r->opt->nslices) items[n++] = "slice-*/";
+    printf("  output: %s/", r->out);
+    for (int i = 0; i < n; i++)
+        printf("%s%s", i ? ", " : " ", items[i]);
+    printf("\n");
 }
 
 static double cli_now(void)
@@ -398,10 +417,14 @@ static int cli_pick_device(Run *r)
     int must = strcmp(want, "opencl") == 0;
     if (strcmp(want, "cpu") == 0)
         return 0;
-    /* A slice is drawn from the host's grid, which the device does not hand back. */
-    if (o->nslices)
-        return must ? cli_error("--slice draws the grid the C stages leave on the host; it "
-                                "cannot run with --device opencl (use --device cpu)") : 0;
+    /* A slice is drawn from the host's grid, which the device does not hand back (cli_parse
+     * has refused --device opencl with --slice). */
+    if (o->nslices) {
+        if (!o->quiet && r->devices)
+            fprintf(stderr, "flipsim: note: --slice draws the grid the C stages leave on the host; "
+                    "running the C stages\n");
+        return 0;
+    }
     if (!r->devices)
         return must ? cli_error("--device opencl: this build has no OpenCL pipeline (the student "
                                 "kit runs your stages in C)") : 0;
@@ -440,6 +463,8 @@ static int cli_print_value(Run *r)
     cli_name_out(r);
     if (strcmp(r->opt->print, "out") == 0)
         snprintf(value, sizeof value, "%s", r->out);
+    else if (strcmp(r->opt->print, "last_frame") == 0)
+        snprintf(value, sizeof value, "%d", r->opt->frames >= 0 ? r->opt->frames : r->scene.frames);
     else if (scene_value_text(&r->scene, r->opt->print, value, sizeof value) != 0)
         return cli_error("--print %s: %s has no such key (see the scene keys in --help)",
                          r->opt->print, r->scene.path);
@@ -447,10 +472,24 @@ static int cli_print_value(Run *r)
     return EXIT_OK;
 }
 
+/* Before anything is created or opened for writing: bad input must not cost an earlier
+ * run's log. */
+static int cli_check_slices(const Run *r)
+{
+    char err[512];
+    for (int i = 0; i < r->opt->nslices; i++)
+        if (output_check_slice(&r->opt->slices[i], r->scene.resolution, err, sizeof err) != 0)
+            return cli_error("%s", err);
+    return 0;
+}
+
 static int cli_start(Run *r, const Track *track)
 {
     const Options *o = r->opt;
     char err[1300];
+    int rc = cli_check_slices(r);
+    if (rc)
+        return rc;
     cli_name_out(r);
     char sub[1200];
     snprintf(sub, sizeof sub, "%s/particles", r->out);
@@ -471,13 +510,13 @@ static int cli_start(Run *r, const Track *track)
     }
     if (o->resume && sim_load_state(&r->sim, o->resume, err, sizeof err) != 0)
         return cli_error("%s", err);
-    int rc = cli_pick_device(r);
+    rc = cli_pick_device(r);
     if (rc)
         return rc;
     if (output_open(&r->output, r->out, &r->scene, &r->sim.grid, o->slices, o->nslices,
                     o->resume ? r->sim.frame : -1, err, sizeof err) != 0) {
         fprintf(stderr, "flipsim: %s\n", err);
-        return strncmp(err, "--slice", 7) == 0 ? EXIT_INPUT : EXIT_IO;
+        return EXIT_IO;
     }
     if (r->output.usd_missing && !o->quiet)
         fprintf(stderr, "flipsim: note: %s/scene.usda leaves out %d of frames 0-%d: their PLY "

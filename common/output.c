@@ -56,10 +56,13 @@ int output_parse_slice(const char *text, OutputSlice *sl, char *err, size_t errl
 {
     const char *axes = "xyz";
     const char *at = text[0] ? strchr(axes, text[0]) : NULL;
-    char *end;
-    errno = 0;
-    long index = at && text[1] == '=' ? strtol(text + 2, &end, 10) : -1;
-    if (!at || text[1] != '=' || errno || end == text + 2 || *end || index < 0 || index > 4096)
+    bool digits = at && text[1] == '=' && text[2];
+    long index = 0;
+    for (const char *c = text + 2; digits && *c; c++) {
+        digits = *c >= '0' && *c <= '9';
+        index = index < 100000 ? 10 * index + (*c - '0') : index; /* the grid check says more */
+    }
+    if (!digits)
         return output_fail(err, errlen, "--slice %s: expected AXIS=INDEX, AXIS x, y or z and "
                            "INDEX a cell index (e.g. --slice z=16)", text);
     sl->axis = (int)(at - axes);
@@ -82,9 +85,8 @@ static void output_slice_name(const OutputSlice *sl, char *buf, size_t n)
     snprintf(buf, n, "slice-%c%d", axis_names[sl->axis], sl->index);
 }
 
-static int output_check_slice(const OutputSlice *sl, const MacGrid *g, char *err, size_t errlen)
+int output_check_slice(const OutputSlice *sl, const int n[3], char *err, size_t errlen)
 {
-    int n[3] = { g->nx, g->ny, g->nz };
     if (sl->index >= n[sl->axis])
         return output_fail(err, errlen, "--slice %c=%d: the grid has %d cells along %c; "
                            "expected an index from 0 to %d", axis_names[sl->axis], sl->index,
@@ -93,17 +95,22 @@ static int output_check_slice(const OutputSlice *sl, const MacGrid *g, char *err
 }
 
 /* One colour scale for the whole run, so that frames compare: the speed of a fall from the
- * top of the box to the floor (the fastest gravity alone can make), or the scene's fastest
- * initial velocity when that is faster or there is no gravity. */
+ * top of the box to the floor (the fastest gravity alone can make), or the fastest velocity
+ * the scene gives its fluid (at the start or in an event) when that is faster; rounded up by
+ * preview_speed_max to 1, 2, 2.5 or 5 x 10^k. */
 static float output_speed_scale(const Scene *sc, const MacGrid *g)
 {
     double gmag = sqrt((double)sc->gravity.x * sc->gravity.x + (double)sc->gravity.y * sc->gravity.y +
                        (double)sc->gravity.z * sc->gravity.z);
     double fastest = sqrt(2.0 * gmag * g->ny * (double)g->dx);
-    for (int i = 0; i < sc->nfluid; i++) {
-        Vec3 v = sc->fluid[i].velocity;
-        double speed = sqrt((double)v.x * v.x + (double)v.y * v.y + (double)v.z * v.z);
-        fastest = speed > fastest ? speed : fastest;
+    for (int e = -1; e < sc->nevents; e++) {
+        const Shape *fluid = e < 0 ? sc->fluid : sc->events[e].fluid;
+        int n = e < 0 ? sc->nfluid : sc->events[e].nfluid;
+        for (int i = 0; i < n; i++) {
+            Vec3 v = fluid[i].velocity;
+            double speed = sqrt((double)v.x * v.x + (double)v.y * v.y + (double)v.z * v.z);
+            fastest = speed > fastest ? speed : fastest;
+        }
     }
     Vec3 probe = { 0.0f, (float)fastest, 0.0f };
     return preview_speed_max(&probe, 1);
@@ -131,9 +138,22 @@ static int output_read_mesh(const char *path, Mesh *m, char *err, size_t errlen)
         sscanf(line, "element face %zu", &nf);
     }
     ok = ok && binary && !ferror(f) && !feof(f) && nv < UINT32_MAX && nf < SIZE_MAX / 16;
-    unsigned char *body = ok ? malloc(12 * nv + 13 * nf + 1) : NULL;
-    ok = body && fread(body, 1, 12 * nv + 13 * nf, f) == 12 * nv + 13 * nf;
+    if (!ok) {
+        fclose(f);
+        return output_fail(err, errlen, "%s: not a surface flipsim wrote (expected a binary "
+                           "little-endian PLY header ending in end_header)", path);
+    }
+    size_t want = 12 * nv + 13 * nf, got = 0;
+    unsigned char *body = malloc(want + 1);
+    if (body)
+        got = fread(body, 1, want, f);
     fclose(f);
+    if (body && got != want) {
+        free(body);
+        return output_fail(err, errlen, "%s: truncated: %zu bytes after the header, expected %zu "
+                           "for %zu vertices and %zu triangles", path, got, want, nv, nf);
+    }
+    ok = body != NULL;
     mesh_free(m);
     m->xyz = ok ? malloc(12 * nv + 1) : NULL;
     m->tri = ok ? malloc(12 * nf + 1) : NULL;
@@ -152,8 +172,8 @@ static int output_read_mesh(const char *path, Mesh *m, char *err, size_t errlen)
     free(body);
     if (!ok) {
         mesh_free(m);
-        return output_fail(err, errlen, "%s: not a surface flipsim wrote (binary PLY of %zu "
-                           "vertices and %zu triangles expected)", path, nv, nf);
+        return output_fail(err, errlen, "%s: out of memory, or a face that is not a triangle "
+                           "of the file's %zu vertices", path, nv);
     }
     return 0;
 }
@@ -204,9 +224,18 @@ static int output_open_usd(Output *o, const MacGrid *g, int resume_frame, char *
     /* Display diameter: the seeding spacing, dx over the particles per cell edge. */
     float width = g->dx / cbrtf((float)o->scene->particles_per_cell);
     o->usd = usd_open(o->dir, o->scene->frame_rate, width, o->scene->output.surface, err, errlen);
-    if (!o->usd)
+    if (!o->usd || resume_frame < 0)
+        return o->usd ? 0 : -1;
+    /* The stage on disk already shows frames 0..resume_frame; it stays until the replay is
+     * done, and stays for good if the replay fails. */
+    usd_defer_assembly(o->usd, true);
+    if (output_restage(o, resume_frame, err, errlen) != 0) {
+        usd_discard(o->usd);
+        o->usd = NULL;
         return -1;
-    return resume_frame >= 0 ? output_restage(o, resume_frame, err, errlen) : 0;
+    }
+    usd_defer_assembly(o->usd, false);
+    return 0;
 }
 
 int output_open(Output *o, const char *out_dir, const Scene *scene, const MacGrid *g,
@@ -222,7 +251,8 @@ int output_open(Output *o, const char *out_dir, const Scene *scene, const MacGri
     for (int i = 0; i < nslices; i++) {
         char name[32];
         output_slice_name(&slices[i], name, sizeof name);
-        if (output_check_slice(&slices[i], g, err, errlen) || output_mkdir(o, name, err, errlen))
+        const int n[3] = { g->nx, g->ny, g->nz };
+        if (output_check_slice(&slices[i], n, err, errlen) || output_mkdir(o, name, err, errlen))
             return -1;
         o->slice[o->nslices++] = slices[i];
     }

@@ -41,6 +41,9 @@ typedef struct {
  * output_open. */
 int output_parse_slice(const char *text, OutputSlice *sl, char *err, size_t errlen);
 
+/* Checks a slice against a grid of n[0] x n[1] x n[2] cells: 0, or -1 with one line in err. */
+int output_check_slice(const OutputSlice *sl, const int n[3], char *err, size_t errlen);
+
 /* Prepares OUT's subdirectories and the USD stage for a run of scene on grid g, writing the
  * given slices too. resume_frame >= 0: the run continues an earlier one from that frame, and
  * the stage's frames 0..resume_frame are read back from the PLY files in OUT (so scene.usda
@@ -51,7 +54,7 @@ int output_open(Output *o, const char *out_dir, const Scene *scene, const MacGri
                 size_t errlen);
 
 /* Writes frame s->frame: surface/NNNNNN.ply, a USD sample, preview/NNNNNN.png and
- * slice-AXIS###/NNNNNN.png, as the scene and the slices ask. Returns 0, or -1 with one line. */
+ * slice-AXISINDEX/NNNNNN.png (e.g. slice-z16/), as the scene and the slices ask. Returns 0, or -1 with one line. */
 int output_frame(Output *o, Sim *s, char *err, size_t errlen);
 
 /* Closes the USD stage (scene.usda then holds every frame written, also after an error) and

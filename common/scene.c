@@ -1174,14 +1174,23 @@ int scene_value_text(const Scene *s, const char *key, char *buf, size_t n)
         next = strchr(comp, '.');
         if (next)
             *next++ = '\0';
-        v = json_is_array(v) ? json_array_get(v, strtoul(comp, NULL, 10)) : json_object_get(v, comp);
+        if (json_is_array(v)) {     /* an index: digits only, so "x" or "1abc" is no key */
+            char *end;
+            unsigned long i = strtoul(comp, &end, 10);
+            v = comp[0] >= '0' && comp[0] <= '9' && !*end ? json_array_get(v, i) : NULL;
+        } else {
+            v = json_object_get(v, comp);
+        }
     }
     int rc = v ? 0 : -1;
     if (json_is_string(v)) {
         snprintf(buf, n, "%s", json_string_value(v));
     } else if (json_is_real(v)) {
-        /* The shortest text that reads back as the same double: 29.97, not 29.969999999999999. */
-        for (int digits = 1; digits <= 17; digits++) {
+        /* The shortest text that reads back as the same double: 29.97, not 29.969999999999999;
+         * at least the integer part's digits, so 30.0 is 30, not 3e+01. */
+        double mag = fabs(json_real_value(v));
+        int first = mag >= 1.0 && mag < 1e17 ? (int)floor(log10(mag)) + 1 : 1;
+        for (int digits = first; digits <= 17; digits++) {
             snprintf(buf, n, "%.*g", digits, json_real_value(v));
             if (strtod(buf, NULL) == json_real_value(v))
                 break;

@@ -17,7 +17,7 @@ typedef struct {
     size_t ntris, cap_tris;
 } Mesh;
 
-/* The defaults, and why (measurements in README.txt):
+/* The defaults, and why (measured on seeded balls of radius 8 cells, 8 particles per cell):
  *  - refine 2: the fine grid has twice the sim resolution per axis, so a one-cell splash
  *    still has a few nodes across; refine 3 takes 2.5x the time for 2.3x the triangles.
  *  - kernel_cells 1.0: kernel radius R = dx, twice the particle spacing of the kit's

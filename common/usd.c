@@ -63,6 +63,7 @@ struct UsdWriter {
     int last_frame;
     long next_assembly;      /* assemble when nframes reaches this; doubles each time */
     long assembled;          /* frames in scene.usda as last assembled */
+    bool deferred;           /* usd_defer_assembly: commit frames, leave scene.usda alone */
     bool broken;             /* a write failed: the parts may be ragged, so stop appending */
     char buf[USD_BUF];
     size_t len;
@@ -735,9 +736,10 @@ int usd_add_frame(UsdWriter *w, int frame, const Vec3 *pos, size_t n, const floa
     }
     w->nframes++;
     w->last_frame = frame;
-    if (w->nframes < w->next_assembly)
+    if (w->deferred || w->nframes < w->next_assembly)
         return 0;
-    w->next_assembly *= 2;
+    while (w->next_assembly <= w->nframes)
+        w->next_assembly *= 2;
     if (usd_assemble_from(w->out_dir, w->work, &w->meta, err, errlen) != 0)
         return -1;
     w->assembled = w->nframes;
@@ -764,6 +766,22 @@ static void usd_remove_work(UsdWriter *w)
         free(path);
     }
     rmdir(w->work);
+}
+
+void usd_defer_assembly(UsdWriter *w, bool defer)
+{
+    w->deferred = defer;
+}
+
+void usd_discard(UsdWriter *w)
+{
+    if (!w)
+        return;
+    if (w->frames)
+        fclose(w->frames);
+    w->frames = NULL;
+    usd_remove_work(w);
+    usd_free(w);
 }
 
 int usd_close(UsdWriter *w, char *err, size_t errlen)

@@ -51,6 +51,13 @@ int usd_add_frame(UsdWriter *w, int frame, const Vec3 *pos, size_t n, const floa
  * Returns 0, or -1 with one line in err. */
 int usd_close(UsdWriter *w, char *err, size_t errlen);
 
+/* While defer is true, frames are committed to the parts but scene.usda is not rebuilt after
+ * frames 1, 2, 4, ... (a resumed run replaying frames an existing stage already shows keeps
+ * that stage until the replay is done); usd_close assembles as always. */
+void usd_defer_assembly(UsdWriter *w, bool defer);
+/* Frees w and removes its parts without assembling, leaving scene.usda as it was (a replay
+ * that failed half way). NULL is a no-op. */
+void usd_discard(UsdWriter *w);
 /* Recovery after a killed run: rebuilds out_dir/scene.usda from out_dir/.usd (its frame rate,
  * width and surface flag are in .usd/meta) and keeps the parts. Returns 0, or -1 with one
  * line in err. */

@@ -128,7 +128,7 @@ run: $(FLIPSIM)
 
 # The scene's previews as one video at its frame rate (runs the scene first if it has none).
 movie: $(FLIPSIM)
-	@common/movie.sh $(FLIPSIM) $(SCENE) --track student $(ARGS)
+	@common/movie.sh $(FLIPSIM) "$(SCENE)" --track student $(ARGS)
 
 test: $(STAGE_TESTS)
 	@tests/run_suites.sh student $(STAGE_TESTS)

@@ -44,4 +44,23 @@ else
 fi
 [ ! -e "$tmp/run/preview.mp4.tmp" ] && pass "no half-written movie left behind" ||
     bad "$tmp/run/preview.mp4.tmp left behind"
+
+# A shorter second call: the 6 previews on disk are not spliced into a 3-frame movie, and a
+# scene file newer than the previews makes it run again.
+common/movie.sh "$flipsim" scenes/ball_drop.json --quiet --frames 2 --set frame_rate=24 \
+    --set output.surface=false --set output.usd=false --out "$tmp/run" >"$tmp/log2" 2>&1 ||
+    bad "make movie (second call) failed: $(tail -3 "$tmp/log2")"
+got=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames \
+      -of csv=p=0 "$tmp/run/preview.mp4" 2>&1)
+[ "$got" = 3 ] && pass "--frames 2 after a run of 5: 3 frames, not the 6 previews on disk" ||
+    bad "--frames 2 after a run of 5: $got frames, expected 3"
+cp scenes/ball_drop.json "$tmp/scene.json"
+common/movie.sh "$flipsim" "$tmp/scene.json" --quiet --frames 2 --set output.surface=false \
+    --set output.usd=false --out "$tmp/fresh" >/dev/null 2>&1
+touch -d '+1 minute' "$tmp/scene.json"
+msg=$(common/movie.sh "$flipsim" "$tmp/scene.json" --quiet --frames 2 --set output.surface=false \
+      --set output.usd=false --out "$tmp/fresh" 2>&1)
+grep -q "older than .* or $tmp/scene.json: running" <<<"$msg" &&
+    pass "an edited scene makes make movie run it again" ||
+    bad "an edited scene did not make make movie rerun: $msg"
 exit $fail

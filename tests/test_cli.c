@@ -170,7 +170,7 @@ START_TEST(print_gives_effective_values)
     static const struct { const char *key, *want; } cases[] = {
         { "out", "out/ball_drop" }, { "frame_rate", "24" }, { "name", "ball_drop" },
         { "grid.resolution.1", "32" }, { "pressure.tolerance", "1e-06" },
-        { "output.preview", "true" }, { "gravity", "[0,-25,0]" } };
+        { "output.preview", "true" }, { "gravity", "[0,-25,0]" }, { "last_frame", "30" } };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char *argv[] = { "flipsim", "--set", "frame_rate=24", "--print", (char *)cases[i].key,
                          "scenes/ball_drop.json", NULL };
@@ -183,8 +183,16 @@ START_TEST(print_gives_effective_values)
     char *out_dir[] = { "flipsim", "--out", "/tmp/x", "--print", "out", "scenes/ball_drop.json", NULL };
     ck_assert_int_eq(run_cli("print", &student_track, &reference_track, out_dir), EXIT_OK);
     ck_assert_str_eq(slurp("print", "stdout"), "/tmp/x\n");
+    /* A whole-number real prints as a number, not 3e+01 (ffmpeg reads it as a frame rate). */
+    char *whole[] = { "flipsim", "--set", "frame_rate=30.0", "--print", "frame_rate",
+                      "scenes/ball_drop.json", NULL };
+    ck_assert_int_eq(run_cli("print", &student_track, &reference_track, whole), EXIT_OK);
+    ck_assert_str_eq(slurp("print", "stdout"), "30\n");
     char *bad[] = { "flipsim", "--print", "frame_rat", "scenes/ball_drop.json", NULL };
     expect_bad_input("print_bad", bad, "--print frame_rat: scenes/ball_drop.json has no such key");
+    char *index[] = { "flipsim", "--print", "grid.resolution.1abc", "scenes/ball_drop.json", NULL };
+    expect_bad_input("print_index", index, "--print grid.resolution.1abc: scenes/ball_drop.json has "
+                     "no such key");
 }
 END_TEST
 

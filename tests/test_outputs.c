@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "harness.h"
+#include "pipeline.h"
 #include "ply.h"
 #include "preview.h"
 #include "reference.h"
@@ -19,6 +20,9 @@
 enum { FRAMES = 30, WIDTH = 800, HEIGHT = 600 };
 
 /* ---- one run, shared by the cases ------------------------------------------------------ */
+
+/* As the kit's flipsim: with the OpenCL pipeline, which `make run` uses when a device opens. */
+static const CliDevices opencl = { pipeline_list_devices, pipeline_open };
 
 static int run_cli(const char *tag, char **argv)
 {
@@ -33,7 +37,7 @@ static int run_cli(const char *tag, char **argv)
     ck_assert_ptr_nonnull(freopen(out, "w", stdout));
     ck_assert_ptr_nonnull(freopen(err, "w", stderr));
     optind = 1;
-    int rc = cli_main(argc, argv, &student_track, &reference_track, NULL);
+    int rc = cli_main(argc, argv, &student_track, &reference_track, &opencl);
     fflush(stdout);
     fflush(stderr);
     return rc;
@@ -57,8 +61,9 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
-/* ball_drop as shipped (every output on), run once; each forked case after the first finds
- * the finished run on disk. The scratch directory is fixed in main, before any fork. */
+/* ball_drop as shipped (every output on) and as `make run` runs it (on the OpenCL device when
+ * one opens, so the device's surface path is what is checked), run once; each forked case
+ * after the first finds the finished run on disk. The scratch directory is fixed in main. */
 static const char *ball_drop_dir(void)
 {
     static char dir[512];
@@ -67,8 +72,7 @@ static const char *ball_drop_dir(void)
     snprintf(done, sizeof done, "%s/.complete", dir);
     if (access(done, F_OK) == 0)
         return dir;
-    char *argv[] = { "flipsim", "--quiet", "--out", dir, "--slice", "z=16", "scenes/ball_drop.json",
-                     NULL };
+    char *argv[] = { "flipsim", "--quiet", "--out", dir, "scenes/ball_drop.json", NULL };
     ck_assert_int_eq(run_cli("ball", argv), EXIT_OK);
     FILE *f = fopen(done, "w");
     ck_assert_ptr_nonnull(f);
@@ -453,7 +457,12 @@ END_TEST
 
 START_TEST(slice_shows_cell_types)
 {
-    const char *dir = ball_drop_dir();
+    char dir[600];
+    harness_scratch_dir("slice", dir, sizeof dir);
+    char *argv[] = { "flipsim", "--quiet", "--out", dir, "--frames", "1", "--slice", "z=16",
+                     "--set", "output.surface=false", "--set", "output.usd=false", "--set",
+                     "output.preview=false", "scenes/ball_drop.json", NULL };
+    ck_assert_int_eq(run_cli("slice", argv), EXIT_OK);
     Scene sc;
     Sim sim;
     load_scene(&sc);
@@ -482,8 +491,12 @@ START_TEST(slice_shows_cell_types)
                       px[0], px[1], px[2], cells[c].type);
     }
     free(im.rgb);
+    snprintf(path, sizeof path, "%s/slice-z16/%06d.png", dir, 1);
+    read_png(path, &im);    /* every frame has its slice */
+    free(im.rgb);
     sim_free(&sim);
     scene_free(&sc);
+    harness_remove_tree(dir);
 }
 END_TEST
 
@@ -526,6 +539,24 @@ START_TEST(resume_restages_earlier_frames)
                   points_samples(text));
     ck_assert_ptr_null(strstr(text, "\n            1: ["));
     ck_assert_ptr_nonnull(strstr(text, "\n            6: ["));
+    /* A replay that fails half way (a truncated surface file) must not cost the stage. */
+    size_t before_len, after_len;
+    char *before = slurp(path, &before_len);
+    snprintf(gone, sizeof gone, "%s/surface/000003.ply", dir);
+    ck_assert_int_eq(truncate(gone, 300), 0);
+    ck_assert_int_eq(run_cli("resume3", again), EXIT_IO);
+    char errpath[700];
+    snprintf(errpath, sizeof errpath, "%s/resume3.stderr", harness_tmpdir());
+    err = slurp(errpath, NULL);
+    ck_assert_msg(strstr(err, "surface/000003.ply: truncated:"), "truncated surface: stderr \"%s\", "
+                  "expected it to name the file and say truncated", err);
+    free(err);
+    char *after = slurp(path, &after_len);
+    ck_assert_msg(after_len == before_len && memcmp(before, after, before_len) == 0,
+                  "scene.usda changed (%zu -> %zu bytes) by a resume that failed", before_len,
+                  after_len);
+    free(before);
+    free(after);
     free(text);
     harness_remove_tree(dir);
 }
@@ -544,8 +575,14 @@ static void expect_input_error(const char *tag, char **argv, const char *needle)
 
 START_TEST(bad_slice_is_one_line)
 {
-    char out[600];
-    snprintf(out, sizeof out, "%s/badslice", harness_tmpdir());
+    char out[600], log[700];
+    harness_scratch_dir("badslice", out, sizeof out);
+    /* An earlier run's log, which bad input must leave alone. */
+    snprintf(log, sizeof log, "%s/log.txt", out);
+    FILE *f = fopen(log, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("an earlier run\n", f);
+    fclose(f);
     char *a[] = { "flipsim", "--out", out, "--slice", "y=32", "scenes/ball_drop.json", NULL };
     expect_input_error("slice_range", a, "--slice y=32: the grid has 32 cells along y; expected "
                        "an index from 0 to 31");
@@ -553,6 +590,15 @@ START_TEST(bad_slice_is_one_line)
     expect_input_error("slice_axis", b, "--slice w=3: expected AXIS=INDEX");
     char *c[] = { "flipsim", "--out", out, "--slice", "x=-1", "scenes/ball_drop.json", NULL };
     expect_input_error("slice_negative", c, "--slice x=-1: expected AXIS=INDEX");
+    char *d[] = { "flipsim", "--out", out, "--slice", "x=1", "--device", "opencl",
+                  "scenes/ball_drop.json", NULL };
+    expect_input_error("slice_device", d, "--slice draws the grid the C stages leave on the host; "
+                       "it cannot run with --device opencl");
+    char *text = slurp(log, NULL);
+    ck_assert_msg(strcmp(text, "an earlier run\n") == 0, "%s: now \"%s\"; bad options must not "
+                  "touch an earlier run's files", log, text);
+    free(text);
+    harness_remove_tree(out);
 }
 END_TEST
 
