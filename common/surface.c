@@ -1291,6 +1291,20 @@ static void mesh_count_edge(MeshStats *st, size_t uses, size_t forward)
         st->misoriented_edges++;
 }
 
+double mesh_volume(const Mesh *m)
+{
+    double v = 0.0;
+    for (size_t t = 0; t < m->ntris; t++) {
+        const uint32_t *k = m->tri + 3 * t;
+        const float *a = m->xyz + 3 * (size_t)k[0], *b = m->xyz + 3 * (size_t)k[1],
+                    *c = m->xyz + 3 * (size_t)k[2];
+        v += (double)a[0] * ((double)b[1] * c[2] - (double)b[2] * c[1]) +
+             (double)a[1] * ((double)b[2] * c[0] - (double)b[0] * c[2]) +
+             (double)a[2] * ((double)b[0] * c[1] - (double)b[1] * c[0]);
+    }
+    return v / 6.0;
+}
+
 int mesh_stats(const Mesh *m, MeshStats *st)
 {
     *st = (MeshStats){ 0 };

@@ -111,6 +111,10 @@ typedef struct {
     size_t degenerate_tris;    /* a repeated index, or zero area */
 } MeshStats;
 
+/* The volume a closed, outward-oriented mesh encloses (m^3), by the divergence theorem: the
+ * sum over triangles of a . (b x c) / 6, in double. Negative when the mesh faces inward. */
+double mesh_volume(const Mesh *m);
+
 /* A closed, consistently oriented 2-manifold has every undirected edge used by exactly two
  * triangles, once in each direction. Returns 0, or -1 when out of memory or nverts exceeds
  * INT32_MAX (st is then all zero). */

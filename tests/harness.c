@@ -123,3 +123,21 @@ void harness_remove_tree(const char *path)
     }
     rmdir(path);
 }
+
+char *harness_slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "%s: cannot open", path);
+    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+    long n = ftell(f);
+    ck_assert_int_ge(n, 0);
+    rewind(f);
+    char *buf = malloc((size_t)n + 1);
+    ck_assert_ptr_nonnull(buf);
+    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    buf[n] = '\0';
+    if (len)
+        *len = (size_t)n;
+    return buf;
+}

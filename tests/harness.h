@@ -25,5 +25,8 @@ const char *harness_tmpdir(void);
 void harness_scratch_dir(const char *prefix, char *dir, size_t n);
 /* Removes path and everything under it, not following symbolic links. */
 void harness_remove_tree(const char *path);
+/* The whole file (malloc'd, with a '\0' after its len bytes; len may be NULL); a file that
+ * cannot be read fails the case, naming it. */
+char *harness_slurp(const char *path, size_t *len);
 
 #endif

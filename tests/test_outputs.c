@@ -43,24 +43,6 @@ static int run_cli(const char *tag, char **argv)
     return rc;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "%s: cannot open", path);
-    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    ck_assert_int_ge(n, 0);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(buf);
-    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    buf[n] = '\0';
-    if (len)
-        *len = (size_t)n;
-    return buf;
-}
-
 /* ball_drop as shipped (every output on) and as `make run` runs it (on the OpenCL device when
  * one opens, so the device's surface path is what is checked), run once; each forked case
  * after the first finds the finished run on disk. The scratch directory is fixed in main. */
@@ -101,7 +83,7 @@ static uint32_t le32(const unsigned char *p)
 static void read_mesh(const char *path, Mesh *m)
 {
     size_t len;
-    char *buf = slurp(path, &len);
+    char *buf = harness_slurp(path, &len);
     const char *end = strstr(buf, "end_header\n");
     size_t nv, nf;
     ck_assert_msg(end && strncmp(buf, "ply\nformat binary_little_endian 1.0\n", 36) == 0,
@@ -130,19 +112,6 @@ static void read_mesh(const char *path, Mesh *m)
         }
     }
     free(buf);
-}
-
-static double mesh_volume(const Mesh *m)
-{
-    double v = 0.0;
-    for (size_t t = 0; t < m->ntris; t++) {
-        const float *a = m->xyz + 3 * (size_t)m->tri[3 * t], *b = m->xyz + 3 * (size_t)m->tri[3 * t + 1],
-                    *c = m->xyz + 3 * (size_t)m->tri[3 * t + 2];
-        v += (double)a[0] * ((double)b[1] * c[2] - (double)b[2] * c[1]) +
-             (double)a[1] * ((double)b[2] * c[0] - (double)b[0] * c[2]) +
-             (double)a[2] * ((double)b[0] * c[1] - (double)b[1] * c[0]);
-    }
-    return v / 6.0;
 }
 
 static void assert_closed(const Mesh *m, const char *path)
@@ -417,7 +386,7 @@ START_TEST(usd_one_sample_per_frame_at_the_scene_rate)
     load_scene(&sc);
     char path[700];
     snprintf(path, sizeof path, "%s/scene.usda", dir);
-    char *text = slurp(path, NULL);
+    char *text = harness_slurp(path, NULL);
     ck_assert_msg(strncmp(text, "#usda 1.0\n", 10) == 0, "scene.usda: no #usda 1.0 header");
     ck_assert_msg(usd_meta(text, "framesPerSecond") == sc.frame_rate &&
                   usd_meta(text, "timeCodesPerSecond") == sc.frame_rate,
@@ -528,30 +497,30 @@ START_TEST(resume_restages_earlier_frames)
     char *again[] = { "flipsim", "--out", dir, "--frames", "6", "--resume", state, NULL };
     ck_assert_int_eq(run_cli("resume2", again), EXIT_OK);
     snprintf(path, sizeof path, "%s/resume2.stderr", harness_tmpdir());
-    char *err = slurp(path, NULL);
+    char *err = harness_slurp(path, NULL);
     ck_assert_msg(strstr(err, "scene.usda leaves out 1 of frames 0-4: their PLY files are not in"),
                   "resume without frame 1's files: stderr \"%s\", expected a note that it is left out",
                   err);
     free(err);
     snprintf(path, sizeof path, "%s/scene.usda", dir);
-    char *text = slurp(path, NULL);
+    char *text = harness_slurp(path, NULL);
     ck_assert_msg(points_samples(text) == 6, "scene.usda: %d samples, expected 6 (frames 0, 2-6)",
                   points_samples(text));
     ck_assert_ptr_null(strstr(text, "\n            1: ["));
     ck_assert_ptr_nonnull(strstr(text, "\n            6: ["));
     /* A replay that fails half way (a truncated surface file) must not cost the stage. */
     size_t before_len, after_len;
-    char *before = slurp(path, &before_len);
+    char *before = harness_slurp(path, &before_len);
     snprintf(gone, sizeof gone, "%s/surface/000003.ply", dir);
     ck_assert_int_eq(truncate(gone, 300), 0);
     ck_assert_int_eq(run_cli("resume3", again), EXIT_IO);
     char errpath[700];
     snprintf(errpath, sizeof errpath, "%s/resume3.stderr", harness_tmpdir());
-    err = slurp(errpath, NULL);
+    err = harness_slurp(errpath, NULL);
     ck_assert_msg(strstr(err, "surface/000003.ply: truncated:"), "truncated surface: stderr \"%s\", "
                   "expected it to name the file and say truncated", err);
     free(err);
-    char *after = slurp(path, &after_len);
+    char *after = harness_slurp(path, &after_len);
     ck_assert_msg(after_len == before_len && memcmp(before, after, before_len) == 0,
                   "scene.usda changed (%zu -> %zu bytes) by a resume that failed", before_len,
                   after_len);
@@ -567,7 +536,7 @@ static void expect_input_error(const char *tag, char **argv, const char *needle)
     ck_assert_int_eq(run_cli(tag, argv), EXIT_INPUT);
     char path[700];
     snprintf(path, sizeof path, "%s/%s.stderr", harness_tmpdir(), tag);
-    char *err = slurp(path, NULL);
+    char *err = harness_slurp(path, NULL);
     ck_assert_msg(strstr(err, needle), "%s: stderr \"%s\", expected it to say \"%s\"", tag, err,
                   needle);
     free(err);
@@ -594,7 +563,7 @@ START_TEST(bad_slice_is_one_line)
                   "scenes/ball_drop.json", NULL };
     expect_input_error("slice_device", d, "--slice draws the grid the C stages leave on the host; "
                        "it cannot run with --device opencl");
-    char *text = slurp(log, NULL);
+    char *text = harness_slurp(log, NULL);
     ck_assert_msg(strcmp(text, "an earlier run\n") == 0, "%s: now \"%s\"; bad options must not "
                   "touch an earlier run's files", log, text);
     free(text);

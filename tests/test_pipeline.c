@@ -153,21 +153,6 @@ END_TEST
  * solid rule put vertices into SOLID cells. */
 static const double SURF_TRI_TOL = 0.01, SURF_VOLUME_TOL = 0.002, SURF_VERTEX_TOL_H = 1e-3;
 
-/* Enclosed volume by the divergence theorem: a . (b x c) / 6 summed over the triangles. */
-static double surf_volume(const Mesh *m)
-{
-    double v = 0.0;
-    for (size_t t = 0; t < m->ntris; t++) {
-        const uint32_t *k = m->tri + 3 * t;
-        const float *a = m->xyz + 3 * (size_t)k[0], *b = m->xyz + 3 * (size_t)k[1],
-                    *c = m->xyz + 3 * (size_t)k[2];
-        v += (double)a[0] * ((double)b[1] * c[2] - (double)b[2] * c[1]) +
-             (double)a[1] * ((double)b[2] * c[0] - (double)b[0] * c[2]) +
-             (double)a[2] * ((double)b[0] * c[1] - (double)b[1] * c[0]);
-    }
-    return v / 6.0;
-}
-
 /* Closed, consistently oriented, no degenerate triangle; every vertex strictly inside the
  * domain and outside every SOLID cell. */
 static void surf_assert_clean(const Mesh *m, const MacGrid *g, const char *what)
@@ -289,7 +274,7 @@ START_TEST(surface_agrees_with_c)
     ck_assert_msg(dtri <= SURF_TRI_TOL, "%s, frame %d: %zu triangles on OpenCL, %zu on C: %.3g%% "
                   "apart, tolerance %.3g%%", path, r.sim.frame, dev.ntris, c.ntris, 100 * dtri,
                   100 * SURF_TRI_TOL);
-    double vd = surf_volume(&dev), vc = surf_volume(&c);
+    double vd = mesh_volume(&dev), vc = mesh_volume(&c);
     ck_assert_msg(vc > 0.0 && fabs(vd - vc) <= SURF_VOLUME_TOL * vc, "%s, frame %d: enclosed "
                   "volume %.6g m^3 on OpenCL, %.6g m^3 on C, tolerance %.3g%%", path, r.sim.frame,
                   vd, vc, 100 * SURF_VOLUME_TOL);

@@ -42,22 +42,6 @@ static size_t header_len(size_t n)
     return (size_t)snprintf(buf, sizeof buf, header_fmt, n);
 }
 
-static unsigned char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    ck_assert_int_ge(n, 0);
-    rewind(f);
-    unsigned char *buf = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(buf);
-    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
-
 static void spit(const char *path, const void *data, size_t len)
 {
     FILE *f = fopen(path, "wb");
@@ -193,7 +177,7 @@ START_TEST(header_text_and_layout)
     a.pos[0] = (Vec3){ 1.0f, -2.0f, 0.5f };
     ck_assert_int_eq(ply_write_particles(path, &a, err, sizeof err), 0);
     size_t len, hl = header_len(5);
-    unsigned char *data = slurp(path, &len);
+    unsigned char *data = (unsigned char *)harness_slurp(path, &len);
     snprintf(expect, sizeof expect, header_fmt, (size_t)5);
     ck_assert_uint_eq(len, hl + 24 * 5);
     ck_assert_int_eq(memcmp(data, expect, hl), 0);
@@ -215,7 +199,7 @@ START_TEST(byte_length)
         make_particles(&a, sizes[i]);
         ck_assert_int_eq(ply_write_particles(path, &a, err, sizeof err), 0);
         size_t len;
-        free(slurp(path, &len));
+        free(harness_slurp(path, &len));
         ck_assert_uint_eq(len, header_len(sizes[i]) + 24 * sizes[i]);
         part_free(&a);
     }
@@ -231,7 +215,7 @@ START_TEST(zero_particles)
     make_particles(&b, 10); /* must be replaced, not appended to */
     ck_assert_int_eq(ply_write_particles(path, &a, err, sizeof err), 0);
     size_t len;
-    free(slurp(path, &len));
+    free(harness_slurp(path, &len));
     ck_assert_uint_eq(len, header_len(0));
     ck_assert_msg(ply_read_particles(path, &b, err, sizeof err) == 0, "%s", err);
     ck_assert_uint_eq(b.count, 0);
@@ -336,7 +320,7 @@ START_TEST(error_truncated)
     make_particles(&a, 10);
     ck_assert_int_eq(ply_write_particles(path, &a, err, sizeof err), 0);
     size_t len;
-    unsigned char *data = slurp(path, &len);
+    unsigned char *data = (unsigned char *)harness_slurp(path, &len);
     spit(path, data, len - 24 - 5); /* 8 whole records and part of a 9th */
     snprintf(expect, sizeof expect, "%s: truncated: header says 10 vertices, file holds 8", path);
     Particles b;
@@ -438,7 +422,7 @@ START_TEST(fuzz_truncation)
     make_particles(&a, 3);
     ck_assert_int_eq(ply_write_particles(path, &a, err, sizeof err), 0);
     size_t len;
-    unsigned char *data = slurp(path, &len);
+    unsigned char *data = (unsigned char *)harness_slurp(path, &len);
     for (size_t n = 0; n < len; n++) {
         spit(cut, data, n);
         expect_error(cut, "");
@@ -459,7 +443,7 @@ START_TEST(fuzz_corruption)
     part_init(&b);
     ck_assert_int_eq(ply_write_particles(path, &a, err, sizeof err), 0);
     size_t len, hl = header_len(4);
-    unsigned char *data = slurp(path, &len);
+    unsigned char *data = (unsigned char *)harness_slurp(path, &len);
     unsigned char *copy = malloc(len + 64);
     uint64_t seed = 12345;
     for (int iter = 0; iter < 3000; iter++) {

@@ -25,24 +25,6 @@ static char *tmp_path(const char *name)
     return p;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    ck_assert_int_ge(n, 0);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(buf);
-    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    buf[n] = '\0';
-    if (len)
-        *len = (size_t)n;
-    return buf;
-}
-
 static void spit(const char *path, const char *text)
 {
     FILE *f = fopen(path, "wb");
@@ -170,10 +152,10 @@ START_TEST(json_read_back)
 
     /* Keys in a fixed order: the file starts with student, and the same report gives the
      * same bytes. */
-    char *a = slurp(path, NULL);
+    char *a = harness_slurp(path, NULL);
     ck_assert_msg(strncmp(a, "{\n  \"student\": \"alice\",\n  \"submission\"", 37) == 0, "%s", a);
     ck_assert_msg(report_write_json(path, &r, err, sizeof err) == 0, "%s", err);
-    char *b = slurp(path, NULL);
+    char *b = harness_slurp(path, NULL);
     ck_assert_str_eq(a, b);
     free(a);
     free(b);
@@ -216,7 +198,7 @@ START_TEST(html_escapes_and_links)
     const char *path = tmp_path("report.html");
     ck_assert_msg(report_write_html(path, &r, err, sizeof err) == 0, "%s", err);
     assert_no_tmp(path);
-    char *html = slurp(path, NULL);
+    char *html = harness_slurp(path, NULL);
     ck_assert_ptr_null(strstr(html, "<script"));
     ck_assert_ptr_null(strstr(html, "\x1b"));
     ck_assert_ptr_nonnull(strstr(html, "?[31m&lt;script&gt;alert(1)&lt;/script&gt;: u(2,3,4)"));
@@ -256,14 +238,14 @@ START_TEST(class_csv_exact)
     const char *csv = tmp_path("grades.csv");
     ck_assert_msg(report_write_class_csv(csv, paths, 2, err, sizeof err) == 0, "%s", err);
     assert_no_tmp(csv);
-    char *text = slurp(csv, NULL);
+    char *text = harness_slurp(csv, NULL);
     ck_assert_str_eq(text, "student,advect,p2g,ball_drop.jacobi,extra,total,max\n"
                            "alice,10.0,4.5,7.5,,22.0,40.0\n"
                            "\"Doe, \"\"JJ\"\"\",10.0,,20.0,2.3,32.3,35.0\n");
     free(text);
 
     ck_assert_msg(report_write_class_csv(csv, paths, 0, err, sizeof err) == 0, "%s", err);
-    text = slurp(csv, NULL);
+    text = harness_slurp(csv, NULL);
     ck_assert_str_eq(text, "student,total,max\n");
     free(text);
 }
@@ -294,7 +276,7 @@ START_TEST(class_csv_malformed)
     ck_assert_int_eq(report_write_class_csv(csv, missing, 1, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "missing.json: cannot open") != NULL, "%s", err);
 
-    char *text = slurp(csv, NULL);
+    char *text = harness_slurp(csv, NULL);
     ck_assert_str_eq(text, "old grades\n");
     free(text);
     assert_no_tmp(csv);
@@ -476,7 +458,7 @@ START_TEST(png_same_bytes)
     ck_assert_int_eq(render_diff_png(d2, pos, 100, pos + 50, 150, png_domain, 300, err,
                                      sizeof err), 0);
     size_t n1, n2, m1, m2;
-    char *a = slurp(p1, &n1), *b = slurp(p2, &n2), *c = slurp(d1, &m1), *e = slurp(d2, &m2);
+    char *a = harness_slurp(p1, &n1), *b = harness_slurp(p2, &n2), *c = harness_slurp(d1, &m1), *e = harness_slurp(d2, &m2);
     ck_assert_uint_eq(n1, n2);
     ck_assert_int_eq(memcmp(a, b, n1), 0);
     ck_assert_uint_eq(m1, m2);

@@ -24,22 +24,6 @@ static char *tmp_path(const char *name)
     return p;
 }
 
-static unsigned char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    ck_assert_int_ge(n, 0);
-    rewind(f);
-    unsigned char *buf = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(buf);
-    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
-
 static void spit(const char *path, const void *data, size_t len)
 {
     FILE *f = fopen(path, "wb");
@@ -125,7 +109,7 @@ START_TEST(byte_layout)
     ck_assert_int_eq(state_add(&sf, "cell", STATE_I32, cells, 2), 0);
     ck_assert_int_eq(state_write(&sf, path, err, sizeof err), 0);
     size_t len;
-    unsigned char *d = slurp(path, &len);
+    unsigned char *d = (unsigned char *)harness_slurp(path, &len);
     ck_assert_uint_eq(len, 16 + (32 + 3) + (32 + 8) + 8);
     ck_assert_int_eq(memcmp(d, "FLIPKIT\0", 8), 0);
     ck_assert_uint_eq(get_le(d + 8, 4), 1);
@@ -271,7 +255,7 @@ START_TEST(error_checksum)
     const char *path = tmp_path("sum.state");
     write_pos_vel(path);
     size_t len;
-    unsigned char *d = slurp(path, &len);
+    unsigned char *d = (unsigned char *)harness_slurp(path, &len);
     d[16 + 32 + 5] ^= 0x01; /* one bit of pos data */
     spit(path, d, len);
     expect_error(path, "checksum mismatch (file is corrupt)");
@@ -288,7 +272,7 @@ START_TEST(error_truncated)
     const char *path = tmp_path("trunc.state");
     write_pos_vel(path);
     size_t len;
-    unsigned char *d = slurp(path, &len);
+    unsigned char *d = (unsigned char *)harness_slurp(path, &len);
     spit(path, d, len - 8 - 3); /* checksum and part of vel's data gone */
     expect_error(path, "truncated in section 2 (\"vel\")");
     spit(path, d, 16 + 32 + 10); /* inside pos's data */
@@ -312,7 +296,7 @@ START_TEST(error_header)
     const char *path = tmp_path("head.state");
     write_pos_vel(path);
     size_t len;
-    unsigned char *d = slurp(path, &len);
+    unsigned char *d = (unsigned char *)harness_slurp(path, &len);
     d[3] = 'X';
     spit(path, d, len);
     expect_error(path, "not a flipkit state file (bad magic)");
@@ -337,7 +321,7 @@ START_TEST(error_structure)
     const char *path = tmp_path("lie.state");
     write_pos_vel(path);
     size_t len;
-    unsigned char *d = slurp(path, &len), *c = malloc(len + 4);
+    unsigned char *d = (unsigned char *)harness_slurp(path, &len), *c = malloc(len + 4);
 
     memcpy(c, d, len);
     set_le(c + 16 + 24, UINT64_MAX / 4 + 1, 8); /* count * 4 overflows 64 bits */
@@ -400,7 +384,7 @@ START_TEST(fuzz_every_byte)
     const char *path = tmp_path("fuzz.state"), *bad = tmp_path("fuzzbad.state");
     write_pos_vel(path);
     size_t len;
-    unsigned char *d = slurp(path, &len), *c = malloc(len);
+    unsigned char *d = (unsigned char *)harness_slurp(path, &len), *c = malloc(len);
     static const unsigned char values[] = { 0x00, 0x01, 0x7f, 0x80, 0xff };
     for (size_t at = 0; at < len; at++) {
         for (size_t v = 0; v < sizeof values; v++) {

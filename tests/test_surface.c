@@ -101,21 +101,6 @@ static long assert_closed(const Mesh *m, const char *what)
     return (long)m->nverts - (long)st.edges + (long)m->ntris;
 }
 
-/* Enclosed volume by the divergence theorem: sum of a . (b x c) / 6 over the triangles. */
-static double mesh_volume(const Mesh *m)
-{
-    double v = 0.0;
-    for (size_t t = 0; t < m->ntris; t++) {
-        const uint32_t *tri = m->tri + 3 * t;
-        const float *a = m->xyz + 3 * (size_t)tri[0], *b = m->xyz + 3 * (size_t)tri[1],
-                    *c = m->xyz + 3 * (size_t)tri[2];
-        v += (double)a[0] * ((double)b[1] * c[2] - (double)b[2] * c[1]) +
-             (double)a[1] * ((double)b[2] * c[0] - (double)b[0] * c[2]) +
-             (double)a[2] * ((double)b[0] * c[1] - (double)b[1] * c[0]);
-    }
-    return v / 6.0;
-}
-
 /* Every vertex strictly inside the domain and at least tol cells from every SOLID cell. */
 static void assert_vertices_clear(const Mesh *m, const MacGrid *g, const char *what)
 {
@@ -138,23 +123,6 @@ static void assert_vertices_clear(const Mesh *m, const MacGrid *g, const char *w
                                   "%s: vertex %zu (%g, %g, %g) is in or on SOLID cell (%d,%d,%d)",
                                   what, v, (double)x[0], (double)x[1], (double)x[2], i, j, k);
     }
-}
-
-static unsigned char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    ck_assert_int_ge(n, 0);
-    rewind(f);
-    unsigned char *buf = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(buf);
-    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    buf[n] = 0;
-    *len = (size_t)n;
-    return buf;
 }
 
 static char *tmp_path(const char *name)
@@ -604,7 +572,7 @@ END_TEST
 static void check_ply_file(const char *path, const Mesh *m)
 {
     size_t len, nv, nf;
-    unsigned char *buf = slurp(path, &len);
+    unsigned char *buf = (unsigned char *)harness_slurp(path, &len);
     size_t hl = parse_header(buf, len, &nv, &nf);
     ck_assert_uint_eq(nv, m->nverts);
     ck_assert_uint_eq(nf, m->ntris);

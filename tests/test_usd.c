@@ -47,21 +47,6 @@ static char *path_in(const char *dir, const char *name)
     return p;
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *s = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(s);
-    ck_assert_uint_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
-
 static bool exists(const char *path)
 {
     struct stat st;
@@ -190,7 +175,7 @@ static char *write_stage(const char *dir, double fps, const int *frames, int nf,
     ck_assert_msg(w != NULL, "%s", err);
     add_frames(w, frames, nf, n);
     ck_assert_msg(usd_close(w, err, sizeof err) == 0, "%s", err);
-    return slurp(path_in(dir, "scene.usda"));
+    return harness_slurp(path_in(dir, "scene.usda"), NULL);
 }
 
 /* ---- the stage ----------------------------------------------------------------------- */
@@ -305,7 +290,7 @@ START_TEST(surface_topology)
         ck_assert_msg(usd_add_frame(w, f, p, 3, xyz, 4, tri, nt, err, sizeof err) == 0, "%s", err);
     }
     ck_assert_msg(usd_close(w, err, sizeof err) == 0, "%s", err);
-    char *s = slurp(path_in(dir, "scene.usda"));
+    char *s = harness_slurp(path_in(dir, "scene.usda"), NULL);
     const char *prim = "def Mesh \"surface\"";
     const char *attrs[4] = { "float3[] extent", "int[] faceVertexCounts", "int[] faceVertexIndices",
                              "point3f[] points" };
@@ -337,7 +322,7 @@ END_TEST
 
 static int stage_samples(const char *dir)
 {
-    char *s = slurp(path_in(dir, "scene.usda"));
+    char *s = harness_slurp(path_in(dir, "scene.usda"), NULL);
     int n = count_samples(samples_of(s, "\"particles\"", "point3f[] points"), NULL);
     free(s);
     return n;
@@ -390,7 +375,7 @@ START_TEST(killed_run_is_recovered)
     char err[512];
     ck_assert_msg(usd_assemble(dir, err, sizeof err) == 0, "%s", err);
     const int frames[3] = { 0, 1, 2 };
-    char *s = slurp(path_in(dir, "scene.usda"));
+    char *s = harness_slurp(path_in(dir, "scene.usda"), NULL);
     ck_assert_int_eq(count_samples(samples_of(s, "\"particles\"", "point3f[] points"), frames), 3);
     ck_assert_int_eq(count_samples(samples_of(s, "\"surface\"", "int[] faceVertexCounts"), frames),
                      3);
@@ -438,7 +423,7 @@ START_TEST(error_bad_frames_leave_no_trace)
     ck_assert_msg(strstr(err, "increase") != NULL, "err '%s'", err);
     ck_assert_msg(usd_close(w, err, sizeof err) == 0, "%s", err);
     const int frames[1] = { 4 };
-    char *s = slurp(path_in(dir, "scene.usda"));
+    char *s = harness_slurp(path_in(dir, "scene.usda"), NULL);
     ck_assert_int_eq(count_samples(samples_of(s, "\"surface\"", "point3f[] points"), frames), 1);
     free(s);
 
