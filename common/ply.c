@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L /* fileno, fstat, fseeko */
 #endif
 #include "ply.h"
+#include "atomic.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -122,43 +123,21 @@ static int ply_write_body(FILE *f, const Particles *ps)
     return 0;
 }
 
-/* No fsync here, unlike state_write: a frame is written every few milliseconds and can be
+static int ply_body(FILE *f, const void *ps, char *why, size_t whylen)
+{
+    (void)why, (void)whylen;
+    return ply_write_body(f, ps);
+}
+
+/* Not durable, unlike state_write: a frame is written every few milliseconds and can be
  * regenerated, so it is kept atomic against a crashed process but not against power loss. */
 int ply_write_particles(const char *path, const Particles *ps, char *err, size_t errlen)
 {
-    size_t len = strlen(path);
-    char *tmp = malloc(len + 5);
-    if (!tmp) {
-        ply_seterr(err, errlen, path, "out of memory");
-        return -1;
-    }
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, ".tmp", 5);
-
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        ply_seterr(err, errlen, path, "cannot create %s: %s", tmp, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    errno = 0;
-    int bad = ply_write_body(f, ps);
-    int saved = errno;
-    if (fclose(f) != 0 && !bad) {
-        bad = -1;
-        saved = errno;
-    }
-    if (!bad && rename(tmp, path) != 0) {
-        bad = -1;
-        saved = errno;
-    }
-    if (bad) {
-        ply_seterr(err, errlen, path, "write failed: %s",
-                   saved ? strerror(saved) : "unknown error");
-        remove(tmp);
-    }
-    free(tmp);
-    return bad ? -1 : 0;
+    char why[600];
+    if (atomic_write(path, false, ply_body, ps, why, sizeof why) == 0)
+        return 0;
+    ply_seterr(err, errlen, path, "%s", why);
+    return -1;
 }
 
 /* ---- reading: the header ------------------------------------------------------------- */

@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "preview.h"
+#include "atomic.h"
 
 #include <errno.h>
 #include <locale.h>
@@ -269,24 +270,10 @@ static void PREVIEW_PRINTF(3, 4) preview_format(char *buf, size_t n, const char 
 
 /* ---- writing the PNG ----------------------------------------------------------------- */
 
-/* path.tmp, then rename: a reader never sees half a picture. libpng's simplified API writes
- * no time chunk, so the same canvas gives the same bytes. */
-static int preview_save(const char *path, const Canvas *c, char *err, size_t errlen)
+/* libpng's simplified API writes no time chunk, so the same canvas gives the same bytes. */
+static int preview_png_body(FILE *f, const void *canvas, char *why, size_t whylen)
 {
-    size_t len = strlen(path);
-    char *tmp = malloc(len + 5);
-    if (!tmp) {
-        preview_seterr(err, errlen, path, "out of memory");
-        return -1;
-    }
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, ".tmp", 5);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        preview_seterr(err, errlen, path, "cannot create %s: %s", tmp, strerror(errno));
-        free(tmp);
-        return -1;
-    }
+    const Canvas *c = canvas;
     png_image img;
     memset(&img, 0, sizeof img);
     img.version = PNG_IMAGE_VERSION;
@@ -298,26 +285,21 @@ static int preview_save(const char *path, const Canvas *c, char *err, size_t err
      * 800x600 ball_drop preview from 71 to 42-47 ms, for files 30% larger. */
     img.flags |= PNG_IMAGE_FLAG_FAST;
 #endif
-    errno = 0;
     int ok = png_image_write_to_stdio(&img, f, 0, c->rgb, 0, NULL);
-    int saved = errno;
     if (!ok)
-        preview_seterr(err, errlen, path, "libpng: %s", img.message);
+        snprintf(why, whylen, "libpng: %s", img.message);
     png_image_free(&img);
-    if (fclose(f) != 0 && ok) {
-        ok = 0;
-        saved = errno;
-        preview_seterr(err, errlen, path, "write failed: %s", strerror(saved));
-    }
-    if (ok && rename(tmp, path) != 0) {
-        ok = 0;
-        preview_seterr(err, errlen, path, "cannot rename %s into place: %s", tmp,
-                       strerror(errno));
-    }
-    if (!ok)
-        remove(tmp);
-    free(tmp);
     return ok ? 0 : -1;
+}
+
+/* Through path.tmp (atomic.h): a reader never sees half a picture. */
+static int preview_save(const char *path, const Canvas *c, char *err, size_t errlen)
+{
+    char why[600];
+    if (atomic_write(path, false, preview_png_body, c, why, sizeof why) == 0)
+        return 0;
+    preview_seterr(err, errlen, path, "%s", why);
+    return -1;
 }
 
 /* ---- vectors ------------------------------------------------------------------------- */

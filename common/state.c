@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L /* fileno, fstat, fsync */
 #endif
 #include "state.h"
+#include "atomic.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -271,15 +272,10 @@ static int state_write_body(const StateFile *sf, FILE *f)
     return rc;
 }
 
-/* fsync before rename, unlike PLY frames: a checkpoint is written rarely and is what a
- * resumed run depends on, so it should survive a power cut as well as a crash. */
-static int state_commit(FILE *f, int ok)
+static int state_body(FILE *f, const void *sf, char *why, size_t whylen)
 {
-    if (ok && (fflush(f) != 0 || fsync(fileno(f)) != 0))
-        ok = 0;
-    if (fclose(f) != 0)
-        ok = 0;
-    return ok ? 0 : -1;
+    (void)why, (void)whylen;
+    return state_write_body(sf, f);
 }
 
 int state_write(const StateFile *sf, const char *path, char *err, size_t errlen)
@@ -290,31 +286,13 @@ int state_write(const StateFile *sf, const char *path, char *err, size_t errlen)
     }
     if (state_check_sections(sf, path, err, errlen) != 0)
         return -1;
-    size_t len = strlen(path);
-    char *tmp = malloc(len + 5);
-    if (!tmp) {
-        state_seterr(err, errlen, path, "out of memory");
-        return -1;
-    }
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, ".tmp", 5);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        state_seterr(err, errlen, path, "cannot create %s: %s", tmp, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    errno = 0;
-    int rc = state_commit(f, state_write_body(sf, f) == 0);
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = -1;
-    if (rc != 0) {
-        state_seterr(err, errlen, path, "write failed: %s",
-                     errno ? strerror(errno) : "unknown error");
-        remove(tmp);
-    }
-    free(tmp);
-    return rc;
+    /* Durable, unlike PLY frames: a checkpoint is written rarely and is what a resumed run
+     * depends on, so it should survive a power cut as well as a crash. */
+    char why[600];
+    if (atomic_write(path, true, state_body, sf, why, sizeof why) == 0)
+        return 0;
+    state_seterr(err, errlen, path, "%s", why);
+    return -1;
 }
 
 /* ---- reading ------------------------------------------------------------------------- */

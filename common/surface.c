@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "surface.h"
+#include "atomic.h"
 
 #include <errno.h>
 #include <math.h>
@@ -1207,6 +1208,12 @@ static int mesh_write_body(FILE *f, const Mesh *m)
 
 /* No fsync, like ply_write_particles: a frame can be regenerated, so it is kept atomic
  * against a crashed process but not against power loss. */
+static int mesh_body(FILE *f, const void *m, char *why, size_t whylen)
+{
+    (void)why, (void)whylen;
+    return mesh_write_body(f, m);
+}
+
 int mesh_write_ply(const char *path, const Mesh *m, char *err, size_t errlen)
 {
     if (m->nverts > INT32_MAX) {
@@ -1214,38 +1221,11 @@ int mesh_write_ply(const char *path, const Mesh *m, char *err, size_t errlen)
                        m->nverts);
         return -1;
     }
-    size_t len = strlen(path);
-    char *tmp = malloc(len + 5);
-    if (!tmp) {
-        surface_seterr(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, ".tmp", 5);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        surface_seterr(err, errlen, "%s: cannot create %s: %s", path, tmp, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    errno = 0;
-    int bad = mesh_write_body(f, m);
-    int saved = errno;
-    if (fclose(f) != 0 && !bad) {
-        bad = -1;
-        saved = errno;
-    }
-    if (!bad && rename(tmp, path) != 0) {
-        bad = -1;
-        saved = errno;
-    }
-    if (bad) {
-        surface_seterr(err, errlen, "%s: write failed: %s", path,
-                       saved ? strerror(saved) : "unknown error");
-        remove(tmp);
-    }
-    free(tmp);
-    return bad ? -1 : 0;
+    char why[600];
+    if (atomic_write(path, false, mesh_body, m, why, sizeof why) == 0)
+        return 0;
+    surface_seterr(err, errlen, "%s: %s", path, why);
+    return -1;
 }
 
 /* ---- stats --------------------------------------------------------------------------- */

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "atomic.h"
+
 #define REPORT_TABLE_COLS 100   /* the table fits a 100-column terminal */
 #define REPORT_NAME_COLS 30     /* the part column is at most this wide */
 #define REPORT_MIN_REASON 20
@@ -157,42 +159,25 @@ static size_t report_put_text(FILE *f, const char *s, size_t len, size_t max_col
     return cols;
 }
 
-/* A report is the record of a grade: it is flushed to disk before the rename. */
+typedef struct { int (*body)(FILE *, const void *); const void *ctx; } ReportBody;
+
+static int report_body(FILE *f, const void *rb, char *why, size_t whylen)
+{
+    (void)why, (void)whylen;
+    const ReportBody *b = rb;
+    return b->body(f, b->ctx);
+}
+
+/* A report is the record of a grade: durable, flushed to disk before the rename. */
 int report_write_file(const char *path, int (*body)(FILE *, const void *), const void *ctx,
                       char *err, size_t errlen)
 {
-    size_t len = strlen(path);
-    char *tmp = malloc(len + 5);
-    if (!tmp) {
-        report_seterr(err, errlen, path, "out of memory");
-        return -1;
-    }
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, ".tmp", 5);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        report_seterr(err, errlen, path, "cannot create %s: %s", tmp, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    errno = 0;
-    int bad = body(f, ctx) != 0 || fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
-    int saved = errno;
-    if (fclose(f) != 0 && !bad) {
-        bad = 1;
-        saved = errno;
-    }
-    if (!bad && rename(tmp, path) != 0) {
-        bad = 1;
-        saved = errno;
-    }
-    if (bad) {
-        report_seterr(err, errlen, path, "write failed: %s",
-                      saved ? strerror(saved) : "out of memory or I/O error");
-        remove(tmp);
-    }
-    free(tmp);
-    return bad ? -1 : 0;
+    ReportBody b = { body, ctx };
+    char why[600];
+    if (atomic_write(path, true, report_body, &b, why, sizeof why) == 0)
+        return 0;
+    report_seterr(err, errlen, path, "%s", why);
+    return -1;
 }
 
 /* ---- the terminal table -------------------------------------------------------------- */

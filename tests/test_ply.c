@@ -1,10 +1,12 @@
 /* test_ply.c — Check suite for common/ply.c: exact layout, bit-exact round trips, foreign
  * files, and one-line errors for broken ones (with a small fuzz). CK_FORK=no runs in-process
  * for gdb; CK_RUN_CASE=errors build/tests/test_ply runs one test case (see tcase_create). */
+#include "atomic.h"
 #include "harness.h"
 #include "ply.h"
 
 #include <check.h>
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -473,6 +475,57 @@ START_TEST(fuzz_corruption)
 }
 END_TEST
 
+/* ---- atomic_write, which every file writer (PLY, surfaces, previews, states, reports) uses */
+
+static int write_text(FILE *f, const void *text, char *why, size_t whylen)
+{
+    (void)why, (void)whylen;
+    return fputs(text, f) < 0 ? -1 : 0;
+}
+
+static int fail_with_reason(FILE *f, const void *ctx, char *why, size_t whylen)
+{
+    (void)ctx;
+    fputs("half", f);
+    snprintf(why, whylen, "libpng: out of cheese");
+    return -1;
+}
+
+static int fail_with_errno(FILE *f, const void *ctx, char *why, size_t whylen)
+{
+    (void)f, (void)ctx, (void)why, (void)whylen;
+    errno = EIO;
+    return -1;
+}
+
+START_TEST(atomic_write_all_or_nothing)
+{
+    char dir[600], path[700], tmp[720], err[800];
+    harness_scratch_dir("atomic", dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/f.txt", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    for (int durable = 0; durable <= 1; durable++) {
+        ck_assert_int_eq(atomic_write(path, durable, write_text, "whole\n", err, sizeof err), 0);
+        ck_assert_str_eq(harness_slurp(path, NULL), "whole\n");
+        ck_assert_msg(access(tmp, F_OK) != 0, "%s left behind after a success", tmp);
+    }
+    /* A failing body leaves the old file as it was, and no .tmp. */
+    ck_assert_int_eq(atomic_write(path, false, fail_with_reason, NULL, err, sizeof err), -1);
+    ck_assert_str_eq(err, "libpng: out of cheese");
+    ck_assert_int_eq(atomic_write(path, true, fail_with_errno, NULL, err, sizeof err), -1);
+    ck_assert_str_eq(err, "write failed: Input/output error");
+    ck_assert_str_eq(harness_slurp(path, NULL), "whole\n");
+    ck_assert_msg(access(tmp, F_OK) != 0, "%s left behind after a failure", tmp);
+    /* A directory that does not exist: the .tmp cannot be made, and the message says so. */
+    char missing[800], want[900];
+    snprintf(missing, sizeof missing, "%s/no/such/f.txt", dir);
+    snprintf(want, sizeof want, "cannot create %s.tmp: No such file or directory", missing);
+    ck_assert_int_eq(atomic_write(missing, false, write_text, "x", err, sizeof err), -1);
+    ck_assert_str_eq(err, want);
+    harness_remove_tree(dir);
+}
+END_TEST
+
 static Suite *ply_suite(void)
 {
     Suite *s = suite_create("ply");
@@ -488,6 +541,7 @@ static Suite *ply_suite(void)
     suite_add_tcase(s, io);
 
     TCase *errors = tcase_create("errors");
+    tcase_add_test(errors, atomic_write_all_or_nothing);
     tcase_add_test(errors, error_missing_file);
     tcase_add_test(errors, error_format);
     tcase_add_test(errors, error_truncated);

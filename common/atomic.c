@@ -1,0 +1,50 @@
+/* atomic.c — PATH.tmp, then rename: the one way flipkit writes a file that someone reads whole.
+ * flipkit common/: rename within a directory replaces the old file in one step, so a reader sees
+ * the old file or the new one, never a mixture; on failure the old file is left as it was. */
+#include "atomic.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int atomic_write(const char *path, bool durable, AtomicBody body, const void *ctx, char *err,
+                 size_t errlen)
+{
+    size_t len = strlen(path);
+    char *tmp = malloc(len + 5);
+    if (!tmp) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    memcpy(tmp, path, len);
+    memcpy(tmp + len, ".tmp", 5);
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    char why[512] = "";
+    errno = 0;
+    int bad = body(f, ctx, why, sizeof why) != 0 || fflush(f) != 0 || ferror(f) ||
+              (durable && fsync(fileno(f)) != 0);
+    int saved = errno;
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        saved = errno;
+    }
+    if (!bad && rename(tmp, path) != 0) {
+        bad = 1;
+        saved = errno;
+    }
+    if (bad) {
+        if (why[0])
+            snprintf(err, errlen, "%s", why);
+        else
+            snprintf(err, errlen, "write failed: %s", saved ? strerror(saved) : "I/O error");
+        remove(tmp);
+    }
+    free(tmp);
+    return bad ? -1 : 0;
+}
