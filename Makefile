@@ -310,6 +310,8 @@ check-handout: $(MKFIGURES) $(SOLVERLAB) $(HANDOUT_TABLE) check-mutants
 	  echo "check-handout: handout/figures/ differs from what its programs draw; run make handout-sync" >&2; \
 	  diff -rq $(BUILD)/handout/figures handout/figures >&2; exit 1; }
 	@handout/sync.sh --check handout/README.md common/stages.h $(HANDOUT_TABLE)
+	@tests/check_student_mk.sh Makefile handout/student.mk && \
+	  echo "check-handout: handout/student.mk's copied rules match the Makefile's"
 	@tests/check_handout.sh handout/README.md $(BUILD)/mutants
 
 $(BUILD)/handout/stubs/%.c: reference/%.c reference/mkstub.awk
@@ -336,6 +338,7 @@ handout: $(GRADER) $(GOLDEN_STAMP) $(HANDOUT_STUBS) check-handout-fresh
 # The handout ships as committed; a stale one is an error, not something to fix silently.
 check-handout-fresh: $(HANDOUT_TABLE)
 	@handout/sync.sh --check handout/README.md common/stages.h $(HANDOUT_TABLE)
+	@tests/check_student_mk.sh Makefile handout/student.mk
 
 # The tarball as a student gets it: no solution code in it; unpacked in an empty directory it
 # runs, its tests fail on the stubs and pass on the reference's files, and make grade agrees.
