@@ -5,7 +5,6 @@
 #define _POSIX_C_SOURCE 200809L /* fileno, fstat, fseeko */
 #endif
 #include "ply.h"
-#include "atomic.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -15,6 +14,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+
+#include "atomic.h"
+#include "fileerr.h"
 
 /*
  * What the reader accepts (and why):
@@ -37,12 +39,6 @@
 #define PLY_MAX_TOKENS 8
 #define PLY_WRITE_CHUNK 256     /* particles per fwrite: 6 KiB on the stack */
 #define PLY_READ_BYTES 65536    /* read buffer; whole records, at least one */
-
-#if defined(__GNUC__)
-#define PLY_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define PLY_PRINTF(f, a)
-#endif
 
 static const char ply_header_fmt[] =
     "ply\n"
@@ -72,20 +68,6 @@ static const struct {
 
 /* The six fields a particle needs, in the order they are stored in a Particles record. */
 static const char *const ply_fields[6] = { "x", "y", "z", "vx", "vy", "vz" };
-
-static void PLY_PRINTF(4, 5)
-ply_seterr(char *err, size_t errlen, const char *path, const char *fmt, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    int n = snprintf(err, errlen, "%s: ", path);
-    if (n < 0 || (size_t)n >= errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-    va_end(ap);
-}
 
 /* ---- writing ------------------------------------------------------------------------- */
 
@@ -136,7 +118,7 @@ int ply_write_particles(const char *path, const Particles *ps, char *err, size_t
     char why[600];
     if (atomic_write(path, false, ply_body, ps, why, sizeof why) == 0)
         return 0;
-    ply_seterr(err, errlen, path, "%s", why);
+    fileerr_set(err, errlen, path, "%s", why);
     return -1;
 }
 
@@ -190,20 +172,20 @@ static int ply_read_line(PlyReader *r, char *line)
     for (;;) {
         int c = getc(r->f);
         if (c == EOF) {
-            ply_seterr(r->err, r->errlen, r->path, ferror(r->f) ? "read error in header"
+            fileerr_set(r->err, r->errlen, r->path, ferror(r->f) ? "read error in header"
                        : r->header_bytes == 0 ? "empty file"
                        : "truncated header (no end_header line)");
             return 0;
         }
         if (++r->header_bytes > PLY_MAX_HEADER) {
-            ply_seterr(r->err, r->errlen, r->path, "no end_header in the first %d bytes",
+            fileerr_set(r->err, r->errlen, r->path, "no end_header in the first %d bytes",
                        PLY_MAX_HEADER);
             return 0;
         }
         if (c == '\n')
             break;
         if (c == '\0' || n + 1 >= PLY_MAX_LINE) {
-            ply_seterr(r->err, r->errlen, r->path, "header line %u is %s", r->line,
+            fileerr_set(r->err, r->errlen, r->path, "header line %u is %s", r->line,
                        c == '\0' ? "not text" : "too long");
             return 0;
         }
@@ -253,7 +235,7 @@ static int ply_parse_u64(const char *s, uint64_t *out)
 
 static int ply_bad_line(PlyReader *r, const char *why)
 {
-    ply_seterr(r->err, r->errlen, r->path, "header line %u: %s", r->line, why);
+    fileerr_set(r->err, r->errlen, r->path, "header line %u: %s", r->line, why);
     return -1;
 }
 
@@ -262,7 +244,7 @@ static int ply_on_format(PlyReader *r, char **tok, int ntok)
     if (ntok != 3 || r->saw_format || r->where != IN_NONE)
         return ply_bad_line(r, "malformed or misplaced format line");
     if (strcmp(tok[1], "binary_little_endian") != 0) {
-        ply_seterr(r->err, r->errlen, r->path,
+        fileerr_set(r->err, r->errlen, r->path,
                    "format is %.40s; only binary_little_endian is supported", tok[1]);
         return -1;
     }
@@ -278,7 +260,7 @@ static int ply_close_element(PlyReader *r)
     if (r->where != IN_BEFORE)
         return 0;
     if (r->elem_size && r->elem_count > (UINT64_MAX - r->skip_bytes) / r->elem_size) {
-        ply_seterr(r->err, r->errlen, r->path, "element %s is impossibly large", r->elem);
+        fileerr_set(r->err, r->errlen, r->path, "element %s is impossibly large", r->elem);
         return -1;
     }
     r->skip_bytes += r->elem_count * r->elem_size;
@@ -314,7 +296,7 @@ static int ply_on_list(PlyReader *r, char **tok, int ntok)
         return ply_bad_line(r, "expected 'property list <count type> <item type> <name>'");
     if (r->where == IN_AFTER)
         return 0; /* never read, so its size does not matter */
-    ply_seterr(r->err, r->errlen, r->path,
+    fileerr_set(r->err, r->errlen, r->path,
                "element %s has a list property (%.40s); %s", r->elem, tok[4],
                r->where == IN_VERTEX ? "vertex properties must be scalars"
                                      : "lists are only allowed in elements after vertex");
@@ -345,7 +327,7 @@ static int ply_on_property(PlyReader *r, char **tok, int ntok)
         return ply_bad_line(r, "expected 'property <type> <name>'");
     int type = ply_type_lookup(tok[1]);
     if (type == PT_NONE) {
-        ply_seterr(r->err, r->errlen, r->path, "header line %u: unknown property type %.40s",
+        fileerr_set(r->err, r->errlen, r->path, "header line %u: unknown property type %.40s",
                    r->line, tok[1]);
         return -1;
     }
@@ -363,12 +345,12 @@ static int ply_on_end(PlyReader *r)
     if (!r->saw_format)
         return ply_bad_line(r, "end_header before the format line");
     if (r->where == IN_NONE || r->where == IN_BEFORE) {
-        ply_seterr(r->err, r->errlen, r->path, "no vertex element");
+        fileerr_set(r->err, r->errlen, r->path, "no vertex element");
         return -1;
     }
     for (int k = 0; k < 3; k++) {
         if (r->field_type[k] == PT_NONE) {
-            ply_seterr(r->err, r->errlen, r->path, "vertex element has no %s property",
+            fileerr_set(r->err, r->errlen, r->path, "vertex element has no %s property",
                        ply_fields[k]);
             return -1;
         }
@@ -383,7 +365,7 @@ static int ply_on_line(PlyReader *r, char *line)
     if (r->line == 1) {
         if (strcmp(line, "ply") == 0 || strcmp(line, "ply\r") == 0)
             return 0;
-        ply_seterr(r->err, r->errlen, r->path, "not a PLY file (first line is not 'ply')");
+        fileerr_set(r->err, r->errlen, r->path, "not a PLY file (first line is not 'ply')");
         return -1;
     }
     int ntok = ply_tokenize(line, tok);
@@ -458,20 +440,20 @@ static int ply_check_size(PlyReader *r)
     uint64_t size = r->file_size;
     uint64_t data = size > r->header_bytes ? size - r->header_bytes : 0;
     if (data < r->skip_bytes) {
-        ply_seterr(r->err, r->errlen, r->path,
+        fileerr_set(r->err, r->errlen, r->path,
                    "truncated: file ends in the elements before vertex");
         return -1;
     }
     uint64_t holds = (data - r->skip_bytes) / r->stride;
     if (holds < r->nvertex) {
-        ply_seterr(r->err, r->errlen, r->path,
+        fileerr_set(r->err, r->errlen, r->path,
                    "truncated: header says %llu vertices, file holds %llu",
                    (unsigned long long)r->nvertex, (unsigned long long)holds);
         return -1;
     }
     /* Bounded by the file size now, but a Vec3 is bigger than a record may be. */
     if (r->nvertex > SIZE_MAX / (2 * sizeof(Vec3))) {
-        ply_seterr(r->err, r->errlen, r->path, "too many vertices for this machine");
+        fileerr_set(r->err, r->errlen, r->path, "too many vertices for this machine");
         return -1;
     }
     return 0;
@@ -484,7 +466,7 @@ static int ply_read_data(PlyReader *r, Particles *ps)
     unsigned char *buf = malloc(chunk * (size_t)r->stride);
     if (!buf || part_reserve(ps, (size_t)r->nvertex) != 0) {
         free(buf);
-        ply_seterr(r->err, r->errlen, r->path, "out of memory for %llu particles",
+        fileerr_set(r->err, r->errlen, r->path, "out of memory for %llu particles",
                    (unsigned long long)r->nvertex);
         return -1;
     }
@@ -493,7 +475,7 @@ static int ply_read_data(PlyReader *r, Particles *ps)
         size_t n = total - i < chunk ? total - i : chunk;
         if (fread(buf, (size_t)r->stride, n, r->f) != n) {
             /* The size was checked, so only a read error or a shrinking file gets here. */
-            ply_seterr(r->err, r->errlen, r->path, "read error in vertex data");
+            fileerr_set(r->err, r->errlen, r->path, "read error in vertex data");
             free(buf);
             return -1;
         }
@@ -509,14 +491,14 @@ static int ply_read_open(PlyReader *r, Particles *ps)
 {
     struct stat st;
     if (fstat(fileno(r->f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        ply_seterr(r->err, r->errlen, r->path, "not a regular file");
+        fileerr_set(r->err, r->errlen, r->path, "not a regular file");
         return -1;
     }
     r->file_size = (uint64_t)st.st_size;
     if (ply_read_header(r) != 0 || ply_check_size(r) != 0)
         return -1;
     if (r->skip_bytes && fseeko(r->f, (off_t)r->skip_bytes, SEEK_CUR) != 0) {
-        ply_seterr(r->err, r->errlen, r->path, "cannot seek to the vertex data");
+        fileerr_set(r->err, r->errlen, r->path, "cannot seek to the vertex data");
         return -1;
     }
     return ply_read_data(r, ps);
@@ -529,7 +511,7 @@ int ply_read_particles(const char *path, Particles *ps, char *err, size_t errlen
     ps->count = 0;
     r.f = fopen(path, "rb");
     if (!r.f) {
-        ply_seterr(err, errlen, path, "cannot open: %s", strerror(errno));
+        fileerr_set(err, errlen, path, "cannot open: %s", strerror(errno));
         return -1;
     }
     int rc = ply_read_open(&r, ps);

@@ -5,7 +5,6 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "preview.h"
-#include "atomic.h"
 
 #include <errno.h>
 #include <locale.h>
@@ -16,6 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "atomic.h"
+#include "fileerr.h"
 
 #if defined(__GNUC__)
 #define PREVIEW_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -38,20 +40,6 @@ static const Rgb preview_wall[2] = { { 244, 245, 247 }, { 238, 240, 243 } };
 static const Rgb preview_fluid = { 52, 120, 205 };      /* slice: FLUID */
 static const Rgb preview_grey = { 150, 150, 150 };      /* slice: SOLID */
 static const Rgb preview_hatch = { 205, 205, 205 };     /* slice: AIR in the value panels */
-
-static void PREVIEW_PRINTF(4, 5)
-preview_seterr(char *err, size_t errlen, const char *path, const char *fmt, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    int n = snprintf(err, errlen, "%s: ", path ? path : "(null)");
-    if (n < 0 || (size_t)n >= errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-    va_end(ap);
-}
 
 /* ---- the canvas ---------------------------------------------------------------------- */
 
@@ -298,7 +286,7 @@ static int preview_save(const char *path, const Canvas *c, char *err, size_t err
     char why[600];
     if (atomic_write(path, false, preview_png_body, c, why, sizeof why) == 0)
         return 0;
-    preview_seterr(err, errlen, path, "%s", why);
+    fileerr_set(err, errlen, path, "%s", why);
     return -1;
 }
 
@@ -938,16 +926,16 @@ static int preview_frame_check(const char *path, const Vec3 *pos, size_t n, cons
                                size_t errlen)
 {
     if (!g || g->nx < 1 || g->ny < 1 || g->nz < 1 || !(g->dx > 0) || !isfinite(g->dx)) {
-        preview_seterr(err, errlen, path, "no grid, or a grid of no size");
+        fileerr_set(err, errlen, path, "no grid, or a grid of no size");
         return -1;
     }
     if (width_px < PREVIEW_MIN_WIDTH || width_px > PREVIEW_MAX_SIDE) {
-        preview_seterr(err, errlen, path, "image width %d px is outside %d..%d", width_px,
+        fileerr_set(err, errlen, path, "image width %d px is outside %d..%d", width_px,
                        PREVIEW_MIN_WIDTH, PREVIEW_MAX_SIDE);
         return -1;
     }
     if ((n > 0 && !pos) || (nsolids > 0 && !solids) || nsolids < 0) {
-        preview_seterr(err, errlen, path, "a count was given without its array");
+        fileerr_set(err, errlen, path, "a count was given without its array");
         return -1;
     }
     return 0;
@@ -963,7 +951,7 @@ int preview_frame_png(const char *path, const Vec3 *pos, const Vec3 *vel, size_t
         return -1;
     preview_frame_view(&v, g, width_px);
     if (preview_canvas_new(&c, v.width, v.height) != 0) {
-        preview_seterr(err, errlen, path, "out of memory for a %d x %d image", v.width,
+        fileerr_set(err, errlen, path, "out of memory for a %d x %d image", v.width,
                        v.height);
         return -1;
     }
@@ -974,7 +962,7 @@ int preview_frame_png(const char *path, const Vec3 *pos, const Vec3 *vel, size_t
     if (rc == 0)
         rc = preview_draw_solids(&c, &v, g, solids, nsolids);
     if (rc != 0) {
-        preview_seterr(err, errlen, path, "out of memory for %zu particles", n);
+        fileerr_set(err, errlen, path, "out of memory for %zu particles", n);
         preview_canvas_free(&c);
         return -1;
     }
@@ -1199,18 +1187,18 @@ int preview_slice_png(const char *path, const MacGrid *g, const float *p, const 
 {
     PreviewSliceView v;
     if (!g || !p || !div) {
-        preview_seterr(err, errlen, path, "slice needs a grid, pressure and divergence");
+        fileerr_set(err, errlen, path, "slice needs a grid, pressure and divergence");
         return -1;
     }
     if (preview_slice_view(&v, g, axis, index, cell_px) != 0) {
-        preview_seterr(err, errlen, path,
+        fileerr_set(err, errlen, path,
                        "slice axis %d index %d at %d px per cell is out of range for a "
                        "%d x %d x %d grid", axis, index, cell_px, g->nx, g->ny, g->nz);
         return -1;
     }
     Canvas c;
     if (preview_canvas_new(&c, v.width, v.height) != 0) {
-        preview_seterr(err, errlen, path, "out of memory for a %d x %d image", v.width, v.height);
+        fileerr_set(err, errlen, path, "out of memory for a %d x %d image", v.width, v.height);
         return -1;
     }
     preview_slice_titles(&c, &v, g);

@@ -5,7 +5,6 @@
 #define _POSIX_C_SOURCE 200809L /* fileno, fstat, fsync */
 #endif
 #include "state.h"
-#include "atomic.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -16,6 +15,9 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "atomic.h"
+#include "fileerr.h"
+
 #define STATE_MAGIC "FLIPKIT\0"   /* 8 bytes with the NUL */
 #define STATE_HEAD_BYTES 16       /* magic, version, section count */
 #define STATE_SECTION_BYTES 32    /* tag, type, reserved, count */
@@ -24,26 +26,6 @@
 
 #define FNV_OFFSET 14695981039346656037ull
 #define FNV_PRIME 1099511628211ull
-
-#if defined(__GNUC__)
-#define STATE_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define STATE_PRINTF(f, a)
-#endif
-
-static void STATE_PRINTF(4, 5)
-state_seterr(char *err, size_t errlen, const char *path, const char *fmt, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    int n = snprintf(err, errlen, "%s: ", path);
-    if (n < 0 || (size_t)n >= errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-    va_end(ap);
-}
 
 /* Bytes per element, or 0 for a type this version does not know. */
 static size_t state_type_size(uint32_t type)
@@ -238,7 +220,7 @@ static int state_check_sections(const StateFile *sf, const char *path, char *err
         const StateSection *s = &sf->sections[i];
         size_t esize = state_type_size(s->type);
         if (esize == 0 || s->count > SIZE_MAX / esize || (s->count && !s->data)) {
-            state_seterr(err, errlen, path, "section %zu (\"%.*s\") is invalid", i + 1,
+            fileerr_set(err, errlen, path, "section %zu (\"%.*s\") is invalid", i + 1,
                          STATE_TAG_LEN - 1, s->tag);
             return -1;
         }
@@ -281,7 +263,7 @@ static int state_body(FILE *f, const void *sf, char *why, size_t whylen)
 int state_write(const StateFile *sf, const char *path, char *err, size_t errlen)
 {
     if (sf->nsections > UINT32_MAX) {
-        state_seterr(err, errlen, path, "too many sections");
+        fileerr_set(err, errlen, path, "too many sections");
         return -1;
     }
     if (state_check_sections(sf, path, err, errlen) != 0)
@@ -291,7 +273,7 @@ int state_write(const StateFile *sf, const char *path, char *err, size_t errlen)
     char why[600];
     if (atomic_write(path, true, state_body, sf, why, sizeof why) == 0)
         return 0;
-    state_seterr(err, errlen, path, "%s", why);
+    fileerr_set(err, errlen, path, "%s", why);
     return -1;
 }
 
@@ -329,23 +311,23 @@ static int state_read_head(StateReader *r, uint32_t *nsections)
     unsigned char head[STATE_HEAD_BYTES] = { 0 };
     size_t got = fread(head, 1, sizeof head, r->f);
     if (got == 0 || memcmp(head, STATE_MAGIC, got < 8 ? got : 8) != 0) {
-        state_seterr(r->err, r->errlen, r->path, "not a flipkit state file (bad magic)");
+        fileerr_set(r->err, r->errlen, r->path, "not a flipkit state file (bad magic)");
         return -1;
     }
     if (got < sizeof head || r->size < STATE_HEAD_BYTES + STATE_CHECKSUM_BYTES) {
-        state_seterr(r->err, r->errlen, r->path, "truncated in the file header");
+        fileerr_set(r->err, r->errlen, r->path, "truncated in the file header");
         return -1;
     }
     r->hash = state_fnv(r->hash, head, sizeof head);
     r->pos = sizeof head;
     uint32_t version = (uint32_t)state_get_le(head + 8, 4);
     if (version > STATE_VERSION) {
-        state_seterr(r->err, r->errlen, r->path, "version %u is newer than this build reads (%u)",
+        fileerr_set(r->err, r->errlen, r->path, "version %u is newer than this build reads (%u)",
                      (unsigned)version, (unsigned)STATE_VERSION);
         return -1;
     }
     if (version != STATE_VERSION) {
-        state_seterr(r->err, r->errlen, r->path, "unknown version %u (this build reads %u)",
+        fileerr_set(r->err, r->errlen, r->path, "unknown version %u (this build reads %u)",
                      (unsigned)version, (unsigned)STATE_VERSION);
         return -1;
     }
@@ -356,10 +338,10 @@ static int state_read_head(StateReader *r, uint32_t *nsections)
 static int state_truncated(StateReader *r, uint32_t index, const char *tag)
 {
     if (tag)
-        state_seterr(r->err, r->errlen, r->path, "truncated in section %u (\"%s\")",
+        fileerr_set(r->err, r->errlen, r->path, "truncated in section %u (\"%s\")",
                      (unsigned)index, tag);
     else
-        state_seterr(r->err, r->errlen, r->path, "truncated in section %u", (unsigned)index);
+        fileerr_set(r->err, r->errlen, r->path, "truncated in section %u", (unsigned)index);
     return -1;
 }
 
@@ -371,7 +353,7 @@ static int state_read_section_head(StateReader *r, uint32_t index, char *tag, ui
     if (state_left(r) < sizeof head || !state_take(r, head, sizeof head))
         return state_truncated(r, index, NULL);
     if (memchr(head, '\0', STATE_TAG_LEN) == NULL || head[0] == '\0') {
-        state_seterr(r->err, r->errlen, r->path, "section %u has a malformed tag",
+        fileerr_set(r->err, r->errlen, r->path, "section %u has a malformed tag",
                      (unsigned)index);
         return -1;
     }
@@ -380,7 +362,7 @@ static int state_read_section_head(StateReader *r, uint32_t index, char *tag, ui
     *type = (uint32_t)state_get_le(head + 16, 4);
     *count = state_get_le(head + 24, 8);
     if (state_type_size(*type) == 0) {
-        state_seterr(r->err, r->errlen, r->path, "section %u (\"%s\") has unknown type %u",
+        fileerr_set(r->err, r->errlen, r->path, "section %u (\"%s\") has unknown type %u",
                      (unsigned)index, tag, (unsigned)*type);
         return -1;
     }
@@ -395,7 +377,7 @@ static int state_read_section(StateReader *r, StateFile *out, uint32_t index)
     if (state_read_section_head(r, index, tag, &type, &count) != 0)
         return -1;
     if (state_lookup(out, tag)) {
-        state_seterr(r->err, r->errlen, r->path, "section %u: tag \"%s\" appears twice",
+        fileerr_set(r->err, r->errlen, r->path, "section %u: tag \"%s\" appears twice",
                      (unsigned)index, tag);
         return -1;
     }
@@ -406,7 +388,7 @@ static int state_read_section(StateReader *r, StateFile *out, uint32_t index)
     size_t bytes = (size_t)count * esize;
     unsigned char *data = malloc(bytes ? bytes : 1);
     if (!data) {
-        state_seterr(r->err, r->errlen, r->path, "out of memory for section %u (\"%s\")",
+        fileerr_set(r->err, r->errlen, r->path, "out of memory for section %u (\"%s\")",
                      (unsigned)index, tag);
         return -1;
     }
@@ -418,7 +400,7 @@ static int state_read_section(StateReader *r, StateFile *out, uint32_t index)
     state_swap_le(data, esize, (size_t)count);
     if (state_put(out, tag, type, data, count) != 0) {
         free(data);
-        state_seterr(r->err, r->errlen, r->path, "out of memory");
+        fileerr_set(r->err, r->errlen, r->path, "out of memory");
         return -1;
     }
     return 0;
@@ -427,17 +409,17 @@ static int state_read_section(StateReader *r, StateFile *out, uint32_t index)
 static int state_read_checksum(StateReader *r)
 {
     if (r->pos + STATE_CHECKSUM_BYTES != r->size) {
-        state_seterr(r->err, r->errlen, r->path, "%llu unexpected bytes after the last section",
+        fileerr_set(r->err, r->errlen, r->path, "%llu unexpected bytes after the last section",
                      (unsigned long long)(r->size - r->pos - STATE_CHECKSUM_BYTES));
         return -1;
     }
     unsigned char sum[STATE_CHECKSUM_BYTES];
     if (fread(sum, 1, sizeof sum, r->f) != sizeof sum) {
-        state_seterr(r->err, r->errlen, r->path, "truncated in the checksum");
+        fileerr_set(r->err, r->errlen, r->path, "truncated in the checksum");
         return -1;
     }
     if (state_get_le(sum, sizeof sum) != r->hash) {
-        state_seterr(r->err, r->errlen, r->path, "checksum mismatch (file is corrupt)");
+        fileerr_set(r->err, r->errlen, r->path, "checksum mismatch (file is corrupt)");
         return -1;
     }
     return 0;
@@ -447,7 +429,7 @@ static int state_read_all(StateReader *r, StateFile *out)
 {
     struct stat st;
     if (fstat(fileno(r->f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        state_seterr(r->err, r->errlen, r->path, "not a regular file");
+        fileerr_set(r->err, r->errlen, r->path, "not a regular file");
         return -1;
     }
     r->size = (uint64_t)st.st_size;
@@ -466,7 +448,7 @@ int state_read(StateFile *sf, const char *path, char *err, size_t errlen)
     StateReader r = { .path = path, .err = err, .errlen = errlen, .hash = FNV_OFFSET };
     r.f = fopen(path, "rb");
     if (!r.f) {
-        state_seterr(err, errlen, path, "cannot open: %s", strerror(errno));
+        fileerr_set(err, errlen, path, "cannot open: %s", strerror(errno));
         return -1;
     }
     StateFile out;

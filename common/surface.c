@@ -5,7 +5,6 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "surface.h"
-#include "atomic.h"
 
 #include <errno.h>
 #include <math.h>
@@ -13,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "atomic.h"
 
 /*
  * The outline:

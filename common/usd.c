@@ -18,11 +18,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#if defined(__GNUC__)
-#define USD_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define USD_PRINTF(f, a)
-#endif
+#include "fileerr.h"
 
 #define USD_WORK_DIR ".usd"
 #define USD_STAGE "scene.usda"
@@ -68,20 +64,6 @@ struct UsdWriter {
     char buf[USD_BUF];
     size_t len;
 };
-
-static void USD_PRINTF(4, 5)
-usd_seterr(char *err, size_t errlen, const char *path, const char *fmt, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    int n = snprintf(err, errlen, "%s: ", path ? path : "(null)");
-    if (n < 0 || (size_t)n >= errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-    va_end(ap);
-}
 
 static char *usd_join(const char *dir, const char *name)
 {
@@ -348,12 +330,12 @@ static int usd_read_frames(const char *work, UsdFrames *fr, char *err, size_t er
 {
     char *path = usd_join(work, "frames");
     if (!path) {
-        usd_seterr(err, errlen, work, "out of memory");
+        fileerr_set(err, errlen, work, "out of memory");
         return -1;
     }
     FILE *f = fopen(path, "rb");
     if (!f) {
-        usd_seterr(err, errlen, path, "cannot open: %s", strerror(errno));
+        fileerr_set(err, errlen, path, "cannot open: %s", strerror(errno));
         free(path);
         return -1;
     }
@@ -366,7 +348,7 @@ static int usd_read_frames(const char *work, UsdFrames *fr, char *err, size_t er
         if (*end != '\n')
             break; /* the torn last line */
         if (end == line || v < INT_MIN || v > INT_MAX || (fr->count && v <= fr->last)) {
-            usd_seterr(err, errlen, path, "line %ld: '%.*s' is not a frame after %d",
+            fileerr_set(err, errlen, path, "line %ld: '%.*s' is not a frame after %d",
                        fr->count + 1, (int)(end - line), line, fr->last);
             bad = 1;
             break;
@@ -389,7 +371,7 @@ static int usd_copy_lines(FILE *out, const char *work, const char *name, long li
     char *buf = malloc(USD_BUF);
     FILE *in = path && buf ? fopen(path, "rb") : NULL;
     if (!in) {
-        usd_seterr(err, errlen, path ? path : work, "cannot open: %s",
+        fileerr_set(err, errlen, path ? path : work, "cannot open: %s",
                    path && buf ? strerror(errno) : "out of memory");
         free(path);
         free(buf);
@@ -408,7 +390,7 @@ static int usd_copy_lines(FILE *out, const char *work, const char *name, long li
         }
     }
     if (rc == 0 && lines > 0) {
-        usd_seterr(err, errlen, path, "%ld frame%s short of the frames record", lines,
+        fileerr_set(err, errlen, path, "%ld frame%s short of the frames record", lines,
                    lines == 1 ? "" : "s");
         rc = -1;
     }
@@ -495,9 +477,9 @@ static int usd_assemble_from(const char *out_dir, const char *work, const UsdMet
     if (!out) {
         int e = errno;
         if (path && tmp)
-            usd_seterr(err, errlen, path, "cannot create %s: %s", tmp, strerror(e));
+            fileerr_set(err, errlen, path, "cannot create %s: %s", tmp, strerror(e));
         else
-            usd_seterr(err, errlen, out_dir, "out of memory");
+            fileerr_set(err, errlen, out_dir, "out of memory");
         free(path);
         free(tmp);
         return -1;
@@ -520,7 +502,7 @@ static int usd_assemble_from(const char *out_dir, const char *work, const UsdMet
         saved = errno;
     }
     if (bad == 1)
-        usd_seterr(err, errlen, path, "write failed: %s", saved ? strerror(saved) : "I/O error");
+        fileerr_set(err, errlen, path, "write failed: %s", saved ? strerror(saved) : "I/O error");
     if (bad)
         remove(tmp);
     free(path);
@@ -535,7 +517,7 @@ static int usd_write_meta(const char *work, const UsdMeta *m, char *err, size_t 
     char *path = usd_join(work, "meta");
     FILE *f = path ? fopen(path, "wb") : NULL;
     if (!f) {
-        usd_seterr(err, errlen, path ? path : work, "cannot create: %s",
+        fileerr_set(err, errlen, path ? path : work, "cannot create: %s",
                    path ? strerror(errno) : "out of memory");
         free(path);
         return -1;
@@ -544,7 +526,7 @@ static int usd_write_meta(const char *work, const UsdMeta *m, char *err, size_t 
             (double)m->width, m->surface ? 1 : 0);
     int bad = fclose(f) != 0;
     if (bad)
-        usd_seterr(err, errlen, path, "write failed: %s", strerror(errno));
+        fileerr_set(err, errlen, path, "write failed: %s", strerror(errno));
     free(path);
     return bad ? -1 : 0;
 }
@@ -554,7 +536,7 @@ static int usd_read_meta(const char *work, UsdMeta *m, char *err, size_t errlen)
     char *path = usd_join(work, "meta");
     FILE *f = path ? fopen(path, "rb") : NULL;
     if (!f) {
-        usd_seterr(err, errlen, path ? path : work, "cannot open: %s",
+        fileerr_set(err, errlen, path ? path : work, "cannot open: %s",
                    path ? strerror(errno) : "out of memory");
         free(path);
         return -1;
@@ -565,7 +547,7 @@ static int usd_read_meta(const char *work, UsdMeta *m, char *err, size_t errlen)
                      &width, &surface);
     fclose(f);
     if (got != 4 || version != 1 || !(m->fps > 0) || !(width > 0)) {
-        usd_seterr(err, errlen, path, "not a flipkit USD meta record (version 1)");
+        fileerr_set(err, errlen, path, "not a flipkit USD meta record (version 1)");
         free(path);
         return -1;
     }
@@ -579,7 +561,7 @@ int usd_assemble(const char *out_dir, char *err, size_t errlen)
 {
     char *work = usd_join(out_dir, USD_WORK_DIR);
     if (!work) {
-        usd_seterr(err, errlen, out_dir, "out of memory");
+        fileerr_set(err, errlen, out_dir, "out of memory");
         return -1;
     }
     UsdMeta m;
@@ -614,7 +596,7 @@ static FILE *usd_create_part(const char *work, const char *name, char *err, size
     char *path = usd_join(work, name);
     FILE *f = path ? fopen(path, "wb") : NULL;
     if (!f)
-        usd_seterr(err, errlen, path ? path : work, "cannot create: %s",
+        fileerr_set(err, errlen, path ? path : work, "cannot create: %s",
                    path ? strerror(errno) : "out of memory");
     free(path);
     return f;
@@ -623,7 +605,7 @@ static FILE *usd_create_part(const char *work, const char *name, char *err, size
 static int usd_make_work(UsdWriter *w, char *err, size_t errlen)
 {
     if (mkdir(w->work, 0777) != 0 && errno != EEXIST) {
-        usd_seterr(err, errlen, w->out_dir, "cannot create %s: %s", w->work, strerror(errno));
+        fileerr_set(err, errlen, w->out_dir, "cannot create %s: %s", w->work, strerror(errno));
         return -1;
     }
     if (usd_write_meta(w->work, &w->meta, err, errlen) != 0)
@@ -640,13 +622,13 @@ UsdWriter *usd_open(const char *out_dir, double fps, float point_width, bool wit
                     char *err, size_t errlen)
 {
     if (!(fps > 0) || !isfinite(fps) || !(point_width > 0) || !isfinite(point_width)) {
-        usd_seterr(err, errlen, out_dir, "frame rate %g and point width %g must be positive",
+        fileerr_set(err, errlen, out_dir, "frame rate %g and point width %g must be positive",
                    fps, (double)point_width);
         return NULL;
     }
     UsdWriter *w = calloc(1, sizeof *w);
     if (!w) {
-        usd_seterr(err, errlen, out_dir, "out of memory");
+        fileerr_set(err, errlen, out_dir, "out of memory");
         return NULL;
     }
     w->meta = (UsdMeta){ fps, point_width, with_surface };
@@ -654,7 +636,7 @@ UsdWriter *usd_open(const char *out_dir, double fps, float point_width, bool wit
     w->out_dir = strdup(out_dir);
     w->work = usd_join(out_dir, USD_WORK_DIR);
     if (!w->out_dir || !w->work) {
-        usd_seterr(err, errlen, out_dir, "out of memory");
+        fileerr_set(err, errlen, out_dir, "out of memory");
         usd_free(w);
         return NULL;
     }
@@ -682,12 +664,12 @@ static int usd_check_frame(const UsdWriter *w, int frame, const Vec3 *pos, size_
     else if ((nverts > 0 && !mesh_xyz) || (ntris > 0 && !tri))
         why = "surface count given without its array";
     if (why) {
-        usd_seterr(err, errlen, w->out_dir, "frame %d: %s", frame, why);
+        fileerr_set(err, errlen, w->out_dir, "frame %d: %s", frame, why);
         return -1;
     }
     for (size_t i = 0; i < 3 * ntris; i++) {
         if (tri[i] >= nverts) {
-            usd_seterr(err, errlen, w->out_dir, "frame %d: triangle %zu uses vertex %lu of %zu",
+            fileerr_set(err, errlen, w->out_dir, "frame %d: triangle %zu uses vertex %lu of %zu",
                        frame, i / 3, (unsigned long)tri[i], nverts);
             return -1;
         }
@@ -718,7 +700,7 @@ int usd_add_frame(UsdWriter *w, int frame, const Vec3 *pos, size_t n, const floa
                   size_t nverts, const uint32_t *tri, size_t ntris, char *err, size_t errlen)
 {
     if (!w) {
-        usd_seterr(err, errlen, "usd", "no writer");
+        fileerr_set(err, errlen, "usd", "no writer");
         return -1;
     }
     if (usd_check_frame(w, frame, pos, n, mesh_xyz, nverts, tri, ntris, err, errlen) != 0)
@@ -730,7 +712,7 @@ int usd_add_frame(UsdWriter *w, int frame, const Vec3 *pos, size_t n, const floa
     if (usd_write_frame(w, frame, pos, n, mesh_xyz, nverts, tri, ntris) != 0 ||
         fprintf(w->frames, "%d\n", frame) < 0 || fflush(w->frames) != 0) {
         w->broken = true;
-        usd_seterr(err, errlen, w->work, "frame %d: write failed: %s", frame,
+        fileerr_set(err, errlen, w->work, "frame %d: write failed: %s", frame,
                    errno ? strerror(errno) : "I/O error");
         return -1;
     }

@@ -5,7 +5,6 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "render.h"
-#include "report.h"
 
 #include <math.h>
 #include <png.h>
@@ -15,14 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fileerr.h"
+#include "report.h"
+
 #define RENDER_MIN_WIDTH 8
 #define RENDER_MAX_SIDE 4096
-
-#if defined(__GNUC__)
-#define RENDER_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define RENDER_PRINTF(f, a)
-#endif
 
 typedef unsigned char Rgb[3];
 
@@ -40,38 +36,24 @@ typedef struct {
     Vec3 dmax;
 } RenderGeom;
 
-static void RENDER_PRINTF(4, 5)
-render_seterr(char *err, size_t errlen, const char *path, const char *fmt, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    int n = snprintf(err, errlen, "%s: ", path ? path : "(null)");
-    if (n < 0 || (size_t)n >= errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-    va_end(ap);
-}
-
 static int render_geometry(RenderGeom *g, Vec3 dmax, int width_px, const char *path, char *err,
                            size_t errlen)
 {
     if (width_px < RENDER_MIN_WIDTH || width_px > RENDER_MAX_SIDE) {
-        render_seterr(err, errlen, path, "image width %d px is outside %d..%d", width_px,
+        fileerr_set(err, errlen, path, "image width %d px is outside %d..%d", width_px,
                       RENDER_MIN_WIDTH, RENDER_MAX_SIDE);
         return -1;
     }
     /* Written as !(a > 0) so that NaN is refused too. */
     if (!(dmax.x > 0) || !(dmax.y > 0) || !isfinite(dmax.x) || !isfinite(dmax.y)) {
-        render_seterr(err, errlen, path, "domain size %g x %g is not positive and finite",
+        fileerr_set(err, errlen, path, "domain size %g x %g is not positive and finite",
                       (double)dmax.x, (double)dmax.y);
         return -1;
     }
     g->w = width_px - 2;
     double h = round((double)g->w * (double)dmax.y / (double)dmax.x);
     if (h > RENDER_MAX_SIDE - 2) {
-        render_seterr(err, errlen, path,
+        fileerr_set(err, errlen, path,
                       "domain %g x %g is too tall for a %d px wide image (height over %d px)",
                       (double)dmax.x, (double)dmax.y, width_px, RENDER_MAX_SIDE);
         return -1;
@@ -163,7 +145,7 @@ static int render_save(const char *path, const unsigned char *rgb, const RenderG
     if (report_write_file(path, render_png_body, &png, err, errlen) == 0)
         return 0;
     if (png.message[0])
-        render_seterr(err, errlen, path, "libpng: %s", png.message);
+        fileerr_set(err, errlen, path, "libpng: %s", png.message);
     return -1;
 }
 
@@ -197,7 +179,7 @@ int render_particles_png(const char *path, const Vec3 *pos, size_t n, Vec3 domai
     if (render_geometry(&g, domain_max, width_px, path, err, errlen) != 0)
         return -1;
     if (n > 0 && !pos) {
-        render_seterr(err, errlen, path, "%zu particles but no positions", n);
+        fileerr_set(err, errlen, path, "%zu particles but no positions", n);
         return -1;
     }
     size_t npx = (size_t)g.width * (size_t)g.height;
@@ -206,7 +188,7 @@ int render_particles_png(const char *path, const Vec3 *pos, size_t n, Vec3 domai
     if (!count || !rgb) {
         free(count);
         free(rgb);
-        render_seterr(err, errlen, path, "out of memory for a %d x %d image", g.width, g.height);
+        fileerr_set(err, errlen, path, "out of memory for a %d x %d image", g.width, g.height);
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
@@ -240,7 +222,7 @@ int render_diff_png(const char *path, const Vec3 *student, size_t ns, const Vec3
     if (render_geometry(&g, domain_max, width_px, path, err, errlen) != 0)
         return -1;
     if ((ns > 0 && !student) || (nr > 0 && !reference)) {
-        render_seterr(err, errlen, path, "particle count given without positions");
+        fileerr_set(err, errlen, path, "particle count given without positions");
         return -1;
     }
     size_t npx = (size_t)g.width * (size_t)g.height;
@@ -249,7 +231,7 @@ int render_diff_png(const char *path, const Vec3 *student, size_t ns, const Vec3
     if (!cover || !rgb) {
         free(cover);
         free(rgb);
-        render_seterr(err, errlen, path, "out of memory for a %d x %d image", g.width, g.height);
+        fileerr_set(err, errlen, path, "out of memory for a %d x %d image", g.width, g.height);
         return -1;
     }
     render_cover(cover, &g, student, ns, 1);

@@ -17,32 +17,13 @@
 #include <unistd.h>
 
 #include "atomic.h"
+#include "fileerr.h"
 
 #define REPORT_TABLE_COLS 100   /* the table fits a 100-column terminal */
 #define REPORT_NAME_COLS 30     /* the part column is at most this wide */
 #define REPORT_MIN_REASON 20
 #define REPORT_FULL_EPS 1e-9    /* points this close to max count as full marks */
 #define REPORT_JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15))
-
-#if defined(__GNUC__)
-#define REPORT_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define REPORT_PRINTF(f, a)
-#endif
-
-static void REPORT_PRINTF(4, 5)
-report_seterr(char *err, size_t errlen, const char *path, const char *fmt, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    int n = snprintf(err, errlen, "%s: ", path ? path : "(null)");
-    if (n < 0 || (size_t)n >= errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-    va_end(ap);
-}
 
 /* ---- small helpers ------------------------------------------------------------------- */
 
@@ -176,7 +157,7 @@ int report_write_file(const char *path, int (*body)(FILE *, const void *), const
     char why[600];
     if (atomic_write(path, true, report_body, &b, why, sizeof why) == 0)
         return 0;
-    report_seterr(err, errlen, path, "%s", why);
+    fileerr_set(err, errlen, path, "%s", why);
     return -1;
 }
 
@@ -378,7 +359,7 @@ int report_write_json(const char *path, const GradeReport *r, char *err, size_t 
 {
     json_t *root = report_json(r);
     if (!root) {
-        report_seterr(err, errlen, path, "out of memory building the report");
+        fileerr_set(err, errlen, path, "out of memory building the report");
         return -1;
     }
     int rc = report_write_file(path, report_json_body, root, err, errlen);
@@ -593,7 +574,7 @@ static int report_check_json(const json_t *root, const char *path, char *err, si
     else if (!json_is_array(parts))
         what = "no \"parts\" array";
     if (what) {
-        report_seterr(err, errlen, path, "not a flipkit report: %s", what);
+        fileerr_set(err, errlen, path, "not a flipkit report: %s", what);
         return -1;
     }
     for (size_t i = 0; i < json_array_size(parts); i++) {
@@ -603,7 +584,7 @@ static int report_check_json(const json_t *root, const char *path, char *err, si
         else if (!report_num_or_null(json_object_get(p, "points")))
             what = "has no \"points\" number";
         if (what) {
-            report_seterr(err, errlen, path, "not a flipkit report: parts[%zu] %s", i, what);
+            fileerr_set(err, errlen, path, "not a flipkit report: parts[%zu] %s", i, what);
             return -1;
         }
     }
@@ -614,14 +595,14 @@ static json_t *report_load(const char *path, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        report_seterr(err, errlen, path, "cannot open: %s", strerror(errno));
+        fileerr_set(err, errlen, path, "cannot open: %s", strerror(errno));
         return NULL;
     }
     json_error_t jerr;
     json_t *root = json_loadf(f, 0, &jerr);
     fclose(f);
     if (!root) {
-        report_seterr(err, errlen, path, "line %d column %d: %s", jerr.line, jerr.column,
+        fileerr_set(err, errlen, path, "line %d column %d: %s", jerr.line, jerr.column,
                       jerr.text);
         return NULL;
     }
@@ -724,13 +705,13 @@ int report_write_class_csv(const char *csv_path, char *const json_paths[], int n
                            size_t errlen)
 {
     if (n < 0 || (n > 0 && !json_paths)) {
-        report_seterr(err, errlen, csv_path, "no list of report files");
+        fileerr_set(err, errlen, csv_path, "no list of report files");
         return -1;
     }
     ReportClass c = { 0 };
     c.roots = calloc((size_t)n + 1, sizeof *c.roots);
     if (!c.roots) {
-        report_seterr(err, errlen, csv_path, "out of memory");
+        fileerr_set(err, errlen, csv_path, "out of memory");
         return -1;
     }
     int rc = 0;
@@ -740,7 +721,7 @@ int report_write_class_csv(const char *csv_path, char *const json_paths[], int n
         if (!c.roots[c.n])
             rc = -1;
         else if (report_add_cols(&c, c.roots[c.n]) != 0) {
-            report_seterr(err, errlen, csv_path, "out of memory");
+            fileerr_set(err, errlen, csv_path, "out of memory");
             rc = -1;
         }
     }
