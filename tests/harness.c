@@ -141,3 +141,23 @@ char *harness_slurp(const char *path, size_t *len)
         *len = (size_t)n;
     return buf;
 }
+
+int harness_run_cli(const char *tag, char **argv, const Track *student, const Track *reference,
+                    const CliDevices *devices)
+{
+    int argc = 0;
+    while (argv[argc])
+        argc++;
+    char out[600], err[600];
+    snprintf(out, sizeof out, "%s/%s.stdout", harness_tmpdir(), tag);
+    snprintf(err, sizeof err, "%s/%s.stderr", harness_tmpdir(), tag);
+    fflush(stdout);
+    fflush(stderr);
+    ck_assert_ptr_nonnull(freopen(out, "w", stdout));
+    ck_assert_ptr_nonnull(freopen(err, "w", stderr));
+    optind = 1;     /* getopt starts over for every run in this process */
+    int rc = cli_main(argc, argv, student, reference, devices);
+    fflush(stdout);
+    fflush(stderr);
+    return rc;
+}

@@ -7,6 +7,7 @@
 #include <check.h>
 #include <stddef.h>
 
+#include "cli.h"
 #include "track.h"
 
 /* The track under test: $FLIPKIT_TRACK = student (default, assignment/) or reference, with
@@ -28,5 +29,9 @@ void harness_remove_tree(const char *path);
 /* The whole file (malloc'd, with a '\0' after its len bytes; len may be NULL); a file that
  * cannot be read fails the case, naming it. */
 char *harness_slurp(const char *path, size_t *len);
+/* Runs flipsim's cli_main in this process with argv (NULL-terminated), stdout and stderr sent
+ * to harness_tmpdir()/TAG.stdout and TAG.stderr; returns its exit status. */
+int harness_run_cli(const char *tag, char **argv, const Track *student, const Track *reference,
+                    const CliDevices *devices);
 
 #endif

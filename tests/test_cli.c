@@ -13,24 +13,10 @@
 #include "ply.h"
 #include "reference.h"
 
-/* Runs cli_main with stdout and stderr sent to files under the scratch directory. */
+/* cli_main on the given tracks, without OpenCL (harness_run_cli has the details). */
 static int run_cli(const char *tag, const Track *student, const Track *reference, char **argv)
 {
-    int argc = 0;
-    while (argv[argc])
-        argc++;
-    char out[512], err[512];
-    snprintf(out, sizeof out, "%s/%s.stdout", harness_tmpdir(), tag);
-    snprintf(err, sizeof err, "%s/%s.stderr", harness_tmpdir(), tag);
-    fflush(stdout);
-    fflush(stderr);
-    ck_assert_ptr_nonnull(freopen(out, "w", stdout));
-    ck_assert_ptr_nonnull(freopen(err, "w", stderr));
-    optind = 1;
-    int rc = cli_main(argc, argv, student, reference, NULL);
-    fflush(stdout);
-    fflush(stderr);
-    return rc;
+    return harness_run_cli(tag, argv, student, reference, NULL);
 }
 
 static char *slurp(const char *tag, const char *stream)

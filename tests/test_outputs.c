@@ -26,21 +26,7 @@ static const CliDevices opencl = { pipeline_list_devices, pipeline_open };
 
 static int run_cli(const char *tag, char **argv)
 {
-    int argc = 0;
-    while (argv[argc])
-        argc++;
-    char out[600], err[600];
-    snprintf(out, sizeof out, "%s/%s.stdout", harness_tmpdir(), tag);
-    snprintf(err, sizeof err, "%s/%s.stderr", harness_tmpdir(), tag);
-    fflush(stdout);
-    fflush(stderr);
-    ck_assert_ptr_nonnull(freopen(out, "w", stdout));
-    ck_assert_ptr_nonnull(freopen(err, "w", stderr));
-    optind = 1;
-    int rc = cli_main(argc, argv, &student_track, &reference_track, &opencl);
-    fflush(stdout);
-    fflush(stderr);
-    return rc;
+    return harness_run_cli(tag, argv, &student_track, &reference_track, &opencl);
 }
 
 /* ball_drop as shipped (every output on) and as `make run` runs it (on the OpenCL device when
