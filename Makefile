@@ -186,8 +186,9 @@ GRADER      := $(BUILD)/flipgrade
 GRADE_KIT   := $(BUILD)/grader/kit
 GRADE_DATA  := build/grader/data
 GRADE_CASES := $(sort $(wildcard grader/cases/*.json))
-GRADER_MODS := flipgrade gradeconfig intake metrics build stagepart scenepart report render sandbox
+GRADER_MODS := flipgrade gradeconfig intake metrics build stagepart scenepart report render sandbox sbjail sbcalls
 GRADER_OBJ  := $(GRADER_MODS:%=$(BUILD)/grader/%.o) $(BUILD)/grader/kit/libkit.a
+SANDBOX_OBJ := $(BUILD)/grader/sandbox.o $(BUILD)/grader/sbjail.o $(BUILD)/grader/sbcalls.o
 GRADER_CFLAGS = -Igrader -Itests $(shell pkg-config --cflags libconfig libarchive 2>/dev/null)
 GRADER_LIBS   = $(shell pkg-config --libs jansson libpng libconfig libarchive 2>/dev/null) -lm
 # What the grader links student objects with (the runners need no OpenCL).
@@ -234,12 +235,12 @@ grade-kit: $(GRADER) $(GRADE_KIT_FILES)
 CALIBRATE := $(BUILD)/grader/calibrate
 $(BUILD)/grader/calibrate.o: GRADER_CFLAGS += -Ireference
 $(CALIBRATE): $(BUILD)/grader/calibrate.o $(BUILD)/grader/metrics.o $(BUILD)/grader/gradeconfig.o \
-              $(BUILD)/grader/sandbox.o $(BUILD)/tests/stagecase.o $(BUILD)/tests/fielddiff.o $(SIM_OBJ)
+              $(SANDBOX_OBJ) $(BUILD)/tests/stagecase.o $(BUILD)/tests/fielddiff.o $(SIM_OBJ)
 	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) $(GRADER_LIBS) -o $@
 
 $(BUILD)/tests/test_report: $(BUILD)/grader/report.o $(BUILD)/grader/render.o
 $(BUILD)/tests/test_report: LIBS += $(GRADER_LIBS)
-$(BUILD)/tests/test_sandbox: $(BUILD)/grader/sandbox.o
+$(BUILD)/tests/test_sandbox: $(SANDBOX_OBJ)
 
 # The reference's hidden and public cases and its frames of every graded scene.
 grade-data: $(GRADE_DATA)/.made

@@ -533,6 +533,8 @@ static int cli_start(Run *r, const Track *track)
     return o->resume ? EXIT_OK : cli_write_frame(r);
 }
 
+void (*cli_settings_hook)(const Scene *scene, int last_frame);
+
 int cli_main(int argc, char **argv, const Track *student, const Track *reference,
              const CliDevices *devices)
 {
@@ -561,8 +563,11 @@ int cli_main(int argc, char **argv, const Track *student, const Track *reference
         r.progress = !opt.quiet && isatty(STDERR_FILENO);
         rc = cli_start(&r, &track);
     }
+    int last = opt.frames >= 0 ? opt.frames : r.scene.frames;
+    if (rc == 0 && cli_settings_hook)
+        cli_settings_hook(&r.scene, last);
     if (rc == 0)
-        rc = cli_run_frames(&r, opt.frames >= 0 ? opt.frames : r.scene.frames);
+        rc = cli_run_frames(&r, last);
     char err[1300];
     double closing = cli_now();
     if (output_close(&r.output, err, sizeof err) != 0) {

@@ -21,6 +21,10 @@ typedef struct {
  * scene, state file), 3 the simulation produced NaN/Inf (frames written so far are kept). */
 enum { EXIT_OK = 0, EXIT_IO = 1, EXIT_INPUT = 2, EXIT_BLOWUP = 3 };
 
+/* Called once the run's settings are final (scene loaded, every override applied), before
+ * the first frame: the grader's runner reports them to its sandbox. NULL: nothing. */
+extern void (*cli_settings_hook)(const Scene *scene, int last_frame);
+
 /* reference and devices may be NULL (the student-only build). */
 int cli_main(int argc, char **argv, const Track *student, const Track *reference,
              const CliDevices *devices);

@@ -35,11 +35,15 @@ static void line_with(const char *out, const char *needle, char *why, size_t n)
 static int run_build(Grading *gr, const char *dir, const char *cmd, const char *const *readable,
                      char *why, size_t n, char **output)
 {
-    char tmp[GC_PATH + 16];
-    textf(tmp, sizeof tmp, "TMPDIR=%s", dir);
-    char *env[8] = { build_env[0], build_env[1], build_env[2], tmp, NULL };
+    /* ".": the run's own directory, reached from where it starts; a root grader's path to it
+     * may pass through directories its user (nobody) may not search, and cc tests TMPDIR
+     * with access(2), which ignores the one capability it keeps */
+    char *env[8] = { build_env[0], build_env[1], build_env[2], "TMPDIR=.", NULL };
     char *argv[] = { "/bin/sh", "-c", (char *)cmd, NULL };
+    if (!grading_time_left(gr, why, n))
+        return -1;
     SandboxLimits lim = grading_limits(gr, gr->cfg->compile_seconds);
+    lim.stage_calls = false; /* cc runs cc1, as and ld: a compiler is not a stage */
     lim.memory_mib = lim.memory_mib < 2048 ? 2048 : lim.memory_mib; /* cc1 is big */
     lim.processes = 4096;  /* cc runs cc1, as and ld */
     lim.readable = readable;

@@ -127,13 +127,27 @@ int grading_mkdirs(const char *path)
     return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
 
+static double now(void);
+
 SandboxLimits grading_limits(const Grading *gr, double wall_seconds)
 {
     const GradeConfig *c = gr->cfg;
+    double left = gr->deadline - now();
+    wall_seconds = left < wall_seconds ? (left > 0.1 ? left : 0.1) : wall_seconds;
     return (SandboxLimits){ .wall_seconds = wall_seconds, .cpu_seconds = wall_seconds + 1.0,
                             .memory_mib = (size_t)c->memory_mib, .file_mib = (size_t)c->file_mib,
                             .output_kib = (size_t)c->output_kib, .processes = (int)c->processes,
-                            .confine_writes = sandbox_can_confine() };
+                            .confine_writes = sandbox_can_confine(), .isolate = true,
+                            .disk_mib = (size_t)c->disk_mib, .stage_calls = true };
+}
+
+bool grading_time_left(const Grading *gr, char *why, size_t n)
+{
+    if (now() < gr->deadline - 0.1)
+        return true;
+    textf(why, n, "not run: the submission's time budget (limits.submission_seconds = %g s) is spent",
+          gr->cfg->submission_seconds);
+    return false;
 }
 
 GradePart *grading_add_part(Grading *gr, const char *name, bool is_scene, double max)
@@ -167,6 +181,23 @@ void grading_log(Grading *gr, GradePart *part, const char *fmt, ...)
     vfprintf(f, fmt, ap);
     va_end(ap);
     fclose(f);
+}
+
+void grading_log_output(Grading *gr, GradePart *part, const char *output)
+{
+    size_t len = strlen(output);
+    char *quoted = malloc(3 * len + 3); /* "| " and "\n" per line: at most 3 bytes per byte */
+    if (!quoted)
+        return;
+    char *q = quoted;
+    while (*output) {
+        size_t n = strcspn(output, "\n");
+        q += sprintf(q, "| %.*s\n", (int)n, output);
+        output += n + (output[n] == '\n');
+    }
+    *q = '\0';
+    grading_log(gr, part, "what it printed (quoted):\n%s", quoted);
+    free(quoted);
 }
 
 bool grading_owned_file(const char *dir, const char *path)
@@ -404,6 +435,8 @@ static int grade(const Options *o, const GradeConfig *cfg)
     memset(&gr, 0, sizeof gr);
     gr.cfg = cfg;
     double t0 = now();
+    gr.deadline = t0 + cfg->submission_seconds;
+    textf(gr.report.sandbox, sizeof gr.report.sandbox, "%s", sandbox_isolation());
     if (setup(&gr, o) != 0) {
         if (gr.work[0] && !o->keep)
             remove_tree(gr.work);
@@ -419,6 +452,8 @@ static int grade(const Options *o, const GradeConfig *cfg)
         printf("flipgrade: grading %s (%s cases)%s\n", gr.report.student, gr.report.mode,
                sandbox_can_confine() ? "" : "; warning: no Landlock on this kernel, so student "
                                             "code is not confined to its directory");
+    if (!o->quiet)
+        printf("flipgrade: sandbox: %s\n", gr.report.sandbox);
     build_stages(&gr);
     if (strcmp(o->parts, "scenes") != 0)
         grade_stages(&gr);

@@ -27,16 +27,23 @@ typedef struct {
     char build_reason[STAGE_COUNT][GRADE_REASON_MAX];  /* why not, one line */
     char intake_error[GRADE_REASON_MAX];   /* why the submission could not be read, or "" */
     char data_missing[GRADE_REASON_MAX];   /* the reference's data is missing: no grade */
+    double deadline;         /* CLOCK_MONOTONIC: the submission's time budget ends */
     GradeReport report;
 } Grading;
 
-/* Limits for builds, stage cases and scene runs, from the config. */
+/* Limits for builds, stage cases and scene runs, from the config: isolated, with the disk
+ * budget, wall_seconds cut to what is left of the submission's time budget. */
 SandboxLimits grading_limits(const Grading *gr, double wall_seconds);
+/* False once the submission's time budget is spent, with "not run: ..." in why. */
+bool grading_time_left(const Grading *gr, char *why, size_t n);
 /* Adds a part; returns it (zeroed, name and max set). */
 GradePart *grading_add_part(Grading *gr, const char *name, bool is_scene, double max);
 /* Appends text to the part's failure log (report dir/logs/<part>.log), creating it and setting
  * part->detail_log on first use. */
 void grading_log(Grading *gr, GradePart *part, const char *fmt, ...);
+/* Appends what a student's program printed to the part's log, every line quoted with "| "
+ * so that nothing it printed can pass for the grader's own lines. */
+void grading_log_output(Grading *gr, GradePart *part, const char *output);
 /* The path of a student stage object or of the kit's stub for stage s. */
 void grading_stage_object(const Grading *gr, int s, char *path, size_t n);
 /* Whether path, written by student code, may be read: a regular file (not a symlink, FIFO or

@@ -2,6 +2,7 @@
  * flipkit grader/: one table names every key, its type, its default and its bounds, so the
  * loader, the unknown-key check and --help cannot disagree. */
 #include "gradeconfig.h"
+#include "runsettings.h"
 
 #include <libconfig.h>
 #include <stdarg.h>
@@ -41,6 +42,9 @@ static const Key keys[] = {
     { "limits", "file_mib", K_INT, OFF(file_mib), 1, 1 << 20, "largest file written, MiB" },
     { "limits", "output_kib", K_INT, OFF(output_kib), 1, 1 << 20, "printed output kept per process, KiB" },
     { "limits", "processes", K_INT, OFF(processes), 1, 1 << 16, "RLIMIT_NPROC" },
+    { "limits", "disk_mib", K_INT, OFF(disk_mib), 1, 1 << 20, "files a run may leave in its directory, MiB" },
+    { "limits", "submission_seconds", K_NUM, OFF(submission_seconds), 1, 360000,
+      "wall clock for all of one submission's builds and runs" },
     { "handout", "reference_objects", K_BOOL, OFF(reference_objects), 0, 1,
       "make handout ships compiled reference stages (--use-reference)" },
 };
@@ -82,6 +86,8 @@ void gradeconfig_defaults(GradeConfig *c)
     c->file_mib = 64;
     c->output_kib = 64;
     c->processes = 64;
+    c->disk_mib = 256;
+    c->submission_seconds = 600.0;
 }
 
 /* ---- loading ---------------------------------------------------------------------------------- */
@@ -338,18 +344,31 @@ void gradeconfig_print_defaults(FILE *f)
 
 /* ---- a graded run ------------------------------------------------------------------------- */
 
+/* Grading compares particle frames; the surface, USD stage and previews a scene may turn on
+ * would only cost time and disk in every run. */
+static const char *const gc_outputs_off[] = { "output.surface=false", "output.usd=false",
+                                              "output.preview=false" };
+#define GC_NOUTPUTS_OFF (sizeof gc_outputs_off / sizeof gc_outputs_off[0])
+
 int gradeconfig_run(const char *kit, const GradeScene *sc, const char *solver, GradeRun *run,
                     char *err, size_t errlen)
 {
     memset(run, 0, sizeof *run);
     snprintf(run->path, sizeof run->path, "%s/%s", kit, sc->scene);
     snprintf(run->frames, sizeof run->frames, "%d", sc->frames);
-    const char *over[GC_MAX_SET];
+    /* the overrides in gradeconfig_run_argv's order, so that the settings line below is the
+     * one the run reports */
+    const char *over[GC_MAX_SET + 4];
+    int nover = 0;
+    for (size_t i = 0; i < GC_NOUTPUTS_OFF; i++)
+        over[nover++] = gc_outputs_off[i];
     for (int i = 0; i < sc->nset; i++)
-        over[i] = sc->set[i];
+        over[nover++] = sc->set[i];
+    over[nover++] = strcmp(solver, "gauss_seidel") == 0 ? "use_gauss_seidel=true" : "use_gauss_seidel=false";
     Scene s;
-    if (scene_load(run->path, over, sc->nset, &s, err, errlen) != 0)
+    if (scene_load(run->path, over, nover, &s, err, errlen) != 0)
         return -1;
+    runsettings_format(&s, sc->frames, run->settings, sizeof run->settings);
     snprintf(run->name, sizeof run->name, "%.120s.%s", s.name, solver);
     for (int a = 0; a < 3; a++)
         run->n[a] = s.resolution[a];
@@ -366,13 +385,13 @@ void gradeconfig_run_argv(GradeRun *run, const GradeScene *sc, const char *solve
     argv[n++] = (char *)program;
     for (; pre && *pre; pre++)
         argv[n++] = (char *)*pre;
-    /* Grading compares particle frames; the surface, USD stage and previews a scene may turn
-     * on would only cost time and disk in every run. */
-    const char *fixed[] = { "--quiet", "--frames", run->frames, "--out", out,
-                            "--set", "output.surface=false", "--set", "output.usd=false",
-                            "--set", "output.preview=false" };
+    const char *fixed[] = { "--quiet", "--frames", run->frames, "--out", out };
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         argv[n++] = (char *)fixed[i];
+    for (size_t i = 0; i < GC_NOUTPUTS_OFF; i++) {
+        argv[n++] = "--set";
+        argv[n++] = (char *)gc_outputs_off[i];
+    }
     for (int i = 0; i < sc->nset; i++) {
         argv[n++] = "--set";
         argv[n++] = (char *)sc->set[i];

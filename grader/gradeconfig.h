@@ -35,7 +35,8 @@ typedef struct {
     double quantiles[GC_MAX_QUANTILES];
 
     double compile_seconds, case_seconds, scene_seconds;
-    long memory_mib, file_mib, output_kib, processes;
+    long memory_mib, file_mib, output_kib, processes, disk_mib;
+    double submission_seconds;
 
     bool reference_objects;   /* make handout: ship the reference stages as objects */
 } GradeConfig;
@@ -48,6 +49,7 @@ typedef struct {
     int n[3];                /* grid cells along x, y, z */
     float dx;                /* cell size, m */
     char frames[16];         /* the frame count, as text for --frames */
+    char settings[256];      /* what the run must report (runsettings.h) */
     char *argv[24 + 2 * GC_MAX_SET];   /* see gradeconfig_run_argv */
 } GradeRun;
 

@@ -1,39 +1,27 @@
 /* guard.h — the guard linked into every program that runs a student's stages.
- * flipkit grader/: it turns "the student's code did something it must not" into one line on
- * stderr, "flipgrade-guard: <message>", and exit status GUARD_EXIT; sandbox.c reads both. */
+ * flipkit grader/: it keeps the run's command line from before any student code and reports
+ * to the sandbox's supervisor over a channel whose reasons the student cannot write. */
 #ifndef FLIPKIT_GUARD_H
 #define FLIPKIT_GUARD_H
 
-#define GUARD_EXIT 86                    /* exit status after a guard message */
-#define GUARD_PREFIX "flipgrade-guard: " /* how the message line starts */
+/* The link-time half: the program's own calls to malloc, calloc and realloc go to guard.c's
+ * __wrap_X first, which reports running out of memory to the supervisor (sbcalls.h) instead
+ * of handing the student a NULL to crash on. Put the list on the link line of every program
+ * that links guard.o; without it the link fails on __real_malloc, which is the reminder. */
+#define GUARD_WRAP_FLAGS "-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc"
 
-/* The link-time half: the program's own calls to these go to guard.c's __wrap_X first. Put
- * the list on the link line of every program that links guard.o, e.g. in the Makefile:
- *
- *   GUARD_WRAPPED := malloc calloc realloc fopen fopen64 open open64 openat openat64 creat
- *   GUARD_WRAPPED += creat64 fork vfork system popen execv execvp execve execl execlp execle
- *   GUARD_WRAPPED += execvpe posix_spawn posix_spawnp
- *   GUARD_WRAP    := $(GUARD_WRAPPED:%=-Wl,--wrap=%)
- *
- * Without it the link fails on __real_malloc, which is the reminder. GUARD_WRAP_FLAGS is the
- * same list as one word, for a program that runs the compiler itself. The wrappers see only
- * calls from the program's own objects, not calls made inside shared libraries. */
-#define GUARD_WRAP_FLAGS                                                                   \
-    "-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=fopen,--wrap=fopen64,"          \
-    "--wrap=open,--wrap=open64,--wrap=openat,--wrap=openat64,--wrap=creat,--wrap=creat64," \
-    "--wrap=fork,--wrap=vfork,--wrap=system,--wrap=popen,--wrap=execv,--wrap=execvp,"      \
-    "--wrap=execve,--wrap=execl,--wrap=execlp,--wrap=execle,--wrap=execvpe,"               \
-    "--wrap=posix_spawn,--wrap=posix_spawnp"
+/* Everything else the guard once did in-process (refusing forks, naming writes outside) is
+ * the sandbox's now: its allow-list filter and supervisor (sbcalls.c, sbjail.c) see every
+ * system call, and nothing a stage prints or exits with can pass for their reasons. */
 
-/* The system-call half. It runs by itself before any constructor (a .preinit_array entry,
- * when guard.o is linked before the student's objects); calling it again does nothing. A
- * seccomp filter makes fork, vfork, clone (except for a thread), execve, execveat, ptrace,
- * setsid, setpgid, setrlimit, pidfd and process_vm calls, and kill/tkill/tgkill/sigqueue at
- * another process raise SIGSYS, whose handler prints the
- * message; clone3 fails with ENOSYS so that pthread_create falls back to clone. Root ignores
- * RLIMIT_NPROC, so this is the real barrier against new processes. Writes are stopped by the
- * sandbox's Landlock rules; the wrappers only name them. If the filter cannot be installed
- * this prints a guard message and exits: student code never runs unguarded. x86_64 only. */
-void guard_install(void);
+/* The command line as it was before any constructor ran: guard.o's .preinit_array entry
+ * copies it (guard.o is linked before the student's objects), so a constructor that
+ * rewrites argv changes what the program was given, not what it runs. */
+int guard_argc(void);
+char **guard_argv(void);
+
+/* Reports the settings the run uses (one line) to the supervisor, which hands them to the
+ * grader to compare with what it asked for. Outside the sandbox it does nothing. */
+void guard_report_settings(const char *line);
 
 #endif

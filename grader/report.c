@@ -331,6 +331,7 @@ static json_t *report_json(const GradeReport *r)
     report_set(root, "submission", REPORT_JSTR(r->submission), &bad);
     report_set(root, "mode", REPORT_JSTR(r->mode), &bad);
     report_set(root, "seconds", report_jnum(r->seconds), &bad);
+    report_set(root, "sandbox", REPORT_JSTR(r->sandbox), &bad);
     report_set(root, "total", report_jnum(r->total), &bad);
     report_set(root, "max", report_jnum(r->max), &bad);
     report_set(root, "full_marks", json_boolean(r->max > 0 && report_full(r->total, r->max)),
@@ -440,7 +441,9 @@ static void report_html_head(FILE *f, const GradeReport *r)
     REPORT_HTML(f, r->submission);
     fputs("</code> &middot; mode ", f);
     REPORT_HTML(f, r->mode);
-    fprintf(f, " &middot; graded in %.1f s</p>\n", r->seconds);
+    fprintf(f, " &middot; graded in %.1f s</p>\n<p class=\"meta\">Sandbox: ", r->seconds);
+    REPORT_HTML(f, r->sandbox);
+    fputs("</p>\n", f);
 }
 
 static void report_html_row(FILE *f, const GradePart *p, int index)

@@ -1,23 +1,22 @@
-/* sandbox.c — runs one untrusted command: own process group, rlimits, Landlock, capped output.
- * flipkit grader/: the child sets itself up and execs; the parent reads the merged output with
- * poll until the child exits, the wall limit passes or the output cap is hit, then names it. */
-#define _GNU_SOURCE /* syscall, pipe2, O_PATH, close_range, memmem, sigabbrev_np, NSIG */
+/* sandbox.c — runs one untrusted command: a supervisor in new namespaces, rlimits, Landlock,
+ * flipkit grader/: a system-call allow-list, a tmpfs budget, capped output. The supervisor and
+ * the program are sbjail.c's; this side starts them, reads the output, reaps, and names it. */
+#define _GNU_SOURCE /* syscall, pipe2, clone flags, sigabbrev_np, NSIG */
 #include "sandbox.h"
 
-#include "guard.h"
+#include "sbjail.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/landlock.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/types.h>
@@ -25,35 +24,19 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Newer than some distributions' <linux/landlock.h>; the kernel says which it knows. */
-#ifndef LANDLOCK_ACCESS_FS_REFER
-#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)
-#endif
-#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
-#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
-#endif
-
-#define SB_NOFILE 64         /* descriptors the child may hold */
-#define SB_CPU_GRACE 2       /* seconds between SIGXCPU and the hard CPU limit's SIGKILL */
 #define SB_CHUNK 65536       /* bytes per read of the output pipe */
-#define SB_SETUP_EXIT 127    /* the child's exit status when setting up failed */
-#define SB_MIB ((rlim_t)1 << 20)
-
-/* What the child sends back on its error pipe when a setup step fails; on success exec
- * closes the pipe (O_CLOEXEC) and the parent reads end-of-file instead. */
-typedef struct {
-    int err;
-    char step[200];
-} SbSetupError;
+#define SB_GRACE 10.0        /* seconds past the wall limit for the supervisor to finish */
 
 /* The parent's view of one run. */
 typedef struct {
-    pid_t pid;
-    int out_fd, pid_fd;       /* output pipe, pidfd: -1 once closed */
-    double start, deadline;   /* CLOCK_MONOTONIC seconds; deadline 0: no wall limit */
-    char *buf;                /* captured output, cap + 1 bytes */
+    pid_t pid;                      /* the supervisor */
+    int out_fd, pid_fd, final_fd;   /* output pipe, pidfd, the supervisor's report: -1 once closed */
+    double start, deadline;         /* CLOCK_MONOTONIC seconds; deadline 0: no wall limit */
+    char *buf;                      /* captured output, cap + 1 bytes */
     size_t len, cap;
-    bool exited, timed_out, flooded;
+    bool exited, timed_out, flooded, asked_stop;
+    bool have_final;
+    SbFinal fin;
 } SbRun;
 
 static double sb_now(void)
@@ -63,200 +46,74 @@ static double sb_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* ---- the child: only async-signal-safe calls between fork and execve ------------------ */
+/* ---- what isolation this machine gives (probed once) ------------------------------------ */
 
-static size_t sb_copy(char *dst, size_t n, size_t size, const char *src)
-{
-    while (src && *src && n < size - 1)
-        dst[n++] = *src++;
-    dst[n] = '\0';
-    return n;
-}
+static struct {
+    bool probed;
+    unsigned long ns;
+    char text[512];
+} sb_iso;
 
-static _Noreturn void sb_child_fail(int err_fd, const char *step, const char *detail)
+/* A child cloned with flags that exits 0 when it could do what a supervisor must with them. */
+static bool sb_try_clone(unsigned long flags)
 {
-    SbSetupError e;
-    e.err = errno;
-    size_t n = sb_copy(e.step, 0, sizeof e.step, step);
-    if (detail) {
-        n = sb_copy(e.step, n, sizeof e.step, " ");
-        sb_copy(e.step, n, sizeof e.step, detail);
+    uid_t uid = getuid();
+    gid_t gid = getgid();
+    pid_t pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, 0);
+    if (pid == 0) {
+        if ((flags & CLONE_NEWUSER) && sbjail_map_user(uid, gid))
+            _exit(1);
+        if ((flags & CLONE_NEWNS) && (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+                                      mount("probe", "/tmp", "tmpfs", 0, "size=1m") != 0))
+            _exit(1);
+        _exit(0);
     }
-    ssize_t written = write(err_fd, &e, sizeof e); /* one write under PIPE_BUF: atomic */
-    (void)written;
-    _exit(SB_SETUP_EXIT);
+    int status;
+    return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-/* Handlers vanish at exec but ignored signals and the blocked mask do not: a student's program
- * must get SIGPIPE, SIGXCPU and SIGXFSZ as the default, whatever the grader does with them. */
-static void sb_reset_signals(void)
+static void sb_probe(void)
 {
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    for (int sig = 1; sig < NSIG; sig++)
-        sigaction(sig, &dfl, NULL); /* SIGKILL, SIGSTOP and libc's own just refuse */
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-}
-
-/* stdin from /dev/null, stdout and stderr into the pipe. The pipe end is moved above 2 first
- * so that no dup2 below can land on it, whatever descriptors the grader had closed. */
-static int sb_redirect(int out_fd)
-{
-    int out = fcntl(out_fd, F_DUPFD, 3);
-    int in = open("/dev/null", O_RDONLY);
-    if (out < 0 || in < 0)
-        return -1;
-    if (dup2(in, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 || dup2(out, STDERR_FILENO) < 0)
-        return -1;
-    return 0;
-}
-
-static int sb_limit(int resource, rlim_t soft, rlim_t hard)
-{
-    struct rlimit rl = {.rlim_cur = soft, .rlim_max = hard};
-    return setrlimit(resource, &rl);
-}
-
-static int sb_limit_hard(int resource, rlim_t value)
-{
-    return sb_limit(resource, value, value);
-}
-
-/* The name of the limit that could not be set, or NULL. */
-static const char *sb_set_rlimits(const SandboxLimits *lim)
-{
-    if (lim->cpu_seconds > 0) {
-        rlim_t cpu = (rlim_t)lim->cpu_seconds;
-        cpu += (double)cpu < lim->cpu_seconds; /* whole seconds, rounded up */
-        if (sb_limit(RLIMIT_CPU, cpu, cpu + SB_CPU_GRACE) != 0)
-            return "setrlimit(RLIMIT_CPU)";
-    }
-    if (lim->memory_mib && sb_limit_hard(RLIMIT_AS, lim->memory_mib * SB_MIB) != 0)
-        return "setrlimit(RLIMIT_AS)";
-    if (lim->file_mib && sb_limit_hard(RLIMIT_FSIZE, lim->file_mib * SB_MIB) != 0)
-        return "setrlimit(RLIMIT_FSIZE)";
-    if (lim->processes > 0 && sb_limit_hard(RLIMIT_NPROC, (rlim_t)lim->processes) != 0)
-        return "setrlimit(RLIMIT_NPROC)";
-    if (sb_limit_hard(RLIMIT_CORE, 0) != 0)
-        return "setrlimit(RLIMIT_CORE)";
-    if (sb_limit_hard(RLIMIT_NOFILE, SB_NOFILE) != 0)
-        return "setrlimit(RLIMIT_NOFILE)";
-    return NULL;
-}
-
-/* Every right that changes the file system, as far as this kernel's Landlock ABI knows them.
- * A right left out would simply be allowed everywhere. */
-static uint64_t sb_write_rights(long abi)
-{
-    uint64_t rights = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
-                      LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
-                      LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
-                      LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
-                      LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
-    if (abi >= 2)
-        rights |= LANDLOCK_ACCESS_FS_REFER;
-    if (abi >= 3)
-        rights |= LANDLOCK_ACCESS_FS_TRUNCATE;
-    return rights;
-}
-
-static long sb_landlock_abi(void)
-{
-    return syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-}
-
-static int sb_allow(int ruleset, const char *path, uint64_t rights)
-{
-    struct landlock_path_beneath_attr beneath = {
-        .allowed_access = rights,
-        .parent_fd = open(path, O_PATH | O_CLOEXEC),
+    static const struct {
+        unsigned long flag;
+        const char *name, *without;
+    } kinds[] = {
+        {CLONE_NEWNET, "network", "a stage could reach services on this machine's loopback (the "
+                                  "system-call filter still refuses socket)"},
+        {CLONE_NEWIPC, "IPC", "SysV IPC a compiler leaves is not removed (stages cannot make any)"},
+        {CLONE_NEWPID, "PID", "a run's processes see the machine's; leftovers are killed by group"},
+        {CLONE_NEWNS, "mount", "no per-run disk budget (RLIMIT_FSIZE still caps each file)"},
+        {CLONE_NEWUTS, "UTS", "nothing that matters here"},
     };
-    if (beneath.parent_fd < 0)
-        return -1;
-    return (int)syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &beneath, 0);
-}
-
-enum { SB_READ_RIGHTS = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
-                        LANDLOCK_ACCESS_FS_EXECUTE };
-
-/* With readable: reading allowed beneath the system's directories and those paths only, so a
- * stage cannot read the reference's answers or sources. A missing path is skipped. */
-static const char *sb_confine_reads(int ruleset, const char *const *readable)
-{
-    static const char *const system[] = { "/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc",
-                                          "/dev", "/proc", NULL };
-    for (int set = 0; set < 2; set++)
-        for (const char *const *p = set ? readable : system; *p; p++) {
-            struct stat st;
-            if (stat(*p, &st) != 0)
-                continue;
-            uint64_t rights = S_ISDIR(st.st_mode) ? SB_READ_RIGHTS
-                                                  : LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_EXECUTE;
-            if (sb_allow(ruleset, *p, rights) != 0)
-                return "landlock_add_rule (a readable path)";
-        }
-    return NULL;
-}
-
-/* Writes allowed beneath the working directory (already dir) and into /dev/null, nowhere
- * else; reading and executing allowed everywhere, or (readable not NULL) as sb_confine_reads
- * says. Returns the step that failed, or NULL. */
-static const char *sb_confine(const char *const *readable)
-{
-    long abi = sb_landlock_abi();
-    if (abi < 1)
-        return "Landlock, needed to confine writes, is not available";
-    struct landlock_ruleset_attr attr = {.handled_access_fs = sb_write_rights(abi) |
-                                                              (readable ? SB_READ_RIGHTS : 0)};
-    int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
-    if (ruleset < 0)
-        return "landlock_create_ruleset";
-    if (sb_allow(ruleset, ".", attr.handled_access_fs) != 0)
-        return "landlock_add_rule .";
-    /* "> /dev/null" must not fail; only rights that make sense on a file can be given to one */
-    uint64_t sink = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE;
-    if (sb_allow(ruleset, "/dev/null", attr.handled_access_fs & (sink | LANDLOCK_ACCESS_FS_READ_FILE)) != 0)
-        return "landlock_add_rule /dev/null";
-    const char *failed = readable ? sb_confine_reads(ruleset, readable) : NULL;
-    if (failed)
-        return failed;
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-        return "prctl(PR_SET_NO_NEW_PRIVS)";
-    if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0)
-        return "landlock_restrict_self";
-    return NULL;
-}
-
-/* Nothing of the grader's but 0-2 survives the exec. close_range needs Linux 5.11. */
-static void sb_close_on_exec(void)
-{
-    if (close_range(3, ~0u, CLOSE_RANGE_CLOEXEC) == 0)
+    sb_iso.probed = true;
+    bool root = geteuid() == 0;
+    unsigned long base = root ? 0 : CLONE_NEWUSER;
+    char made[128] = "", missing[384] = "";
+    if (base && !sb_try_clone(base)) {
+        snprintf(sb_iso.text, sizeof sb_iso.text, "no namespaces (unprivileged user namespaces are "
+                 "off): a stage could reach loopback services; no per-run disk budget");
         return;
-    for (int fd = 3; fd < 1024; fd++)
-        fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
+    sb_iso.ns = base;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        char *into = sb_try_clone(base | kinds[i].flag) ? made : missing;
+        size_t n = strlen(into), size = into == made ? sizeof made : sizeof missing;
+        if (into == made)
+            sb_iso.ns |= kinds[i].flag;
+        snprintf(into + n, size - n, "%s%s%s%s", n ? (into == made ? ", " : "; ") : "", kinds[i].name,
+                 into == made ? "" : ": ", into == made ? "" : kinds[i].without);
+    }
+    snprintf(sb_iso.text, sizeof sb_iso.text, "%s; namespaces: %s%s%s%s",
+             root ? "runs as nobody (65534), reading only what Landlock allows" : "runs as you, in a user namespace",
+             made[0] ? made : "none", missing[0] ? "; unavailable: " : "", missing,
+             (sb_iso.ns & CLONE_NEWNS) ? "; disk: a tmpfs per run" : "");
 }
 
-static _Noreturn void sb_child(const char *dir, char *const argv[], char *const envp[],
-                               const SandboxLimits *lim, int out_fd, int err_fd)
+const char *sandbox_isolation(void)
 {
-    if (setpgid(0, 0) != 0)
-        sb_child_fail(err_fd, "setpgid", NULL);
-    sb_reset_signals();
-    if (sb_redirect(out_fd) != 0)
-        sb_child_fail(err_fd, "redirecting stdin, stdout and stderr", NULL);
-    if (chdir(dir) != 0)
-        sb_child_fail(err_fd, "chdir", dir);
-    const char *failed = sb_set_rlimits(lim);
-    if (!failed && lim->confine_writes)
-        failed = sb_confine(lim->readable);
-    if (failed)
-        sb_child_fail(err_fd, failed, NULL);
-    sb_close_on_exec();
-    execve(argv[0], argv, envp ? envp : environ);
-    sb_child_fail(err_fd, "execve", argv[0]);
+    if (!sb_iso.probed)
+        sb_probe();
+    return sb_iso.text;
 }
 
 /* ---- the parent: start, watch, reap, judge ------------------------------------------ */
@@ -275,22 +132,24 @@ static void sb_close(int *fd)
     *fd = -1;
 }
 
-/* Both pipes close-on-exec: the child's dup2 copies of the output end survive, nothing else. */
-static int sb_pipes(int out[2], int err[2])
+/* The three pipes close-on-exec: the program's dup2 copies of the output end survive its
+ * exec, nothing else does. */
+static int sb_pipes(int out[2], int err[2], int fin[2])
 {
-    if (pipe2(out, O_CLOEXEC) != 0)
-        return -1;
-    if (pipe2(err, O_CLOEXEC) == 0)
-        return 0;
-    int e = errno;
-    close(out[0]);
-    close(out[1]);
-    errno = e;
-    return -1;
+    int *all[3] = {out, err, fin};
+    for (int i = 0; i < 3; i++)
+        if (pipe2(all[i], O_CLOEXEC) != 0) {
+            int e = errno;
+            for (int j = 0; j < i; j++)
+                close(all[j][0]), close(all[j][1]);
+            errno = e;
+            return -1;
+        }
+    return 0;
 }
 
-/* Blocks until the child has exec'd (end-of-file on err_fd) or reported a failed setup step,
- * then takes a pidfd so that the watch can poll for the child's exit with its output. */
+/* Blocks until the program has exec'd (end-of-file on err_fd: the supervisor closes its copy
+ * after starting it) or a setup step has failed, then takes a pidfd on the supervisor. */
 static int sb_await_exec(SbRun *run, int err_fd, SandboxResult *res)
 {
     SbSetupError e;
@@ -300,13 +159,14 @@ static int sb_await_exec(SbRun *run, int err_fd, SandboxResult *res)
     while (n < 0 && errno == EINTR);
     close(err_fd);
     if (n == (ssize_t)sizeof e) {
+        kill(run->pid, SIGKILL);
         waitpid(run->pid, NULL, 0);
         return sb_no_start(res, e.step, e.err);
     }
     run->pid_fd = (int)syscall(SYS_pidfd_open, run->pid, 0);
     if (run->pid_fd < 0) {
         int err = errno;
-        kill(-run->pid, SIGKILL);
+        kill(run->pid, SIGKILL);
         waitpid(run->pid, NULL, 0);
         return sb_no_start(res, "pidfd_open", err);
     }
@@ -316,26 +176,35 @@ static int sb_await_exec(SbRun *run, int err_fd, SandboxResult *res)
 static int sb_spawn(SbRun *run, const char *dir, char *const argv[], char *const envp[],
                     const SandboxLimits *lim, SandboxResult *res)
 {
-    int out[2], err[2];
-    if (sb_pipes(out, err) != 0)
+    int out[2], err[2], fin[2];
+    /* nobody writes in dir: into its own tmpfs, or (no mount namespace) into dir itself */
+    SbJob job = {.dir = dir, .argv = argv, .envp = envp ? envp : environ, .lim = lim,
+                 .ns = lim->isolate ? (sandbox_isolation(), sb_iso.ns) : 0,
+                 .drop_user = lim->isolate && geteuid() == 0, .uid = getuid(), .gid = getgid()};
+    bool scratch = (job.ns & CLONE_NEWNS) && lim->disk_mib;
+    if (job.drop_user && !scratch && chown(dir, SB_NOBODY, SB_NOBODY) != 0)
+        return sb_no_start(res, "chown of the run's directory", errno);
+    if (sb_pipes(out, err, fin) != 0)
         return sb_no_start(res, "pipe", errno);
+    job.out_fd = out[1], job.err_fd = err[1], job.final_fd = fin[1];
     run->start = sb_now();
-    run->pid = fork();
-    if (run->pid == 0)
-        sb_child(dir, argv, envp, lim, out[1], err[1]);
-    int fork_errno = errno;
-    close(out[1]);
-    close(err[1]);
+    run->pid = (pid_t)syscall(SYS_clone, job.ns | SIGCHLD, NULL, NULL, NULL, 0);
+    if (run->pid == 0) {
+        close(out[0]), close(err[0]), close(fin[0]);
+        sbjail_init(&job);
+    }
+    int clone_errno = errno;
+    close(out[1]), close(err[1]), close(fin[1]);
     run->out_fd = out[0];
+    run->final_fd = fin[0];
     if (run->pid < 0) {
         close(err[0]);
-        return sb_no_start(res, "fork", fork_errno);
+        return sb_no_start(res, "clone", clone_errno);
     }
-    setpgid(run->pid, run->pid); /* as the child does: the group exists before we signal it */
     return sb_await_exec(run, err[0], res);
 }
 
-/* Milliseconds to the wall deadline for poll: -1 without one, 0 once it has passed. */
+/* Milliseconds to the deadline for poll: -1 without one, 0 once it has passed. */
 static int sb_ms_left(const SbRun *run)
 {
     if (run->deadline <= 0)
@@ -360,20 +229,22 @@ static void sb_read_output(SbRun *run)
     size_t keep = (size_t)n < room ? (size_t)n : room;
     memcpy(run->buf + run->len, chunk, keep);
     run->len += keep;
-    run->flooded = (size_t)n > room;
+    run->flooded |= (size_t)n > room;
 }
 
-/* The child has exited but is not reaped: its zombie still holds the pid, so the group id
- * cannot have been reused and this is the safe moment to kill what it left behind (which
- * may also be holding the pipe open). */
-static void sb_on_exit(SbRun *run)
+/* Asks the supervisor to stop the program and finish (copy its files back, report): once,
+ * with SB_GRACE more seconds before everything is killed. */
+static void sb_ask_stop(SbRun *run)
 {
-    run->exited = true;
-    kill(-run->pid, SIGKILL);
+    if (run->asked_stop || run->exited)
+        return;
+    run->asked_stop = true;
+    kill(run->pid, SIGUSR1);
+    run->deadline = sb_now() + SB_GRACE;
 }
 
-/* Reads output until the child has exited and the pipe is closed, or until the wall limit
- * or the output cap; in those two cases kills the whole group. */
+/* Reads output until the supervisor has exited and the pipe is closed. The supervisor keeps
+ * the wall limit itself; this side's deadline is the backstop, SB_GRACE seconds later. */
 static void sb_watch(SbRun *run)
 {
     while (run->out_fd >= 0 || !run->exited) {
@@ -394,13 +265,17 @@ static void sb_watch(SbRun *run)
             break;
         }
         for (nfds_t i = 0; i < n; i++) {
-            if (fds[i].revents && fds[i].fd == run->pid_fd)
-                sb_on_exit(run);
-            else if (fds[i].revents)
+            if (fds[i].revents && fds[i].fd == run->pid_fd) {
+                run->exited = true;
+                kill(-run->pid, SIGKILL); /* its group, should anything of it be left */
+            } else if (fds[i].revents) {
                 sb_read_output(run);
+            }
         }
-        if (run->flooded)
-            break;
+        if (run->flooded) {
+            sb_ask_stop(run);
+            sb_close(&run->out_fd); /* read no more */
+        }
     }
     if (!run->exited)
         kill(-run->pid, SIGKILL);
@@ -411,6 +286,7 @@ static double sb_seconds(struct timeval t)
     return (double)t.tv_sec + 1e-6 * (double)t.tv_usec;
 }
 
+/* The supervisor's status, and its report of the program's end when it got to write it. */
 static int sb_reap(SbRun *run, SandboxResult *res)
 {
     int status;
@@ -421,32 +297,29 @@ static int sb_reap(SbRun *run, SandboxResult *res)
     while (got < 0 && errno == EINTR);
     sb_close(&run->pid_fd);
     sb_close(&run->out_fd);
-    if (got < 0) /* never a silent pass: the caller must not have SIGCHLD ignored */
+    if (got < 0) { /* never a silent pass: the caller must not have SIGCHLD ignored */
+        sb_close(&run->final_fd);
         return sb_no_start(res, "wait4", errno);
+    }
+    fcntl(run->final_fd, F_SETFL, O_NONBLOCK);
+    run->have_final = read(run->final_fd, &run->fin, sizeof run->fin) == (ssize_t)sizeof run->fin;
+    sb_close(&run->final_fd);
     res->wall_seconds = sb_now() - run->start;
+    if (run->have_final && run->fin.have_status) {
+        status = run->fin.status;
+        ru = run->fin.ru;
+    }
     res->cpu_seconds = sb_seconds(ru.ru_utime) + sb_seconds(ru.ru_stime);
     res->maxrss_kib = ru.ru_maxrss;
     if (WIFEXITED(status))
         res->exit_status = WEXITSTATUS(status);
     if (WIFSIGNALED(status))
         res->signal = WTERMSIG(status);
+    if (run->have_final) {
+        snprintf(res->settings, sizeof res->settings, "%s", run->fin.settings);
+        res->disk_kib = run->fin.disk_kib;
+    }
     return 0;
-}
-
-/* The guard's message: the text after the last GUARD_PREFIX, to the end of its line. */
-static bool sb_find_guard(SandboxResult *res)
-{
-    const char *end = res->output + res->output_len, *hit = NULL;
-    size_t plen = strlen(GUARD_PREFIX);
-    for (const char *p = res->output; (p = memmem(p, (size_t)(end - p), GUARD_PREFIX, plen));
-         p += plen)
-        hit = p + plen;
-    if (!hit)
-        return false;
-    const char *eol = memchr(hit, '\n', (size_t)(end - hit));
-    int len = (int)((eol ? eol : end) - hit);
-    snprintf(res->guard, sizeof res->guard, "%.*s", len, hit);
-    return true;
 }
 
 /* RLIMIT_AS makes allocation fail, and a program that does not check dies of the null
@@ -464,13 +337,16 @@ static SandboxOutcome sb_outcome(const SbRun *run, const SandboxLimits *lim, San
 {
     if (run->flooded)
         return SB_FLOOD;
-    if (run->timed_out)
+    if (run->timed_out || (run->have_final && run->fin.timed_out))
         return SB_TIMEOUT;
-    if (!res->signal) {
-        if (res->exit_status == GUARD_EXIT && sb_find_guard(res))
-            return SB_GUARD;
-        return res->exit_status == 0 ? SB_OK : SB_EXIT;
+    if (run->have_final && run->fin.stopped) {
+        snprintf(res->guard, sizeof res->guard, "%s", run->fin.reason);
+        return SB_GUARD;
     }
+    if (run->have_final && run->fin.disk_full)
+        return SB_DISK;
+    if (!res->signal)
+        return res->exit_status == 0 ? SB_OK : SB_EXIT;
     if (res->signal == SIGXCPU)
         return SB_CPU;
     if (res->signal == SIGXFSZ)
@@ -511,6 +387,7 @@ static void sb_describe(const SandboxLimits *lim, SandboxResult *res)
     case SB_MEMORY: snprintf(r, n, "ran out of memory (limit %zu MiB)", lim->memory_mib); break;
     case SB_FLOOD: snprintf(r, n, "flooded its output (more than %zu KiB)", lim->output_kib); break;
     case SB_GUARD: snprintf(r, n, "%s", res->guard); break;
+    case SB_DISK: snprintf(r, n, "filled its disk budget (%zu MiB)", lim->disk_mib); break;
     case SB_START: break; /* set where it failed */
     }
 }
@@ -520,7 +397,7 @@ int sandbox_run(const char *dir, char *const argv[], char *const envp[], const S
 {
     memset(res, 0, sizeof *res);
     signal(SIGPIPE, SIG_IGN); /* this side only reads pipes; a caller that writes one is safe */
-    SbRun run = {.pid = -1, .out_fd = -1, .pid_fd = -1, .cap = lim->output_kib * 1024};
+    SbRun run = {.pid = -1, .out_fd = -1, .pid_fd = -1, .final_fd = -1, .cap = lim->output_kib * 1024};
     run.buf = malloc(run.cap + 1);
     if (!run.buf)
         return sb_no_start(res, "allocating the output buffer", ENOMEM);
@@ -528,10 +405,11 @@ int sandbox_run(const char *dir, char *const argv[], char *const envp[], const S
     run.buf[0] = '\0';
     if (sb_spawn(&run, dir, argv, envp, lim, res) != 0) {
         sb_close(&run.out_fd);
+        sb_close(&run.final_fd);
         return -1;
     }
     if (lim->wall_seconds > 0)
-        run.deadline = run.start + lim->wall_seconds;
+        run.deadline = run.start + lim->wall_seconds + SB_GRACE;
     sb_watch(&run);
     if (sb_reap(&run, res) != 0)
         return -1;
@@ -551,5 +429,5 @@ void sandbox_result_free(SandboxResult *res)
 
 bool sandbox_can_confine(void)
 {
-    return sb_landlock_abi() >= 1;
+    return sbjail_landlock_abi() >= 1;
 }

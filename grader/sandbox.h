@@ -21,8 +21,18 @@ typedef struct {
     bool confine_writes;   /* Landlock: the child may create/write/remove files only beneath
                             * dir (and write to /dev/null) */
     const char *const *readable; /* with confine_writes: when not NULL, reading and executing
-                            * are confined too, to dir, the system's directories (/usr /lib
-                            * /lib64 /bin /etc /dev /proc) and these paths (NULL-terminated) */
+                            * are confined too, to dir, the directories programs are made of
+                            * (/usr /lib /lib64 /bin /sbin), /etc/ld.so.cache, /dev/zero,
+                            * /dev/urandom, /proc/self and these paths (NULL-terminated) */
+    bool isolate;          /* untrusted code: new network, IPC, PID, mount and UTS namespaces
+                            * (and a user namespace when not root) where the kernel allows
+                            * (sandbox_isolation says which), and as user nobody when the
+                            * grader is root */
+    size_t disk_mib;       /* with isolate: dir becomes a tmpfs of this size for the run (the
+                            * files in it are copied in, and regular files and directories
+                            * back out at the end); 0: none */
+    bool stage_calls;      /* the allow-list system-call filter (sbcalls.h) and its supervisor:
+                            * for programs that run student stages (a compiler needs more) */
 } SandboxLimits;
 
 typedef enum {
@@ -34,7 +44,9 @@ typedef enum {
     SB_FILESIZE, /* SIGXFSZ */
     SB_MEMORY,   /* crashed near the memory limit (see sandbox.c for the evidence used) */
     SB_FLOOD,    /* more output than output_kib */
-    SB_GUARD,    /* the guard stopped it: exit GUARD_EXIT and a guard line in the output */
+    SB_GUARD,    /* the supervisor stopped it: a forbidden system call, a write outside its
+                  * directory, or the guard's out-of-memory report (sbcalls.h) */
+    SB_DISK,     /* filled its disk budget (disk_mib) */
     SB_START,    /* could not start (or, with SIGCHLD ignored, be waited for): the reason
                   * says which step failed */
 } SandboxOutcome;
@@ -47,7 +59,10 @@ typedef struct {
     char *output;                     /* captured output, capped, NUL-terminated;
                                        * free with sandbox_result_free */
     size_t output_len;
-    char guard[256];  /* SB_GUARD: the text after "flipgrade-guard: " on its line */
+    char guard[256];  /* SB_GUARD: what the supervisor saw, e.g. "made a forbidden system
+                       * call (socket)"; never text the program wrote */
+    char settings[256]; /* what the run reported over the guard's channel ("" when nothing) */
+    long disk_kib;    /* with disk_mib: what the run left in its directory */
     char reason[256]; /* one line a teacher reads: "killed after 10 s", "crashed: SIGSEGV
                        * (segmentation fault)", "used more than 20 s of CPU", "wrote a file
                        * larger than 64 MiB", "flooded its output (more than 64 KiB)", "ran
@@ -67,5 +82,9 @@ void sandbox_result_free(SandboxResult *res);
 
 /* True when Landlock works on this kernel, i.e. confine_writes can be honoured. */
 bool sandbox_can_confine(void);
+
+/* One line on what isolate gives on this machine, for reports: the namespaces made, the
+ * user, the disk budget, and what a missing one means. Probed once. */
+const char *sandbox_isolation(void);
 
 #endif

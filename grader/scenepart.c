@@ -128,7 +128,7 @@ static void grade_run(Grading *gr, const GradeScene *sc, const char *solver, con
                       const char *link_error)
 {
     SceneRun r = { .gr = gr, .sc = sc, .solver = solver };
-    char err[1024];
+    char err[1024], why[GRADE_REASON_MAX];
     if (gradeconfig_run(gr->kit, sc, solver, &r.run, err, sizeof err) != 0) {
         GradePart *p = grading_add_part(gr, sc->scene, true, gr->cfg->scene_points);
         textf(p->reason, sizeof p->reason, "grader/config: %s", err);
@@ -143,12 +143,29 @@ static void grade_run(Grading *gr, const GradeScene *sc, const char *solver, con
         grading_log(gr, r.part, "%s\n", r.part->reason);
         return;
     }
+    if (!grading_time_left(gr, why, sizeof why)) {
+        textf(r.part->reason, sizeof r.part->reason, "%s", why);
+        return;
+    }
     textf(r.dir, sizeof r.dir, "%s/scene/%s", gr->work, r.name);
     grading_mkdirs(r.dir);
     SandboxResult res;
     run_pipeline(&r, binary, &res);
-    if (res.outcome != SB_OK)
-        grading_log(gr, r.part, "the run: %s\n%s\n", res.reason, res.output ? res.output : "");
+    if (res.outcome != SB_OK) {
+        grading_log(gr, r.part, "the run: %s\n", res.reason);
+        grading_log_output(gr, r.part, res.output ? res.output : "");
+    }
+    bool changed = res.settings[0] && strcmp(res.settings, r.run.settings) != 0;
+    if (changed || (!res.settings[0] && res.outcome == SB_OK)) {
+        /* a constructor that rewrote argv, or a run that never got to report: no frames count */
+        textf(r.part->reason, sizeof r.part->reason, "%s", res.settings[0]
+              ? "the run changed its own settings: it did not run what the grader asked for"
+              : "the run did not report its settings (the grader cannot tell what it ran)");
+        grading_log(gr, r.part, "%s\nreported: %s\nasked:    %s\n", r.part->reason,
+                    res.settings[0] ? res.settings : "(nothing)", r.run.settings);
+        sandbox_result_free(&res);
+        return;
+    }
     char spath[GC_PATH + 200], rpath[GC_PATH + 200];
     frame_paths(&r, 0, spath, rpath, sizeof spath);
     part_init(&r.s0);

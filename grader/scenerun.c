@@ -1,11 +1,20 @@
 /* scenerun.c — main of the student's whole pipeline as the grader runs it, in the sandbox.
- * flipkit grader/: flipsim's student-only main (common/flipsim_main.c) with the guard installed
- * first, so the student's stages can neither fork nor write outside the run's directory. */
+ * flipkit grader/: flipsim's student-only main (common/flipsim_main.c) on the command line the
+ * guard kept from before any student constructor, reporting its settings to the supervisor. */
 #include "cli.h"
 #include "guard.h"
+#include "runsettings.h"
+
+static void report_settings(const Scene *scene, int last_frame)
+{
+    char line[256];
+    runsettings_format(scene, last_frame, line, sizeof line);
+    guard_report_settings(line);
+}
 
 int main(int argc, char **argv)
 {
-    guard_install();
-    return cli_main(argc, argv, &student_track, NULL, NULL);
+    (void)argc, (void)argv; /* a constructor may have rewritten these: the guard's copy */
+    cli_settings_hook = report_settings;
+    return cli_main(guard_argc(), guard_argv(), &student_track, NULL, NULL);
 }

@@ -94,7 +94,7 @@ static void stage_fail(StageRun *st, int i, const char *name, const char *what, 
         textf(st->first, sizeof st->first, "%s on case %d (%s)", what, i, name);
     grading_log(st->gr, st->part, "---- case %d (%s): %s\n%s\n", i, name, what, log ? log : "");
     if (output && *output)
-        grading_log(st->gr, st->part, "what the stage printed:\n%s\n", output);
+        grading_log_output(st->gr, st->part, output);
 }
 
 /* Runs case i; returns true when it passes. */
@@ -116,7 +116,14 @@ static bool run_case(StageRun *st, int i, const char *name)
         stage_fail(st, i, name, "the grader could not prepare the case", err, NULL);
         goto done;
     }
+    if (!grading_time_left(st->gr, what, sizeof what)) {
+        stage_fail(st, i, name, what, NULL, NULL);
+        st->timed_out = true;
+        goto done;
+    }
     char *argv[] = { st->runner, (char *)st->stage, "in.state", "out.state", NULL };
+    char settings[256];
+    textf(settings, sizeof settings, "stage=%s in=in.state out=out.state", st->stage);
     char *env[] = { "PATH=/usr/bin:/bin", "LANG=C", NULL };
     SandboxLimits lim = grading_limits(st->gr, st->gr->cfg->case_seconds);
     char runner_dir[GC_PATH + 64];   /* the runner and the cases' inputs; no answers there */
@@ -125,7 +132,11 @@ static bool run_case(StageRun *st, int i, const char *name)
     lim.readable = readable;
     SandboxResult res;
     sandbox_run(dir, argv, env, &lim, &res);
-    if (res.outcome != SB_OK) {
+    if (res.settings[0] && strcmp(res.settings, settings) != 0) {
+        textf(what, sizeof what, "%s: the run changed its own settings (%s, not %s)", st->stage,
+              res.settings, settings);
+        stage_fail(st, i, name, what, NULL, res.output);
+    } else if (res.outcome != SB_OK) {
         textf(what, sizeof what, "%s: %s", st->stage, res.reason);
         stage_fail(st, i, name, what, NULL, res.output);
         st->timed_out = res.outcome == SB_TIMEOUT || res.outcome == SB_CPU;

@@ -1,6 +1,7 @@
 /* stagerun.c — main of the program that runs one student stage on one case, in the sandbox.
  * flipkit grader/: linked with one student stage file (stubs for the other seven) and the
- * guard; it reads in.state, runs the stage, writes out.state. The grader does the checking. */
+ * guard; it reads in.state, runs the stage, writes out.state. The grader does the checking.
+ * The sandbox's filter and supervisor watch it from its first instruction. */
 #include <stdio.h>
 #include <string.h>
 
@@ -9,6 +10,8 @@
 
 int main(int argc, char **argv)
 {
+    argc = guard_argc(); /* as started: a constructor may have rewritten the real ones */
+    argv = guard_argv();
     if (argc != 4) {
         fprintf(stderr, "usage: stagerun STAGE IN.state OUT.state\n");
         return 2;
@@ -21,8 +24,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "stagerun: %s\n", err);
         return 2;
     }
-    /* From here on the student's code may run: no forks, no writes outside this directory. */
-    guard_install();
+    char settings[256];
+    snprintf(settings, sizeof settings, "stage=%s in=%s out=%s", argv[1], argv[2], argv[3]);
+    guard_report_settings(settings);
     if (stagecase_run(&student_track, argv[1], &in, &out, err, sizeof err) != 0) {
         fprintf(stderr, "stagerun: %s: %s\n", argv[2], err);
         return 2;

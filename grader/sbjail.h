@@ -1,0 +1,56 @@
+/* sbjail.h — the sandbox's child side: the supervisor (init) and the program it starts.
+ * flipkit grader/: sandbox.c clones the supervisor into new namespaces; the supervisor sets up
+ * the run's directory, starts the program, answers its denied calls and reports the end. */
+#ifndef FLIPKIT_SBJAIL_H
+#define FLIPKIT_SBJAIL_H
+
+#include <stdbool.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "sandbox.h"
+
+#define SB_NOBODY 65534    /* the user and group a root grader's programs run as */
+#define SB_SETUP_EXIT 127  /* a setup step failed (the error pipe says which) */
+
+/* What the parent hands the supervisor: built before the clone, only read after it. */
+typedef struct {
+    const char *dir;
+    char *const *argv, *const *envp;
+    const SandboxLimits *lim;
+    int out_fd, err_fd, final_fd; /* write ends: the program's output, setup errors, the end */
+    unsigned long ns;             /* the CLONE_NEW* flags the supervisor was cloned with */
+    bool drop_user;               /* started as root: the program runs as SB_NOBODY */
+    uid_t uid;                    /* the caller's ids, for a user namespace's maps */
+    gid_t gid;
+} SbJob;
+
+/* A setup step that failed, on the error pipe; exec closes the pipe on success. */
+typedef struct {
+    int err;
+    char step[200];
+} SbSetupError;
+
+/* What the supervisor writes on the final pipe when the program has ended: one write. */
+typedef struct {
+    int have_status, status;  /* the program's wait status */
+    struct rusage ru;         /* the program's (and anything it waited for) */
+    int timed_out;            /* the supervisor killed it at the wall limit */
+    int stopped;              /* the supervisor stopped it for a denied call: reason says why */
+    int disk_full;            /* its directory's tmpfs was (nearly) full at the end */
+    long disk_kib;            /* what it left in its directory's tmpfs */
+    char reason[256];         /* with stopped */
+    char settings[256];       /* what the run reported over the guard's channel, or "" */
+    char copy_error[200];     /* copying the files back failed: which and why */
+} SbFinal;
+
+/* Landlock's ABI version on this kernel, below 1 when there is none. */
+long sbjail_landlock_abi(void);
+
+/* In a new user namespace: the same uid and gid inside as outside. NULL, or the failed step. */
+const char *sbjail_map_user(uid_t uid, gid_t gid);
+
+/* The supervisor's whole life; never returns. */
+_Noreturn void sbjail_init(const SbJob *job);
+
+#endif
