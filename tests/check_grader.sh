@@ -145,9 +145,112 @@ hostile_c() {
 }
 hostile_c
 expect hostile-c p2g "does not compile"
-expect hostile-c gravity "is not a file it wrote"
-expect hostile-c divergence "forbidden system call (fork)"
+expect hostile-c gravity "forbidden system call (symlink)"   # and the grader reads no link anyway
+expect hostile-c divergence "tried to start a process (fork)"
 for s in advect g2p laplacian jacobi gradient; do full hostile-c "$s"; done
+
+# 6. Attacks (tests/attacks/README.md): each appended to the reference's file of its stage and
+#    refused, with a reason the stage did not write; nothing outside the run changes. Run as
+#    root (when this is root) and as an unprivileged user, on a copy of the kit it can read.
+attack_sub() {   # attack_sub DIR ATTACK... : the reference's files with these attacks appended
+    mkdir -p "$1/assignment"
+    for s in advect gravity p2g g2p divergence laplacian jacobi gradient; do cp "reference/$s.c" "$1/assignment/$s.c"; done
+    d=$1; shift
+    for a in "$@"; do cat "tests/attacks/$a.c" >> "$d/assignment/${a%%-*}.c"; done
+}
+stat_of() { stat -c '%a %u:%g %Y' "$1"; }
+xattrs_of() { command -v python3 > /dev/null && python3 -c 'import os, sys; print(os.listxattr(sys.argv[1]))' "$1"; }
+ipc_count() { ipcs -m -q 2>/dev/null | grep -c '^0x'; }
+attacks() {      # attacks WHO RUNAS... : grade the attack submissions as WHO, through RUNAS
+    who=$1; shift
+    base=$(mktemp -d "$TMPDIR/attacks-$who.XXXXXX")
+    mkdir -p "$base/work" "$base/reports"
+    attack_sub "$base/hostile-d" advect-types-into-terminal gravity-uses-root p2g-phones-home \
+        g2p-reads-secrets divergence-touches-outside laplacian-hoards-memory gradient-leaves-ipc \
+        jacobi-forges-reason
+    attack_sub "$base/hostile-e"
+    cat assignment/jacobi.c tests/attacks/jacobi-rewrites-argv.c > "$base/hostile-e/assignment/jacobi.c"
+    attack_sub "$base/hostile-f" advect-sleeps
+    kitcopy=$base/kit                 # what the grader reads, where WHO can read it
+    mkdir -p "$kitcopy/build/grader" "$kitcopy/tests"
+    cp -r scenes grader "$kitcopy/"; cp -r tests/grader "$kitcopy/tests/"
+    cp -r build/grader/kit build/grader/data "$kitcopy/build/grader/"
+    cp "$grade" "$kitcopy/flipgrade"
+    victim=$base/work/victim
+    echo secret > "$victim"; chmod 640 "$victim"; touch -d 2000-01-01 "$victim"
+    [ "$who" = root ] || chown -R nobody "$base"
+    before_stat=$(stat_of "$victim") before_x=$(xattrs_of "$victim") before_ipc=$(ipc_count)
+    heard=$base/heard; : > "$heard"
+    listener=
+    if command -v python3 > /dev/null; then
+        python3 -c 'import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 47613)); s.listen(4)
+while True:
+    c, _ = s.accept(); open(sys.argv[1], "ab").write(c.recv(4096) or b"(connected)"); c.close()' "$heard" &
+        listener=$!
+    fi
+    for h in d e f; do
+        case $h in d) opts="--parts stages --config tests/grader/small.config";;
+                   e) opts="--parts scenes";;   # grader/config: 20 frames, where the stub fails
+                   f) opts="--parts stages --config tests/grader/budget.config";; esac
+        start=$(date +%s)
+        (cd "$kitcopy" && "$@" ./flipgrade --quiet $opts --work "$base/work" \
+             --out "$base/reports/hostile-$h" "$base/hostile-$h") > "$base/hostile-$h.txt" 2>&1
+        echo $(( $(date +%s) - start )) > "$base/hostile-$h.seconds"
+        parts "$base/reports/hostile-$h/report.json" > "$base/reports/hostile-$h/parts.tsv"
+    done
+    [ -n "$listener" ] && kill "$listener" 2>/dev/null
+    r=$base/reports
+    line() { grep "^$2	" "$r/$1/parts.tsv"; }
+    want() {   # want HOSTILE STAGE TEXT: 0 points, TEXT in the reason
+        case "$(line "$1" "$2")" in
+            *"	0.0	"*"$3"*) echo "refused ($who) $2: $(line "$1" "$2" | cut -f4 | cut -c1-90)";;
+            *) fail "$who: $1: $2 should score 0 for \"$3\": $(line "$1" "$2")";; esac
+    }
+    want hostile-d advect "forbidden system call (ioctl TIOCSTI)"
+    want hostile-d gravity "forbidden system call (sethostname)"
+    want hostile-d p2g "forbidden system call (socket)"
+    want hostile-d divergence "chmod)"
+    want hostile-d laplacian "forbidden system call (memfd_create)"
+    want hostile-d gradient "forbidden system call (shmget)"
+    want hostile-d jacobi "exited with status 86"
+    grep -q "grader's own fault" "$r/hostile-d/report.json" && fail "$who: the forged reason reached the report"
+    grep -q "^g2p	10.0	10.0	" "$r/hostile-d/parts.tsv" ||
+        fail "$who: g2p read a secret, or lost points: $(line hostile-d g2p)"
+    [ -e /tmp/flipkit-attack-tiocsti ] && fail "$who: TIOCSTI typed a command that ran"
+    [ "$(stat_of "$victim")" = "$before_stat" ] || fail "$who: the victim beside the work directory changed: $(stat_of "$victim"), was $before_stat"
+    [ "$(xattrs_of "$victim")" = "$before_x" ] || fail "$who: the victim gained extended attributes: $(xattrs_of "$victim")"
+    [ "$(ipc_count)" -le "$before_ipc" ] || fail "$who: SysV IPC was left behind: $(ipcs -m -q)"
+    [ -n "$listener" ] && { [ -s "$heard" ] && fail "$who: the loopback listener heard: $(cat "$heard")"; }
+    [ -n "$listener" ] || echo "check-grader: no python3: the loopback listener was not started"
+    # argv rewritten from a constructor: the stub's jacobi is still what runs in the jacobi parts
+    for sc in ball_drop dam_break; do
+        case "$(line hostile-e $sc.jacobi)" in
+            *"	5.0	5.0	"*) fail "$who: rewriting argv got the jacobi stub full marks: $(line hostile-e $sc.jacobi)";;
+            "") fail "$who: hostile-e has no $sc.jacobi part: $(cat "$base/hostile-e.txt")";;
+            *) echo "refused ($who) argv rewriting: $sc.jacobi $(line hostile-e $sc.jacobi | cut -f2,4 | cut -c1-80)";; esac
+        grep -q "^$sc.gauss_seidel	5.0	5.0	" "$r/hostile-e/parts.tsv" ||
+            fail "$who: the rest of hostile-e lost points: $(line hostile-e $sc.gauss_seidel)"
+    done
+    # sleeping in every case: the whole submission stops at its budget (10 s), not minutes later
+    secs=$(cat "$base/hostile-f.seconds")
+    [ "$secs" -le 16 ] || fail "$who: the time budget of 10 s let the grading run $secs s"
+    grep -q "time budget" "$r/hostile-f/report.json" || fail "$who: no part says the time budget was spent"
+    echo "refused ($who) sleeping: graded in $secs s with a 10 s budget"
+    rm -rf "$base"
+}
+if [ "$(id -u)" -eq 0 ]; then
+    attacks root env
+    if id nobody > /dev/null 2>&1 && command -v setpriv > /dev/null; then
+        attacks nobody setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME=/
+    else
+        echo "check-grader: no user nobody or no setpriv: the attacks were not run unprivileged"
+    fi
+else
+    attacks "$(id -un)" env
+    echo "check-grader: not root: the attacks ran only as $(id -un)"
+fi
 
 [ -e "$escape" ] && fail "a hostile stage wrote $escape outside its directory"
 left=$(ls -A "$TMPDIR")
