@@ -56,7 +56,8 @@ done
 put grader grader/flipgrade.c grader/flipgrade.h grader/gradeconfig.c grader/gradeconfig.h \
            grader/intake.c grader/intake.h grader/metrics.c grader/metrics.h grader/build.c \
            grader/stagepart.c grader/scenepart.c grader/report.c grader/report.h grader/render.c \
-           grader/render.h grader/sandbox.c grader/sandbox.h grader/guard.c grader/guard.h \
+           grader/render.h grader/sandbox.c grader/sandbox.h grader/sbjail.c grader/sbjail.h \
+           grader/sbcalls.c grader/sbcalls.h grader/guard.c grader/guard.h grader/runsettings.h \
            grader/stagerun.c grader/scenerun.c grader/grade.h
 # The config without the hidden cases (their list is the instructor's business), and a README
 # for the self-check instead of grader/README.md, which is the instructor's manual.
@@ -70,8 +71,9 @@ cat > "$root/grader/README.md" <<'EOF'
 
 `make grade` runs the instructor's grader (`build/flipgrade`) on your `assignment/`, with the
 public golden cases in `tests/golden/public/` instead of the hidden ones. Each stage file is
-compiled on its own and run in a sandbox (time, memory and output limits; no processes; no
-writes outside its directory), so one stage that crashes or hangs costs only its own points.
+compiled on its own and run in a sandbox (time, memory, disk and output limits; only the
+system calls a stage needs; no writes outside its directory), so one stage that crashes or
+hangs costs only its own points, and the reason says what it did.
 The points per stage come from `grader/config`. The report is `build/grades/self/report.html`.
 
 What it does not do: the hidden cases and the whole-scene part (your pipeline against the

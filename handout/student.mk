@@ -148,7 +148,7 @@ golden:
 # grading time.)
 GRADER      := $(BUILD)/flipgrade
 GRADE_KIT   := $(BUILD)/grader/kit
-GRADER_MODS := flipgrade gradeconfig intake metrics build stagepart scenepart report render sandbox
+GRADER_MODS := flipgrade gradeconfig intake metrics build stagepart scenepart report render sandbox sbjail sbcalls
 GRADER_CFLAGS = -Igrader -Itests $(shell pkg-config --cflags libconfig libarchive 2>/dev/null)
 GRADER_LIBS   = $(shell pkg-config --libs jansson libpng libconfig libarchive 2>/dev/null) -lm
 RUNNER_LIBS   = $(PKG_LIBS) -lm
