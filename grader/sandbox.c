@@ -39,13 +39,6 @@ typedef struct {
     SbFinal fin;
 } SbRun;
 
-static double sb_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* ---- what isolation this machine gives (probed once) ------------------------------------ */
 
 static struct {
@@ -187,7 +180,7 @@ static int sb_spawn(SbRun *run, const char *dir, char *const argv[], char *const
     if (sb_pipes(out, err, fin) != 0)
         return sb_no_start(res, "pipe", errno);
     job.out_fd = out[1], job.err_fd = err[1], job.final_fd = fin[1];
-    run->start = sb_now();
+    run->start = sbjail_now();
     run->pid = (pid_t)syscall(SYS_clone, job.ns | SIGCHLD, NULL, NULL, NULL, 0);
     if (run->pid == 0) {
         close(out[0]), close(err[0]), close(fin[0]);
@@ -209,7 +202,7 @@ static int sb_ms_left(const SbRun *run)
 {
     if (run->deadline <= 0)
         return -1;
-    double left = run->deadline - sb_now();
+    double left = run->deadline - sbjail_now();
     if (left <= 0)
         return 0;
     return left > 1e6 ? 1000000000 : (int)(left * 1000) + 1;
@@ -240,7 +233,7 @@ static void sb_ask_stop(SbRun *run)
         return;
     run->asked_stop = true;
     kill(run->pid, SIGUSR1);
-    run->deadline = sb_now() + SB_GRACE;
+    run->deadline = sbjail_now() + SB_GRACE;
 }
 
 /* Reads output until the supervisor has exited and the pipe is closed. The supervisor keeps
@@ -304,7 +297,7 @@ static int sb_reap(SbRun *run, SandboxResult *res)
     fcntl(run->final_fd, F_SETFL, O_NONBLOCK);
     run->have_final = read(run->final_fd, &run->fin, sizeof run->fin) == (ssize_t)sizeof run->fin;
     sb_close(&run->final_fd);
-    res->wall_seconds = sb_now() - run->start;
+    res->wall_seconds = sbjail_now() - run->start;
     if (run->have_final && run->fin.have_status) {
         status = run->fin.status;
         ru = run->fin.ru;

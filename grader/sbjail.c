@@ -429,7 +429,7 @@ typedef struct {
     SbFinal fin;
 } SbWatch;
 
-static double sb_now(void)
+double sbjail_now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -464,7 +464,7 @@ static int sb_ms_left(const SbWatch *w)
 {
     if (w->deadline <= 0)
         return -1;
-    double left = w->deadline - sb_now();
+    double left = w->deadline - sbjail_now();
     return left <= 0 ? 0 : left > 1e6 ? 1000000000 : (int)(left * 1000) + 1;
 }
 
@@ -567,7 +567,7 @@ _Noreturn void sbjail_init(const SbJob *job)
         _exit(SB_SETUP_EXIT);
     }
     if (job->lim->wall_seconds > 0)
-        w.deadline = sb_now() + job->lim->wall_seconds;
+        w.deadline = sbjail_now() + job->lim->wall_seconds;
     w.listener = sb_take_listener(job, &w, sock[0]);
     close(sock[0]);
     sb_supervise(&w);

@@ -44,6 +44,9 @@ typedef struct {
     char copy_error[200];     /* copying the files back failed: which and why */
 } SbFinal;
 
+/* CLOCK_MONOTONIC in seconds: the supervisor's and the parent's clocks for the wall limit. */
+double sbjail_now(void);
+
 /* Landlock's ABI version on this kernel, below 1 when there is none. */
 long sbjail_landlock_abi(void);
 
