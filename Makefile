@@ -429,6 +429,7 @@ check-pipeline: $(BUILD)/tests/test_pipeline
 check-determinism: $(FLIPSIM)
 	@tests/check_determinism.sh $(FLIPSIM)
 	@tests/check_device_cli.sh $(FLIPSIM)
+	@tests/check_out_dir.sh $(FLIPSIM)
 
 check-warnings: | $(DEPS_OK)
 	@tests/check_warnings.sh

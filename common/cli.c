@@ -2,6 +2,7 @@
  * flipkit common/: the only place that prints. Errors are one line naming the file or the
  * option and what was expected; the exit statuses are listed in cli.h and in --help. */
 #include "cli.h"
+#include "rundir.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -9,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,6 +46,7 @@ typedef struct {
     Scene scene;
     Sim sim;
     char out[1024];
+    int lock_fd;                 /* OUT/.lock, held for the run's life (rundir.h) */
     FILE *log;
     Output output;               /* surface, USD, previews, slices */
     const CliDevices *devices;   /* NULL: this build runs only the C stages */
@@ -60,7 +64,11 @@ static void cli_usage(FILE *f, int with_reference, int with_devices)
         "the state at time N/frame_rate; frame 0 is the initial state) and OUT/log.txt.\n\n"
         "options (default in brackets):\n"
         "  --frames N              last frame to simulate [the scene's \"frames\"]\n"
-        "  --out DIR               output directory [out/<scene name>]\n"
+        "  --out DIR               output directory, one run's at a time: a second run into\n"
+        "                          it exits 2, naming the first; a new run there first removes\n"
+        "                          the frames, checkpoints, scene.usda and preview.mp4 an earlier\n"
+        "                          run left (a --resume run only those after its frame); other\n"
+        "                          files stay [out/<scene name>]\n"
         "  --track student|reference\n"
         "                          whose stages run [%s]\n"
         "  --use-reference=LIST    run these stages (comma-separated, or \"all\") from the\n"
@@ -86,7 +94,9 @@ static void cli_usage(FILE *f, int with_reference, int with_devices)
         "  --quiet                 print only errors [off]\n"
         "  --help                  this text\n\n"
         "exit status: 0 done; 1 output could not be written; 2 bad option, scene or state\n"
-        "file; 3 a stage produced NaN/Inf (the frames already written are kept).\n"
+        "file, or --out in use by another run; 3 a stage produced NaN/Inf (the frames already\n"
+        "written are kept); 4 out of memory (a scene that needs more than this machine has is\n"
+        "refused before it starts, with the figure).\n"
         "Besides the particles, the scene's output.* keys turn on OUT/surface/NNNNNN.ply (a\n"
         "closed liquid surface), OUT/scene.usda (one USD stage, plays in real time) and\n"
         "OUT/preview/NNNNNN.png (`make movie` joins them into OUT/preview.mp4).\n\n",
@@ -395,7 +405,7 @@ static int cli_run_frames(Run *r, int last)
             fprintf(stderr, "flipsim: %s: frame %d: %s; frames up to %06d are kept in %s/particles\n",
                     r->scene.name, r->sim.frame + 1, r->sim.error.message, r->sim.frame, r->out);
             cli_log(r, "error: frame %d: %s\n", r->sim.frame + 1, r->sim.error.message);
-            return EXIT_BLOWUP;
+            return r->sim.error.out_of_memory ? EXIT_MEMORY : EXIT_BLOWUP;
         }
         rc = cli_write_frame(r);
         cli_log_frame(r, cli_now() - t0);
@@ -483,14 +493,84 @@ static int cli_check_slices(const Run *r)
     return 0;
 }
 
+/* Memory this process may still have: MemAvailable (free and reclaimable), else the RAM
+ * sysinfo reports (where /proc is not readable, as in the grader's sandbox), and never more
+ * than RLIMIT_AS allows. 0 when nothing can be read. */
+static size_t cli_memory_available(const char **what)
+{
+    size_t avail = 0;
+    *what = "available";
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[128];
+    unsigned long long kib;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+            avail = (size_t)kib * 1024;
+    if (f)
+        fclose(f);
+    struct sysinfo si;
+    if (!avail && sysinfo(&si) == 0)
+        avail = (size_t)si.totalram * si.mem_unit, *what = "in all";
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (!avail || rl.rlim_cur < avail))
+        avail = (size_t)rl.rlim_cur, *what = "under its address-space limit";
+    return avail;
+}
+
+/* Before allocating: a scene that cannot fit is refused now, with the figure, not minutes
+ * later by the allocator. */
+static int cli_check_memory(const Run *r)
+{
+    size_t particles, need = sim_memory_need(&r->scene, &particles);
+    const char *what;
+    size_t avail = cli_memory_available(&what);
+    if (!avail || need <= avail)
+        return 0;
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    fprintf(stderr, "flipsim: %s: grid %dx%dx%d and about %zu particles need at least %.1f GiB; "
+            "this machine has %.1f GiB %s\n", r->scene.path, r->scene.resolution[0],
+            r->scene.resolution[1], r->scene.resolution[2], particles, (double)need / gib,
+            (double)avail / gib, what);
+    return EXIT_MEMORY;
+}
+
+/* OUT is this run's alone, and holds nothing of an earlier run's past keep_frame. */
+static int cli_claim_out(Run *r)
+{
+    char err[1300];
+    r->lock_fd = rundir_claim(r->out, err, sizeof err);
+    if (r->lock_fd == -2)
+        return cli_error("%s", err);
+    if (r->lock_fd < 0) {
+        fprintf(stderr, "flipsim: %s\n", err);
+        return EXIT_IO;
+    }
+    return 0;
+}
+
+static int cli_clear_out(Run *r, int keep_frame)
+{
+    char err[1300];
+    if (rundir_clear(r->out, keep_frame, err, sizeof err) < 0) {
+        fprintf(stderr, "flipsim: %s\n", err);
+        return EXIT_IO;
+    }
+    return 0;
+}
+
 static int cli_start(Run *r, const Track *track)
 {
     const Options *o = r->opt;
     char err[1300];
     int rc = cli_check_slices(r);
+    if (!rc)
+        rc = cli_check_memory(r);
     if (rc)
         return rc;
     cli_name_out(r);
+    rc = cli_claim_out(r);
+    if (rc)
+        return rc;
     char sub[1200];
     snprintf(sub, sizeof sub, "%s/particles", r->out);
     if (cli_mkdirs(sub) != 0 ||
@@ -506,10 +586,13 @@ static int cli_start(Run *r, const Track *track)
     }
     if (sim_init(&r->sim, &r->scene, track) != 0) {
         fprintf(stderr, "flipsim: %s\n", r->sim.error.message);
-        return EXIT_IO;
+        return r->sim.error.out_of_memory ? EXIT_MEMORY : EXIT_IO;
     }
     if (o->resume && sim_load_state(&r->sim, o->resume, err, sizeof err) != 0)
         return cli_error("%s", err);
+    rc = cli_clear_out(r, o->resume ? r->sim.frame : -1);
+    if (rc)
+        return rc;
     rc = cli_pick_device(r);
     if (rc)
         return rc;
@@ -539,7 +622,7 @@ int cli_main(int argc, char **argv, const Track *student, const Track *reference
              const CliDevices *devices)
 {
     Options opt;
-    Run r = { .opt = &opt, .devices = devices };
+    Run r = { .opt = &opt, .devices = devices, .lock_fd = -1 };
     Track track;
     int rc = cli_parse(argc, argv, &opt, reference != NULL, devices != NULL);
     if (rc == 0 && opt.list_devices) {
@@ -581,5 +664,7 @@ int cli_main(int argc, char **argv, const Track *student, const Track *reference
         fclose(r.log);
     sim_free(&r.sim);
     scene_free(&r.scene);
+    if (r.lock_fd >= 0)
+        close(r.lock_fd); /* OUT is free for the next run */
     return rc;
 }

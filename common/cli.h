@@ -17,9 +17,10 @@ typedef struct {
     SimDevice *(*open)(const char *selector, char *err, size_t errlen);
 } CliDevices;
 
-/* Exit statuses: 0 done, 1 could not write output or out of memory, 2 bad input (options,
- * scene, state file), 3 the simulation produced NaN/Inf (frames written so far are kept). */
-enum { EXIT_OK = 0, EXIT_IO = 1, EXIT_INPUT = 2, EXIT_BLOWUP = 3 };
+/* Exit statuses: 0 done, 1 could not write output, 2 bad input (options, scene, state file,
+ * or --out held by another run), 3 the simulation produced NaN/Inf (frames written so far
+ * are kept), 4 out of memory (a scene too big for this machine is refused before it starts). */
+enum { EXIT_OK = 0, EXIT_IO = 1, EXIT_INPUT = 2, EXIT_BLOWUP = 3, EXIT_MEMORY = 4 };
 
 /* Called once the run's settings are final (scene loaded, every override applied), before
  * the first frame: the grader's runner reports them to its sandbox. NULL: nothing. */

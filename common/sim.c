@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ static void sim_fail(Sim *s, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(s->error.message, sizeof s->error.message, fmt, ap);
     va_end(ap);
+    s->error.out_of_memory = strstr(s->error.message, "out of memory") != NULL;
 }
 
 static double sim_clock(void)
@@ -365,6 +367,55 @@ static int sim_alloc(Sim *s)
     }
     s->extrap_scratch = calloc(2 * fmax, 1);
     return ok && s->extrap_scratch ? 0 : -1;
+}
+
+/* a * b, or SIZE_MAX when it overflows */
+static size_t sim_mul(size_t a, size_t b)
+{
+    return b && a > SIZE_MAX / b ? SIZE_MAX : a * b;
+}
+
+static size_t sim_add(size_t a, size_t b)
+{
+    return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
+
+/* Cells of the grid a shape's bounding box covers, clipped to the domain. */
+static size_t sim_cells_in(const Shape *sh, const Scene *scene)
+{
+    size_t cells = 1;
+    const float lo[3] = { sh->min.x, sh->min.y, sh->min.z };
+    const float hi[3] = { sh->max.x, sh->max.y, sh->max.z };
+    for (int a = 0; a < 3; a++) {
+        double n = scene->resolution[a];
+        double i0 = fmax(0.0, floor(lo[a] / scene->cell_size));
+        double i1 = fmin(n, ceil(hi[a] / scene->cell_size));
+        cells = sim_mul(cells, i1 > i0 ? (size_t)(i1 - i0) : 0);
+    }
+    return cells;
+}
+
+size_t sim_memory_need(const Scene *scene, size_t *particles)
+{
+    size_t n[3] = { (size_t)scene->resolution[0], (size_t)scene->resolution[1],
+                    (size_t)scene->resolution[2] };
+    size_t cells = sim_mul(sim_mul(n[0], n[1]), n[2]);
+    size_t faces = sim_add(sim_add(sim_mul(sim_mul(n[0] + 1, n[1]), n[2]),
+                                   sim_mul(sim_mul(n[0], n[1] + 1), n[2])),
+                           sim_mul(sim_mul(n[0], n[1]), n[2] + 1));
+    /* per cell: cell and solid (1 byte each), p, div, rhs, scratch, lap (float); per face:
+     * velocity, weight, old velocity (float) and two extrapolation bytes */
+    size_t bytes = sim_add(sim_mul(cells, 2 + 5 * sizeof(float)), sim_mul(faces, 3 * sizeof(float) + 2));
+    size_t count = 0;
+    for (int i = 0; i < scene->nfluid; i++)
+        count = sim_add(count, sim_cells_in(&scene->fluid[i], scene));
+    for (int e = 0; e < scene->nevents; e++)
+        for (int i = 0; i < scene->events[e].nfluid; i++)
+            count = sim_add(count, sim_cells_in(&scene->events[e].fluid[i], scene));
+    count = sim_mul(count, (size_t)scene->particles_per_cell);
+    if (particles)
+        *particles = count;
+    return sim_add(bytes, sim_mul(count, 2 * sizeof(Vec3)));
 }
 
 int sim_init(Sim *s, const Scene *scene, const Track *track)

@@ -29,7 +29,10 @@ typedef struct {
 } SimStats;
 
 /* What went wrong, when sim_* returns -1: one line, naming the stage and the place. */
-typedef struct { char message[512]; } SimError;
+typedef struct {
+    char message[512];
+    bool out_of_memory;   /* the failure was an allocation: flipsim exits EXIT_MEMORY */
+} SimError;
 
 typedef struct Sim Sim;
 
@@ -72,6 +75,14 @@ struct Sim {
     SimDevice *device;          /* NULL: the track's stages in C on this CPU */
     bool device_stale;          /* the host's particles changed since the last upload */
 };
+
+/* Bytes sim_init and the run will allocate for scene, at least: the grid's fields (cell types,
+ * pressure, divergence, right-hand side, two scratch fields, and per face the velocity, its
+ * weight and the copy kept for FLIP) and the particles seeded in the fluid shapes' boxes
+ * (position and velocity each). Solver workspaces, the OpenCL device's copies and the
+ * particle arrays' spare capacity come on top; so this is a floor, for refusing scenes that
+ * cannot fit before allocating anything. Saturates at SIZE_MAX. */
+size_t sim_memory_need(const Scene *scene, size_t *particles);
 
 /* Sets up the grid, the solids and frame 0 (initial fluid and frame-0 events). The scene
  * must outlive the sim. Returns 0, or -1 with s->error set. */
