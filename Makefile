@@ -13,7 +13,8 @@ SANITIZE ?= 0
 
 ifeq ($(SANITIZE),1)
 BUILD    := build/asan
-SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+SANFLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer \
+            -fno-sanitize-recover=undefined,float-cast-overflow
 else
 BUILD    := build
 SANFLAGS :=

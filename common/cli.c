@@ -123,8 +123,8 @@ static int cli_parse_count(const char *opt, const char *text, int *out)
     char *end;
     errno = 0;
     long v = strtol(text, &end, 10);
-    if (errno || end == text || *end || v < 0 || v > 1000000)
-        return cli_error("%s: expected a whole number from 0 to 1000000, got \"%s\"", opt, text);
+    if (errno || end == text || *end || v < 0 || v > SIM_MAX_FRAME)
+        return cli_error("%s: expected a whole number from 0 to %d, got \"%s\"", opt, SIM_MAX_FRAME, text);
     *out = (int)v;
     return 0;
 }

@@ -837,7 +837,7 @@ static int scene_physics(Ctx *c, json_t *root, Scene *s)
     return scene_get_vec3(c, root, "gravity", &s->gravity, NULL) ||
            scene_get_float(c, root, "density", POSITIVE, &s->density, NULL) ||
            scene_get_double(c, root, "frame_rate", POSITIVE, &s->frame_rate) ||
-           scene_get_int(c, root, "frames", 0, INT_MAX, &s->frames) ||
+           scene_get_int(c, root, "frames", 0, 999999, &s->frames) /* six-digit frame files */ ||
            scene_get_float(c, root, "cfl", cfl, &s->cfl, NULL) ||
            scene_get_float(c, root, "pic_flip_alpha", alpha, &s->pic_flip_alpha, NULL) ||
            scene_particles_per_cell(c, root, s) || scene_seed(c, root, s) ? -1 : 0;
@@ -1216,7 +1216,7 @@ static const SchemaRow scene_schema[] = {
     {"gravity", "3 numbers", "m/s^2; y is up"},
     {"density", "number > 0", "kg/m^3"},
     {"frame_rate", "number > 0", "frames per simulated second"},
-    {"frames", "integer >= 0", "frames to simulate and write"},
+    {"frames", "integer [0, 999999]", "frames to simulate and write"},
     {"cfl", "number (0, 10]", "most cells a particle moves in a substep"},
     {"pic_flip_alpha", "number [0, 1]", "1 = PIC (smooth), 0 = FLIP (lively)"},
     {"particles_per_cell", "1, 8, 27 or 64", "particles seeded per fluid cell (n^3)"},

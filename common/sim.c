@@ -498,6 +498,48 @@ static const void *sim_section(const StateFile *sf, const char *path, const char
     return d;
 }
 
+/* The checksum says the file is what was written, not that it makes sense: every value is
+ * checked for range before it is used (a frame of -5 would name files "-00001.ply", a
+ * substep count of 1e300 does not fit a long). Returns 0, or -1 naming the field. */
+static int sim_check_counters(const Scene *scene, const char *path, int32_t frame, double time,
+                              double substeps, char *err, size_t errlen)
+{
+    if (frame < 0 || frame > SIM_MAX_FRAME)
+        return snprintf(err, errlen, "%s: frame is %ld; expected 0 to %d", path, (long)frame,
+                        SIM_MAX_FRAME), -1;
+    /* a checkpoint is taken at a frame's end: its time is frame / frame_rate */
+    if (!isfinite(time) || time < 0 || fabs(time * scene->frame_rate - frame) > 0.5)
+        return snprintf(err, errlen, "%s: time is %g s; expected %g s (frame %ld at %g frames/s)",
+                        path, time, frame / scene->frame_rate, (long)frame, scene->frame_rate), -1;
+    if (!isfinite(substeps) || substeps < 0 || substeps > 9007199254740992.0 || substeps != floor(substeps))
+        return snprintf(err, errlen, "%s: substeps is %g; expected a whole number from 0 to 2^53",
+                        path, substeps), -1;
+    return 0;
+}
+
+/* Particles finite and inside the domain, velocities and pressures finite. */
+static int sim_check_fields(const MacGrid *g, const char *path, const float *pos, const float *vel,
+                            uint64_t np, const float *p, char *err, size_t errlen)
+{
+    const float box[3] = { (float)g->nx * g->dx, (float)g->ny * g->dx, (float)g->nz * g->dx };
+    for (uint64_t i = 0; i < np; i++) {
+        int a = (int)(i % 3);
+        if (!isfinite(pos[i]) || pos[i] < 0 || pos[i] > box[a])
+            return snprintf(err, errlen, "%s: pos of particle %llu, %c = %g; expected a number "
+                            "from 0 to %g m (inside the domain)", path, (unsigned long long)(i / 3),
+                            "xyz"[a], pos[i], box[a]), -1;
+        if (!isfinite(vel[i]))
+            return snprintf(err, errlen, "%s: vel of particle %llu, %c = %g; expected a finite "
+                            "number", path, (unsigned long long)(i / 3), "xyz"[a], vel[i]), -1;
+    }
+    size_t cells = grid_cells(g);
+    for (size_t c = 0; c < cells; c++)
+        if (!isfinite(p[c]))
+            return snprintf(err, errlen, "%s: p of cell %zu is %g; expected a finite number", path,
+                            c, p[c]), -1;
+    return 0;
+}
+
 int sim_load_state(Sim *s, const char *path, char *err, size_t errlen)
 {
     StateFile sf;
@@ -518,11 +560,19 @@ int sim_load_state(Sim *s, const char *path, char *err, size_t errlen)
         !(pos = sim_section(&sf, path, "pos", STATE_F32, 0, &np, err, errlen)) ||
         !(vel = sim_section(&sf, path, "vel", STATE_F32, np, &n, err, errlen)))
         goto done;
-    if (dims[0] != g->nx || dims[1] != g->ny || dims[2] != g->nz || np % 3 != 0) {
+    if (dims[0] != g->nx || dims[1] != g->ny || dims[2] != g->nz) {
         snprintf(err, errlen, "%s: saved grid %dx%dx%d does not match the scene's %dx%dx%d", path,
                  dims[0], dims[1], dims[2], g->nx, g->ny, g->nz);
         goto done;
     }
+    if (np % 3 != 0) {
+        snprintf(err, errlen, "%s: pos has %llu numbers; expected 3 per particle", path,
+                 (unsigned long long)np);
+        goto done;
+    }
+    if (sim_check_counters(s->scene, path, frame[0], time[0], substeps[0], err, errlen) != 0 ||
+        sim_check_fields(g, path, pos, vel, np, p, err, errlen) != 0)
+        goto done;
     s->particles.count = 0;
     if (part_reserve(&s->particles, (size_t)(np / 3)) != 0) {
         snprintf(err, errlen, "%s: out of memory for %llu particles", path,

@@ -29,6 +29,9 @@ typedef struct {
 } SimStats;
 
 /* What went wrong, when sim_* returns -1: one line, naming the stage and the place. */
+/* The last frame a run may reach: frame files are named with six digits. */
+#define SIM_MAX_FRAME 999999
+
 typedef struct {
     char message[512];
     bool out_of_memory;   /* the failure was an allocation: flipsim exits EXIT_MEMORY */

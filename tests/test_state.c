@@ -2,6 +2,8 @@
  * type, and one-line errors for corrupt, truncated or foreign files. CK_FORK=no runs
  * in-process for gdb; CK_RUN_CASE=errors build/tests/test_state runs one test case. */
 #include "harness.h"
+#include "scene.h"
+#include "sim.h"
 #include "state.h"
 
 #include <check.h>
@@ -415,6 +417,72 @@ START_TEST(fuzz_every_byte)
 }
 END_TEST
 
+/* ---- meaning: a checkpoint with a good checksum and a value out of range ---------------- */
+
+static const char meaning_scene[] =
+    "{\"name\": \"tiny\", \"grid\": {\"resolution\": [6, 5, 4], \"cell_size\": 0.5},"
+    " \"fluid\": [{\"box\": {\"min\": [0.5, 0.5, 0.5], \"max\": [1.5, 1.5, 1.5]}}]}";
+
+/* A real checkpoint of the tiny scene, then one section replaced (the checksum is rewritten
+ * with it); sim_load_state must refuse it with a message that has want in it. */
+static void expect_refused(const char *tag, uint32_t type, const void *data, uint64_t count,
+                           uint64_t index, const char *want)
+{
+    Scene sc;
+    char err[1024];
+    ck_assert_msg(scene_load_text(meaning_scene, "tiny.json", NULL, 0, &sc, err, sizeof err) == 0, "%s", err);
+    Sim sim;
+    ck_assert_int_eq(sim_init(&sim, &sc, harness_track()), 0);
+    const char *path = tmp_path("meaning.state");
+    ck_assert_msg(sim_save_state(&sim, path, err, sizeof err) == 0, "%s", err);
+    StateFile sf;
+    state_init(&sf);
+    ck_assert_int_eq(state_read(&sf, path, err, sizeof err), 0);
+    if (data) {
+        ck_assert_int_eq(state_add(&sf, tag, type, data, count), 0);
+    } else { /* poke one float of an existing section */
+        uint64_t n;
+        float *f = (float *)state_find(&sf, tag, STATE_F32, &n);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_uint_lt(index, n);
+        f[index] = type == 1 ? NAN : 1e6f;
+    }
+    ck_assert_int_eq(state_write(&sf, path, err, sizeof err), 0);
+    state_free(&sf);
+    err[0] = '\0';
+    ck_assert_int_eq(sim_load_state(&sim, path, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, want) != NULL, "message \"%s\" does not say \"%s\"", err, want);
+    ck_assert_msg(strstr(err, path) != NULL, "message \"%s\" does not name the file", err);
+    sim_free(&sim);
+    scene_free(&sc);
+}
+
+START_TEST(meaning_counters)
+{
+    int32_t frame = -5, big = INT32_MAX;
+    double nan = NAN, early = 0.5, huge = 1e300, half = 2.5;
+    expect_refused("frame", STATE_I32, &frame, 1, 0, "frame is -5; expected 0 to 999999");
+    expect_refused("frame", STATE_I32, &big, 1, 0, "frame is 2147483647");
+    expect_refused("time", STATE_F64, &nan, 1, 0, "time is nan s");
+    expect_refused("time", STATE_F64, &early, 1, 0, "time is 0.5 s; expected 0 s");
+    expect_refused("substeps", STATE_F64, &huge, 1, 0, "substeps is 1e+300");
+    expect_refused("substeps", STATE_F64, &half, 1, 0, "substeps is 2.5");
+}
+END_TEST
+
+START_TEST(meaning_fields)
+{
+    expect_refused("pos", 1, NULL, 0, 4, "pos of particle 1, y = nan");
+    expect_refused("pos", 2, NULL, 0, 0, "pos of particle 0, x = 1e+06; expected a number from 0 to 3 m");
+    expect_refused("vel", 1, NULL, 0, 2, "vel of particle 0, z = nan");
+    expect_refused("p", 1, NULL, 0, 7, "p of cell 7 is nan");
+    float two[2] = { 1, 1 };
+    expect_refused("pos", STATE_F32, two, 2, 0, "section \"vel\" is missing or has the wrong size");
+    int32_t dims[3] = { 6, 5, 5 };
+    expect_refused("grid", STATE_I32, dims, 3, 0, "saved grid 6x5x5 does not match");
+}
+END_TEST
+
 static Suite *state_suite(void)
 {
     Suite *s = suite_create("state");
@@ -434,6 +502,11 @@ static Suite *state_suite(void)
     tcase_add_test(errors, error_structure);
     tcase_add_test(errors, error_keeps_old_contents);
     suite_add_tcase(s, errors);
+
+    TCase *meaning = tcase_create("meaning");
+    tcase_add_test(meaning, meaning_counters);
+    tcase_add_test(meaning, meaning_fields);
+    suite_add_tcase(s, meaning);
 
     TCase *fuzz = tcase_create("fuzz");
     tcase_set_timeout(fuzz, 60);
