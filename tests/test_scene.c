@@ -336,9 +336,9 @@ END_TEST
 START_TEST(test_error_wrong_type)
 {
     expect_error(SCENE_WITH("\"frames\": \"ten\""),
-                 "t.json: frames: expected an integer >= 0, got \"ten\"");
+                 "t.json: frames: expected an integer from 0 to 999999, got \"ten\"");
     expect_error(SCENE_WITH("\"frames\": 2.0"),
-                 "t.json: frames: expected an integer >= 0, got 2.0");
+                 "t.json: frames: expected an integer from 0 to 999999, got 2.0");
     expect_error(SCENE_WITH("\"gravity\": [0, -9.81]"),
                  "t.json: gravity: expected an array of 3 numbers, got [0, -9.81]");
     expect_error(SCENE_WITH("\"gravity\": [0, null, 0]"),
