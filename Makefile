@@ -22,7 +22,7 @@ endif
 
 # Debian/Ubuntu package names of everything the kit needs (the OpenCL ones are for the
 # reference pipeline; a student's own build only needs a compiler, make, Check, jansson, libpng).
-DEB_PKGS := check pkg-config patch ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo gcovr \
+DEB_PKGS := check pkg-config patch clang ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo gcovr \
             libjansson-dev libpng-dev libxml2-utils libconfig-dev libarchive-dev
 DEPS_OK  := build/.deps-ok
 
@@ -62,7 +62,7 @@ TRACK         ?= student
 
 .PHONY: grade grade-data grade-kit check-grader all run movie check-movie check help deps clean stubs check-stubs golden test check-pipeline bench solvers check-solvers check-mutants check-suites check-opencl coverage coverage-check $(STAGES:%=test-%) test-common test-physics check-scenes \
         check-warnings check-sanitize check-determinism all-tests handout handout-sync check-handout \
-        check-handout-fresh check-dist
+        check-handout-fresh check-dist fuzz check-fuzz
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -91,13 +91,16 @@ help:
 	@echo "  make grade                          your stages against the public cases (the self-check)"
 	@echo "  make grade SUBMISSIONS=dir/ [-j2]   grade every submission in dir/ (build/grades/grades.csv)"
 	@echo "  make grade-data                     (re)make the reference's cases and frames for the grader"
-	@echo "  make check-grader                   the grader calibrated: reference, OpenCL, planted bugs, hostile code"
+	@echo "  make check-grader                   the grader calibrated: reference, OpenCL, planted bugs, hostile code,"
+	@echo "                                      every sandbox attack as root and as nobody"
 	@echo "  make handout                        the student tarball: dist/flipkit-student.tar.gz"
 	@echo "  make handout-sync                   remake handout/README.md's quoted blocks and its figures"
 	@echo "  make check-handout                  the handout agrees with stages.h, grader/config, the tests"
 	@echo "  make check-dist                     the tarball: no solution code; it builds, tests and grades"
 	@echo "  make stubs                          regenerate assignment/ from reference/"
-	@echo "  make SANITIZE=1 ...                 build with ASan+UBSan into build/asan/"
+	@echo "  make SANITIZE=1 ...                 build with ASan+UBSan (and float-cast-overflow) into build/asan/"
+	@echo "  make fuzz [FUZZ_SECONDS=300]        libFuzzer on the scene loader, state and PLY readers"
+	@echo "  make check-fuzz                     the same, 20 s each (part of make check)"
 	@echo "  make deps                           install missing system packages"
 	@echo "  make clean                          remove build/"
 	@echo "Debugging a suite (Check's own variables; each suite's header says the same):"
@@ -432,6 +435,49 @@ check-determinism: $(FLIPSIM)
 	@tests/check_device_cli.sh $(FLIPSIM)
 	@tests/check_out_dir.sh $(FLIPSIM)
 
+# ---- fuzzing (libFuzzer, clang): the scene loader, the state reader, the PLY reader ------------
+# make fuzz: FUZZ_SECONDS per target (300); check-fuzz: 20 s each, part of make check. A finding
+# fails the run and leaves its input in build/fuzz/crash-TARGET-*.
+FUZZ_DIR     := build/fuzz
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 300
+FUZZ_TARGETS := scene state ply
+FUZZ_SAN     := -fsanitize=address,undefined,float-cast-overflow \
+                -fno-sanitize-recover=undefined,float-cast-overflow -fno-omit-frame-pointer
+FUZZ_OBJ     := $(COMMON_SRC:%.c=$(FUZZ_DIR)/%.o) $(STAGES:%=$(FUZZ_DIR)/assignment/%.o) \
+                $(FUZZ_DIR)/assignment/track.o
+FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
+FUZZ_TINY    := {"name": "tiny", "grid": {"resolution": [6, 5, 4], "cell_size": 0.5}, \
+                "fluid": [{"box": {"min": [0.5, 0.5, 0.5], "max": [1.5, 1.5, 1.5]}}]}
+
+$(FUZZ_DIR)/%.o: %.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(STD) -O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN) -Icommon $(PKG_CFLAGS) -c $< -o $@
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz_%.c tests/fuzzfile.h $(FUZZ_OBJ)
+	$(FUZZ_CC) $(STD) -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) -Icommon $(PKG_CFLAGS) \
+	  $< $(FUZZ_OBJ) $(LIBS) -o $@
+
+# Seeds from the kit's own files: its scenes, a tiny scene's checkpoints and frames (of the
+# scene fuzz_state.c loads them into), and the golden cases' states.
+$(FUZZ_DIR)/corpus/.made: $(FLIPSIM) $(GOLDEN_STAMP) $(wildcard scenes/*.json tests/bad_scenes/*)
+	@rm -rf $(@D) && mkdir -p $(@D)/scene $(@D)/state $(@D)/ply $(@D)/run
+	@cp scenes/*.json tests/golden/*.json grader/cases/*.json $(@D)/scene/
+	@for f in tests/bad_scenes/*; do cp "$$f" "$(@D)/scene/bad-$$(basename "$$f")"; done
+	@echo '$(FUZZ_TINY)' > $(@D)/run/tiny.json
+	@$(FLIPSIM) --quiet --device cpu --frames 2 --checkpoint-every 1 --out $(@D)/run/out $(@D)/run/tiny.json
+	@cp $(@D)/run/out/state/*.state $(@D)/state/
+	@for f in $$(ls $(GOLDEN_DIR)/*/*.state 2>/dev/null | head -n 8); do cp "$$f" "$(@D)/state/golden-$$(echo "$$f" | tr / -)"; done
+	@for f in $(@D)/run/out/particles/*.ply; do cp "$$f" "$(@D)/ply/"; done
+	@rm -rf $(@D)/run
+	@touch $@
+
+fuzz: $(FUZZ_BINS) $(FUZZ_DIR)/corpus/.made
+	@tests/run_fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+check-fuzz: $(FUZZ_BINS) $(FUZZ_DIR)/corpus/.made
+	@tests/run_fuzz.sh $(FUZZ_DIR) 20 $(FUZZ_TARGETS)
+
 check-warnings: | $(DEPS_OK)
 	@tests/check_warnings.sh
 
@@ -441,7 +487,7 @@ check-sanitize: | $(DEPS_OK)
 
 check: check-stubs test-common test-physics check-suites check-mutants check-opencl check-pipeline \
        check-solvers check-grader check-handout check-dist check-determinism check-movie check-sanitize \
-       check-warnings coverage-check
+       check-warnings coverage-check check-fuzz
 	@echo "make check: all passed"
 
 coverage-check:

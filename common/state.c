@@ -119,10 +119,16 @@ static int state_grow(StateFile *sf)
     return 0;
 }
 
-/* Tags are 1 to 15 characters, so the 16-byte field always keeps a terminating NUL. */
+/* Tags are 1 to 15 printable ASCII characters, so the 16-byte field always keeps a
+ * terminating NUL and a reader's message can quote a tag on one line. */
 static int state_tag_ok(const char *tag)
 {
-    return tag && tag[0] && strlen(tag) < STATE_TAG_LEN;
+    if (!tag || !tag[0] || strlen(tag) >= STATE_TAG_LEN)
+        return 0;
+    for (const char *c = tag; *c; c++)
+        if (*c < 0x20 || *c > 0x7e)
+            return 0;
+    return 1;
 }
 
 /* Takes ownership of data (malloc'd, at least one byte even for count 0, so that
@@ -352,7 +358,7 @@ static int state_read_section_head(StateReader *r, uint32_t index, char *tag, ui
     unsigned char head[STATE_SECTION_BYTES];
     if (state_left(r) < sizeof head || !state_take(r, head, sizeof head))
         return state_truncated(r, index, NULL);
-    if (memchr(head, '\0', STATE_TAG_LEN) == NULL || head[0] == '\0') {
+    if (memchr(head, '\0', STATE_TAG_LEN) == NULL || !state_tag_ok((const char *)head)) {
         fileerr_set(r->err, r->errlen, r->path, "section %u has a malformed tag",
                      (unsigned)index);
         return -1;

@@ -360,6 +360,13 @@ START_TEST(error_structure)
     fix_checksum(c, len);
     spit(path, c, len);
     expect_error(path, "section 1 has a malformed tag");
+
+    memcpy(c, d, len);
+    memcpy(c + 16, "p\n\xe6", 4); /* a newline and a stray byte: the message must stay one line */
+    set_le(c + 16 + 16, 9, 4);
+    fix_checksum(c, len);
+    spit(path, c, len);
+    expect_error(path, "section 1 has a malformed tag");
     free(c);
     free(d);
 }
