@@ -87,7 +87,7 @@ void gradeconfig_defaults(GradeConfig *c)
     c->output_kib = 64;
     c->processes = 64;
     c->disk_mib = 256;
-    c->submission_seconds = 600.0;
+    c->submission_seconds = 300.0;
 }
 
 /* ---- loading ---------------------------------------------------------------------------------- */
