@@ -163,7 +163,8 @@ xattrs_of() { command -v python3 > /dev/null && python3 -c 'import os, sys; prin
 ipc_count() { ipcs -m -q 2>/dev/null | grep -c '^0x'; }
 attacks() {      # attacks WHO RUNAS... : grade the attack submissions as WHO, through RUNAS
     who=$1; shift
-    base=$(mktemp -d "$TMPDIR/attacks-$who.XXXXXX")
+    # outside the kit: a checkout under mktemp -d is 0700, out of an unprivileged user's reach
+    base=$(mktemp -d "${ATTACK_TMPDIR:-/tmp}/flipkit-attacks-$who.XXXXXX"); chmod 755 "$base"
     mkdir -p "$base/work" "$base/reports"
     attack_sub "$base/hostile-d" advect-types-into-terminal gravity-uses-root p2g-phones-home \
         g2p-reads-secrets divergence-touches-outside laplacian-hoards-memory gradient-leaves-ipc \
@@ -198,6 +199,12 @@ while True:
         (cd "$kitcopy" && "$@" ./flipgrade --quiet $opts --work "$base/work" \
              --out "$base/reports/hostile-$h" "$base/hostile-$h") > "$base/hostile-$h.txt" 2>&1
         echo $(( $(date +%s) - start )) > "$base/hostile-$h.seconds"
+        if [ ! -f "$base/reports/hostile-$h/report.json" ]; then
+            fail "$who: flipgrade did not grade hostile-$h: $(head -c 600 "$base/hostile-$h.txt")"
+            [ -n "$listener" ] && kill "$listener" 2>/dev/null
+            rm -rf "$base"
+            return
+        fi
         parts "$base/reports/hostile-$h/report.json" > "$base/reports/hostile-$h/parts.tsv"
     done
     [ -n "$listener" ] && kill "$listener" 2>/dev/null
