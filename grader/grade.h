@@ -43,7 +43,7 @@ typedef struct {
     char student[GRADE_NAME_MAX];    /* its name: the directory or archive name without suffix */
     char mode[16];                   /* "hidden" (instructor cases) or "public" (self-check) */
     double seconds;                  /* wall time of the grading */
-    char sandbox[512];               /* what the sandbox isolates on this machine (sandbox.h) */
+    char sandbox[1024];              /* what the sandbox isolates on this machine (sandbox.h) */
     int nparts;
     GradePart parts[GRADE_MAX_PARTS];
     double total, max;

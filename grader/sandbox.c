@@ -44,7 +44,7 @@ typedef struct {
 static struct {
     bool probed;
     unsigned long ns;
-    char text[512];
+    char text[1024];
 } sb_iso;
 
 /* A child cloned with flags that exits 0 when it could do what a supervisor must with them. */
