@@ -204,7 +204,9 @@ $(BUILD)/grader/%.o: grader/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(GRADER_CFLAGS) -DFLIPGRADE_CC='"$(CC)"' -DFLIPGRADE_LIBS='"$(RUNNER_LIBS)"' -c $< -o $@
 
-$(GRADER): $(GRADER_OBJ)
+# Order-only: `make build/flipgrade` also makes the kit the grader links student code with
+# (it refuses to grade without it, rather than grading every stage 0).
+$(GRADER): $(GRADER_OBJ) | $(GRADE_KIT_FILES)
 	$(CC) $(ALL_LDFLAGS) $^ $(GRADER_LIBS) -o $@
 
 $(GRADE_KIT)/libkit.a: $(COMMON_OBJ) $(BUILD)/tests/stagecase.o $(BUILD)/tests/fielddiff.o

@@ -2,6 +2,7 @@
  * flipkit grader/: reads grader/config, takes the eight stage files, builds each on its own,
  * grades the stage-isolated parts and the whole-scene parts, and only here prints anything. */
 #define _XOPEN_SOURCE 700
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
@@ -431,8 +432,110 @@ static int write_reports(Grading *gr)
     return 0;
 }
 
+/* ---- is everything there? ------------------------------------------------------------------- */
+
+/* One line naming what is missing or stale and the make target that fixes it; 2. */
+__attribute__((format(printf, 2, 3)))
+static int not_ready(const char *target, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("flipgrade: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "; run `make %s` first (nothing was graded)\n", target);
+    return 2;
+}
+
+static bool newer(const struct stat *a, const struct stat *b)
+{
+    return a->st_mtim.tv_sec > b->st_mtim.tv_sec ||
+           (a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec > b->st_mtim.tv_nsec);
+}
+
+/* The prebuilt objects every build links, and the headers a stage compiles against, made
+ * after the last change to the kit's headers. */
+static int check_kit(const Options *o)
+{
+    static const char *const files[] = { "include/.made", "include/stages.h", "libkit.a", "track.o",
+                                         "guard.o", "stagerun.o", "scenerun.o" };
+    char path[PATH_MAX];
+    struct stat st, made;
+    for (size_t i = 0; i < sizeof files / sizeof files[0] + STAGE_COUNT; i++) {
+        if (i < sizeof files / sizeof files[0])
+            textf(path, sizeof path, "%s/%s", o->objs, files[i]);
+        else
+            textf(path, sizeof path, "%s/stub_%s.o", o->objs, stage_names[i - sizeof files / sizeof files[0]]);
+        if (stat(path, &st) != 0)
+            return not_ready("grade-kit", "%s is missing: the grader's kit is not built", path);
+    }
+    textf(path, sizeof path, "%s/include/.made", o->objs);
+    stat(path, &made);
+    char dir[PATH_MAX];
+    textf(dir, sizeof dir, "%s/common", o->kit);
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && d && (e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        textf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (n > 2 && strcmp(e->d_name + n - 2, ".h") == 0 && stat(path, &st) == 0 && newer(&st, &made))
+            rc = not_ready("grade-kit", "%s changed after the grader's kit was made", path);
+    }
+    if (d)
+        closedir(d);
+    return rc;
+}
+
+/* Cases for every stage, the reference's frames for every scene run, made after the last
+ * change to the config. */
+static int check_data(const Options *o, const GradeConfig *cfg)
+{
+    const char *mode = o->public_cases ? "public" : "hidden";
+    char path[PATH_MAX];
+    struct stat st, made, config;
+    if (strcmp(o->parts, "scenes") != 0)
+        for (int s = 0; s < STAGE_COUNT; s++) {
+            textf(path, sizeof path, "%s/%s/%s", o->data, mode, stage_names[s]);
+            DIR *d = opendir(path);
+            bool any = false;
+            struct dirent *e;
+            while (d && !any && (e = readdir(d)))
+                any = strstr(e->d_name, ".state") != NULL;
+            if (d)
+                closedir(d);
+            if (!any)
+                return not_ready(o->public_cases ? "golden" : "grade-data", "no %s cases for %s in %s",
+                                 mode, stage_names[s], path);
+        }
+    if (strcmp(o->parts, "stages") != 0 && !o->public_cases)
+        for (int i = 0; i < cfg->nscenes; i++)
+            for (int v = 0; v < cfg->nsolvers; v++) {
+                GradeRun run;
+                char err[1024];
+                if (gradeconfig_run(o->kit, &cfg->scenes[i], cfg->solvers[v], &run, err, sizeof err) != 0)
+                    continue; /* the part will say so */
+                textf(path, sizeof path, "%s/frames/%s/particles/%06d.ply", o->data, run.name, cfg->scenes[i].frames);
+                if (stat(path, &st) != 0)
+                    return not_ready("grade-data", "%s is missing: the reference's frames of %s are not made",
+                                     path, run.name);
+            }
+    /* make grade-data records the data from the kit's grader/config (.made is its stamp) */
+    char kit_config[PATH_MAX];
+    textf(kit_config, sizeof kit_config, "%s/grader/config", o->kit);
+    textf(path, sizeof path, "%s/.made", o->data);
+    if (stat(path, &made) == 0 && stat(kit_config, &config) == 0 && newer(&config, &made))
+        return not_ready("grade-data", "%s changed after the reference's data in %s was made", kit_config, o->data);
+    return 0;
+}
+
 static int grade(const Options *o, const GradeConfig *cfg)
 {
+    int ready = check_kit(o);
+    if (!ready)
+        ready = check_data(o, cfg);
+    if (ready)
+        return ready;
     static Grading gr;
     memset(&gr, 0, sizeof gr);
     gr.cfg = cfg;

@@ -30,6 +30,26 @@ submission() {   # submission NAME: a directory of the reference's eight stage f
     done
 }
 
+# 0. A kit or data that is missing or stale is refused (exit 2, one line naming the make target),
+#    never graded as zeros; nothing is written.
+submission ready
+refused() {   # refused WHAT TARGET FLIPGRADE-ARGS...: exit 2, one line naming `make TARGET`
+    what=$1 target=$2; shift 2
+    rm -rf "$out/reports/refused"
+    "$grade" --quiet --out "$out/reports/refused" "$@" "$out/subs/ready" > "$out/refused.txt" 2>&1; rc=$?
+    if [ "$rc" -eq 2 ] && [ "$(wc -l < "$out/refused.txt")" -eq 1 ] && grep -q "run \`make $target\`" "$out/refused.txt" &&
+       [ ! -e "$out/reports/refused/report.json" ]; then
+        echo "refused ($what): $(cat "$out/refused.txt")"
+    else
+        fail "$what: exit $rc, not 2 with one line naming make $target and no report: $(cat "$out/refused.txt")"
+    fi
+}
+mkdir -p "$out/nokit" "$out/nodata"
+refused "no kit" grade-kit --objects "$out/nokit"
+refused "no data" grade-data --data "$out/nodata"
+cp -r build/grader/kit "$out/stalekit"; touch -d 2000-01-01 "$out/stalekit/include/.made"
+refused "stale kit" grade-kit --objects "$out/stalekit"
+
 # 1. Calibration: the OpenCL stages on every case, the OpenCL pipeline on every graded scene.
 "$calibrate" > "$out/calibrate.log" 2>&1 || { cat "$out/calibrate.log"; fail "calibrate: a threshold is too tight for the reference"; }
 grep '^calibrate:' "$out/calibrate.log"
