@@ -11,6 +11,16 @@ STD      := -std=c11 -D_POSIX_C_SOURCE=200809L
 PKGS_LIB := jansson libpng check libconfig libarchive
 SANITIZE ?= 0
 
+# Quiet builds: one short line per file made (CC, LD, AR); `make V=1` prints every command.
+# Warnings and errors are the compiler's own output, printed in full either way.
+V ?= 0
+ifeq ($(V),1)
+say =
+else
+.SILENT:
+say = @printf '  %-3s %s\n' '$(1)' '$(2)'
+endif
+
 ifeq ($(SANITIZE),1)
 BUILD    := build/asan
 SANFLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer \
@@ -102,6 +112,7 @@ help:
 	@echo "  make fuzz [FUZZ_SECONDS=300]        libFuzzer on the scene loader, state and PLY readers"
 	@echo "  make check-fuzz                     the same, 20 s each (part of make check)"
 	@echo "  make deps                           install missing system packages"
+	@echo "  make ... V=1                        print every compile and link command in full"
 	@echo "  make clean                          remove build/"
 	@echo "Debugging a suite (Check's own variables; each suite's header says the same):"
 	@echo "  CK_RUN_CASE=golden make test-p2g    run one case (analytic or golden) of a suite"
@@ -138,23 +149,29 @@ $(DEPS_OK): Makefile
 # compile time so both tracks live in one binary (--use-reference swaps between them).
 $(REF_STAGE_OBJ): $(BUILD)/reference/%.o: reference/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
+	$(call say,CC,$<)
 	$(CC) $(ALL_CFLAGS) -D$*=ref_$* -c $< -o $@
 
 $(BUILD)/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
+	$(call say,CC,$<)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/tests/%.o: tests/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
+	$(call say,CC,$<)
 	$(CC) $(ALL_CFLAGS) -Ireference -Igrader -DFLIPKIT_HAVE_REFERENCE $(CHECK_CFLAGS) -c $< -o $@
 
 $(FLIPSIM): $(SIM_OBJ) $(BUILD)/reference/flipsim_main.o
+	$(call say,LD,$@)
 	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -o $@
 
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_SUPPORT) $(SIM_OBJ)
+	$(call say,LD,$@)
 	$(CC) $(ALL_LDFLAGS) $^ $(CHECK_LIBS) $(LIBS) -o $@
 
 $(MKGOLDEN): $(BUILD)/tests/mkgolden.o $(SIM_OBJ)
+	$(call say,LD,$@)
 	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -o $@
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
@@ -164,6 +181,7 @@ $(MKGOLDEN): $(BUILD)/tests/mkgolden.o $(SIM_OBJ)
 BENCH      := $(BUILD)/tests/bench
 BENCH_ARGS ?=
 $(BENCH): $(BUILD)/tests/bench.o $(SIM_OBJ)
+	$(call say,LD,$@)
 	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -pthread -o $@
 
 bench: $(BENCH)
@@ -174,6 +192,7 @@ bench: $(BENCH)
 # hydrostatic tank; SOLVERS_ARGS="--sizes 16,32 --cap 500" for a smaller run.
 SOLVERS_ARGS ?=
 $(SOLVERLAB): $(BUILD)/tests/solverlab.o $(SIM_OBJ)
+	$(call say,LD,$@)
 	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -o $@
 
 solvers: $(SOLVERLAB)
@@ -202,16 +221,19 @@ GRADE_KIT_FILES := $(GRADE_KIT)/libkit.a $(GRADE_KIT)/track.o $(GRADE_KIT)/guard
 
 $(BUILD)/grader/%.o: grader/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
+	$(call say,CC,$<)
 	$(CC) $(ALL_CFLAGS) $(GRADER_CFLAGS) -DFLIPGRADE_CC='"$(CC)"' -DFLIPGRADE_LIBS='"$(RUNNER_LIBS)"' -c $< -o $@
 
 # Order-only: `make build/flipgrade` also makes the kit the grader links student code with
 # (it refuses to grade without it, rather than grading every stage 0).
 $(GRADER): $(GRADER_OBJ) | $(GRADE_KIT_FILES)
+	$(call say,LD,$@)
 	$(CC) $(ALL_LDFLAGS) $^ $(GRADER_LIBS) -o $@
 
 $(GRADE_KIT)/libkit.a: $(COMMON_OBJ) $(BUILD)/tests/stagecase.o $(BUILD)/tests/fielddiff.o
 	@mkdir -p $(@D)
 	@rm -f $@
+	$(call say,AR,$@)
 	ar rcs $@ $^
 
 # A stage's stub, made from the reference as `make stubs` does, stands in for a student file
@@ -219,6 +241,7 @@ $(GRADE_KIT)/libkit.a: $(COMMON_OBJ) $(BUILD)/tests/stagecase.o $(BUILD)/tests/f
 $(GRADE_KIT)/stub_%.o: reference/%.c reference/mkstub.awk | $(DEPS_OK)
 	@mkdir -p $(@D)
 	awk -v stage=$* -f reference/mkstub.awk $< > $(GRADE_KIT)/stub_$*.c
+	$(call say,CC,$(GRADE_KIT)/stub_$*.c)
 	$(CC) $(ALL_CFLAGS) -c $(GRADE_KIT)/stub_$*.c -o $@
 
 # The headers a student file may include: a copy, so a compile can read nothing else of the kit.
@@ -242,6 +265,7 @@ CALIBRATE := $(BUILD)/grader/calibrate
 $(BUILD)/grader/calibrate.o: GRADER_CFLAGS += -Ireference
 $(CALIBRATE): $(BUILD)/grader/calibrate.o $(BUILD)/grader/metrics.o $(BUILD)/grader/gradeconfig.o \
               $(SANDBOX_OBJ) $(BUILD)/tests/stagecase.o $(BUILD)/tests/fielddiff.o $(SIM_OBJ)
+	$(call say,LD,$@)
 	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) $(GRADER_LIBS) -o $@
 
 $(BUILD)/tests/test_report: $(BUILD)/grader/report.o $(BUILD)/grader/render.o
@@ -291,6 +315,7 @@ FIGURE_LAB_ARGS := --sizes 16,32 --cap 500
 
 $(MKFIGURES): handout/mkfigures.c common/grid.h | $(DEPS_OK)
 	@mkdir -p $(@D)
+	$(call say,LD,$@)
 	$(CC) $(STD) $(WARN) $(CFLAGS) -Icommon $< -lm -o $@
 
 $(HANDOUT_TABLE): $(GRADER) grader/config $(wildcard scenes/*.json)
@@ -332,8 +357,10 @@ $(REF_STAGES_LIB): $(STAGES:%=reference/%.c) handout/refstages.c | $(DEPS_OK)
 	@for s in $(STAGES); do \
 	  $(CC) $(STD) -O2 -g0 -Icommon $(PKG_CFLAGS) -D$$s=ref_$$s -c reference/$$s.c -o $(@D)/obj/$$s.o || exit 1; \
 	done
+	$(call say,CC,handout/refstages.c)
 	$(CC) $(STD) -O2 -g0 -Icommon -Ireference $(PKG_CFLAGS) -c handout/refstages.c -o $(@D)/obj/refstages.o
 	@rm -f $@
+	$(call say,AR,$@)
 	ar rcs $@ $(STAGES:%=$(@D)/obj/%.o) $(@D)/obj/refstages.o
 	strip --strip-debug $@
 
@@ -454,9 +481,11 @@ FUZZ_TINY    := {"name": "tiny", "grid": {"resolution": [6, 5, 4], "cell_size": 
 
 $(FUZZ_DIR)/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
+	$(call say,CC,$<)
 	$(FUZZ_CC) $(STD) -O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN) -Icommon $(PKG_CFLAGS) -c $< -o $@
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz_%.c tests/fuzzfile.h $(FUZZ_OBJ)
+	$(call say,LD,$@)
 	$(FUZZ_CC) $(STD) -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) -Icommon $(PKG_CFLAGS) \
 	  $< $(FUZZ_OBJ) $(LIBS) -o $@
 

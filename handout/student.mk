@@ -13,6 +13,16 @@ WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 STD      := -std=c11 -D_POSIX_C_SOURCE=200809L
 SANITIZE ?= 0
 
+# Quiet builds: one short line per file made (CC, LD, AR); `make V=1` prints every command.
+# Warnings and errors are the compiler's own output, printed in full either way.
+V ?= 0
+ifeq ($(V),1)
+say =
+else
+.SILENT:
+say = @printf '  %-3s %s\n' '$(1)' '$(2)'
+endif
+
 ifeq ($(SANITIZE),1)
 BUILD    := build/asan
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -107,16 +117,20 @@ $(DEPS_OK): Makefile
 # ---- compiling ------------------------------------------------------------------------
 $(BUILD)/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
+	$(call say,CC,$<)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/tests/%.o: tests/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
+	$(call say,CC,$<)
 	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
 
 $(FLIPSIM): $(SIM_OBJ) $(BUILD)/common/flipsim_main.o $(REF_LIB)
+	$(call say,LD,$@)
 	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -o $@
 
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_SUPPORT) $(SIM_OBJ)
+	$(call say,LD,$@)
 	$(CC) $(ALL_LDFLAGS) $^ $(CHECK_LIBS) $(LIBS) -o $@
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
@@ -157,19 +171,23 @@ GRADE_KIT_FILES := $(GRADE_KIT)/libkit.a $(GRADE_KIT)/track.o $(GRADE_KIT)/guard
 
 $(BUILD)/grader/%.o: grader/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
+	$(call say,CC,$<)
 	$(CC) $(ALL_CFLAGS) $(GRADER_CFLAGS) -DFLIPGRADE_CC='"$(CC)"' -DFLIPGRADE_LIBS='"$(RUNNER_LIBS)"' -c $< -o $@
 
 $(GRADER): $(GRADER_MODS:%=$(BUILD)/grader/%.o) $(GRADE_KIT)/libkit.a | $(GRADE_KIT_FILES)
+	$(call say,LD,$@)
 	$(CC) $(ALL_LDFLAGS) $^ $(GRADER_LIBS) -o $@
 
 $(GRADE_KIT)/libkit.a: $(COMMON_OBJ) $(BUILD)/tests/stagecase.o $(BUILD)/tests/fielddiff.o
 	@mkdir -p $(@D)
 	@rm -f $@
+	$(call say,AR,$@)
 	ar rcs $@ $^
 
 # A stage's untouched stub stands in for a file of yours that does not compile.
 $(GRADE_KIT)/stub_%.o: grader/stubs/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
+	$(call say,CC,$<)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(GRADE_KIT)/include/.made: $(wildcard common/*.h)
