@@ -62,6 +62,12 @@ static inline int grid_cell_type(const MacGrid *g, int i, int j, int k)
     return g->cell[grid_cell_index(g, i, j, k)];
 }
 
+/* "FLUID", "AIR", "SOLID" (or "?"), for messages. */
+static inline const char *grid_cell_type_name(int type)
+{
+    return type == CELL_FLUID ? "FLUID" : type == CELL_AIR ? "AIR" : type == CELL_SOLID ? "SOLID" : "?";
+}
+
 /* The two cells on either side of face (a; i,j,k): "below" is (i,j,k) - e_a. */
 static inline int grid_face_below(const MacGrid *g, int a, int i, int j, int k)
 {

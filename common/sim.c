@@ -58,6 +58,8 @@ static bool sim_faces_finite(Sim *s, const char *stage, float *const vel[3])
     return true;
 }
 
+/* The first non-finite cell value, with the cell's type and its six neighbours' (a FLUID
+ * cell walled in by SOLID on every side is where a division by the neighbour count fails). */
 static bool sim_cells_finite(Sim *s, const char *stage, const char *field, const float *v)
 {
     const MacGrid *g = &s->grid;
@@ -65,7 +67,15 @@ static bool sim_cells_finite(Sim *s, const char *stage, const char *field, const
         if (!isfinite(v[c])) {
             int i = (int)(c % (size_t)g->nx), j = (int)(c / (size_t)g->nx % (size_t)g->ny);
             int k = (int)(c / ((size_t)g->nx * (size_t)g->ny));
-            sim_fail(s, "stage %s wrote %g to %s at cell (%d,%d,%d)", stage, v[c], field, i, j, k);
+            sim_fail(s, "stage %s wrote %g to %s at cell (%d,%d,%d), a %s cell with neighbours "
+                     "-x %s, +x %s, -y %s, +y %s, -z %s, +z %s", stage, v[c], field, i, j, k,
+                     grid_cell_type_name(grid_cell_type(g, i, j, k)),
+                     grid_cell_type_name(grid_cell_type(g, i - 1, j, k)),
+                     grid_cell_type_name(grid_cell_type(g, i + 1, j, k)),
+                     grid_cell_type_name(grid_cell_type(g, i, j - 1, k)),
+                     grid_cell_type_name(grid_cell_type(g, i, j + 1, k)),
+                     grid_cell_type_name(grid_cell_type(g, i, j, k - 1)),
+                     grid_cell_type_name(grid_cell_type(g, i, j, k + 1)));
             return false;
         }
     return true;
@@ -152,9 +162,11 @@ static bool sim_solve_pressure(Sim *s, float dt)
     s->stats.last_solve = res;
     s->stats.solve_iterations += res.iterations;
     s->stats.unconverged_solves += !res.converged;
-    if (!s->solver && !sim_cells_finite(s, "laplacian", "L p", s->lap))
+    /* p first: a jacobi that wrote NaN makes the laplacian's residual NaN too, and the blame
+     * belongs to the stage that made it */
+    if (!sim_cells_finite(s, s->solver ? s->solver_name : "jacobi", "p", g->p))
         return false;
-    return sim_cells_finite(s, s->solver ? s->solver_name : "jacobi", "p", g->p);
+    return s->solver || sim_cells_finite(s, "laplacian", "L p", s->lap);
 }
 
 /* ---- one substep ------------------------------------------------------------------------- */

@@ -48,7 +48,7 @@ static size_t report_finish(char *msg, size_t n, Report *r, const char *stage, c
 
 const char *cell_type_name(int type)
 {
-    return type == CELL_FLUID ? "FLUID" : type == CELL_AIR ? "AIR" : type == CELL_SOLID ? "SOLID" : "?";
+    return grid_cell_type_name(type);
 }
 
 float max_abs(const float *v, size_t n)

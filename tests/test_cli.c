@@ -225,6 +225,38 @@ START_TEST(nan_stops_with_the_stage_and_keeps_frames)
 }
 END_TEST
 
+/* A jacobi that writes NaN into a FLUID cell (as one that divides by a FLUID cell's zero
+ * neighbour count would): the laplacian then makes NaN from it, but jacobi is named. */
+static int jacobi_calls;
+static void jacobi_nan_later(const MacGrid *g, const float *p, const float *rhs, float omega, float *p_out)
+{
+    ref_jacobi(g, p, rhs, omega, p_out);
+    if (++jacobi_calls == 30)
+        for (size_t c = 0; c < grid_cells(g); c++)
+            if (g->cell[c] == CELL_FLUID) {
+                p_out[c] = NAN;
+                break;
+            }
+}
+
+START_TEST(nan_from_the_solve_names_jacobi)
+{
+    Track bad = reference_track;
+    bad.jacobi = jacobi_nan_later;
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/nanp", harness_tmpdir());
+    char *argv[] = { "flipsim", "--quiet", "--track", "student", "--frames", "3", "--out", dir,
+                     "--set", "pressure.solver=\"jacobi\"", "scenes/dam_break.json", NULL };
+    int rc = run_cli("nanp", &bad, &reference_track, argv);
+    const char *err = slurp("nanp", "stderr");
+    ck_assert_msg(rc == EXIT_BLOWUP, "exit %d, expected %d; stderr: %s", rc, EXIT_BLOWUP, err);
+    ck_assert_msg(count_lines(err) == 1, "expected one line, got:\n%s", err);
+    ck_assert_msg(strstr(err, "stage jacobi wrote nan to p at cell (") &&
+                  strstr(err, "a FLUID cell with neighbours -x ") && !strstr(err, "laplacian"),
+                  "message does not blame jacobi at a FLUID cell with its neighbours: %s", err);
+}
+END_TEST
+
 START_TEST(stubs_run_without_crashing)
 {
     char dir[512];
@@ -257,6 +289,7 @@ static Suite *cli_suite(void)
     TCase *nan = tcase_create("nan");
     tcase_set_timeout(nan, 60);
     tcase_add_test(nan, nan_stops_with_the_stage_and_keeps_frames);
+    tcase_add_test(nan, nan_from_the_solve_names_jacobi);
     suite_add_tcase(s, nan);
     return s;
 }
