@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -34,6 +35,65 @@ static bool within(float expected, float got, Tol tol)
     return fabsf(got - expected) <= tol.abs + tol.rel * fabsf(expected);
 }
 
+/* ---- which differences to show: where a student should look first ----------------------- */
+
+/* rank: 0 where there is fluid, 1 air, 2 solid only; err: how far off (a NaN is the worst). */
+typedef struct {
+    size_t index;
+    int rank;
+    float err;
+} Diff;
+
+static int diff_order(const void *pa, const void *pb)
+{
+    const Diff *a = pa, *b = pb;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    if (a->err != b->err)
+        return a->err > b->err ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+static float diff_error(float expected, float got)
+{
+    float e = fabsf(got - expected);
+    return isnan(e) ? INFINITY : e;
+}
+
+/* The differing entries, fluid first, then largest first (then in index order); NULL with
+ * *count set when there is no memory, and the caller lists them in index order instead. */
+typedef struct {
+    Diff *d;
+    size_t count, cap;
+} Diffs;
+
+static void diffs_add(Diffs *ds, size_t index, int rank, float err)
+{
+    if (ds->count == ds->cap) {
+        size_t cap = ds->cap ? 2 * ds->cap : 64;
+        Diff *d = realloc(ds->d, cap * sizeof *d);
+        if (!d) {
+            ds->count++; /* counted, not listed */
+            return;
+        }
+        ds->d = d, ds->cap = cap;
+    }
+    ds->d[ds->count++] = (Diff){ index, rank, err };
+}
+
+static size_t diffs_sorted(Diffs *ds)
+{
+    size_t listed = ds->count < ds->cap ? ds->count : ds->cap;
+    if (ds->d)
+        qsort(ds->d, listed, sizeof *ds->d, diff_order);
+    return listed < COMPARE_SHOW ? listed : COMPARE_SHOW;
+}
+
+static int rank_of_cell(int type)
+{
+    return type == CELL_FLUID ? 0 : type == CELL_AIR ? 1 : 2;
+}
+
 static size_t report_finish(char *msg, size_t n, Report *r, const char *stage, const char *field,
                             size_t total, const char *unit, Tol tol)
 {
@@ -41,8 +101,9 @@ static size_t report_finish(char *msg, size_t n, Report *r, const char *stage, c
         return 0;
     if (r->differing > COMPARE_SHOW)
         report_add(r, "\n  ... and %zu more", r->differing - COMPARE_SHOW);
-    snprintf(msg, n, "%s: %s differs at %zu of %zu %s (tolerance %g + %g * |expected|):%s", stage,
-             field, r->differing, total, unit, (double)tol.abs, (double)tol.rel, r->text);
+    snprintf(msg, n, "%s: %s differs at %zu of %zu %s (tolerance %g + %g * |expected|; %s"
+             "largest first):%s", stage, field, r->differing, total, unit, (double)tol.abs,
+             (double)tol.rel, strcmp(unit, "particles") == 0 ? "" : "fluid first, then ", r->text);
     return r->differing;
 }
 
@@ -65,22 +126,24 @@ size_t fielddiff_cells(char *msg, size_t n, const char *stage, const char *field
 {
     Report r = { .len = 0, .differing = 0 };
     r.text[0] = '\0';
-    for (int k = 0; k < g->nz; k++)
-        for (int j = 0; j < g->ny; j++)
-            for (int i = 0; i < g->nx; i++) {
-                size_t c = grid_cell_index(g, i, j, k);
-                if (within(expected[c], got[c], tol))
-                    continue;
-                if (++r.differing > COMPARE_SHOW)
-                    continue;
-                report_add(&r, "\n  cell (%d,%d,%d) %s: expected %.7g, got %.7g", i, j, k,
-                           cell_type_name(g->cell[c]), (double)expected[c], (double)got[c]);
-                if (explain) {
-                    char extra[1024] = "";
-                    explain(extra, sizeof extra, g, i, j, k, ctx);
-                    report_add(&r, "%s", extra);
-                }
-            }
+    Diffs ds = { 0 };
+    for (size_t c = 0; c < grid_cells(g); c++)
+        if (!within(expected[c], got[c], tol))
+            diffs_add(&ds, c, rank_of_cell(g->cell[c]), diff_error(expected[c], got[c]));
+    r.differing = ds.count;
+    for (size_t q = 0, show = diffs_sorted(&ds); q < show; q++) {
+        size_t c = ds.d[q].index;
+        int i = (int)(c % (size_t)g->nx), j = (int)(c / (size_t)g->nx % (size_t)g->ny);
+        int k = (int)(c / ((size_t)g->nx * (size_t)g->ny));
+        report_add(&r, "\n  cell (%d,%d,%d) %s: expected %.7g, got %.7g", i, j, k,
+                   cell_type_name(g->cell[c]), (double)expected[c], (double)got[c]);
+        if (explain) {
+            char extra[1024] = "";
+            explain(extra, sizeof extra, g, i, j, k, ctx);
+            report_add(&r, "%s", extra);
+        }
+    }
+    free(ds.d);
     return report_finish(msg, n, &r, stage, field, grid_cells(g), "cells", tol);
 }
 
@@ -91,20 +154,30 @@ size_t fielddiff_faces(char *msg, size_t n, const char *stage, const char *field
     const int *fn = g->face[a].n;
     Report r = { .len = 0, .differing = 0 };
     r.text[0] = '\0';
+    Diffs ds = { 0 };
     for (int k = 0; k < fn[2]; k++)
         for (int j = 0; j < fn[1]; j++)
             for (int i = 0; i < fn[0]; i++) {
                 size_t f = grid_face_index(g, a, i, j, k);
                 if (within(expected[f], got[f], tol))
                     continue;
-                if (++r.differing > COMPARE_SHOW)
-                    continue;
-                report_add(&r, "\n  %c(%d,%d,%d), the face between %s cell (%d,%d,%d) and %s cell "
-                           "(%d,%d,%d): expected %.7g, got %.7g", letters[a], i, j, k,
-                           cell_type_name(grid_face_below(g, a, i, j, k)), i - (a == 0),
-                           j - (a == 1), k - (a == 2), cell_type_name(grid_face_above(g, a, i, j, k)),
-                           i, j, k, (double)expected[f], (double)got[f]);
+                /* a face is as interesting as the more interesting of its two cells */
+                int below = rank_of_cell(grid_face_below(g, a, i, j, k));
+                int above = rank_of_cell(grid_face_above(g, a, i, j, k));
+                diffs_add(&ds, f, below < above ? below : above, diff_error(expected[f], got[f]));
             }
+    r.differing = ds.count;
+    for (size_t q = 0, show = diffs_sorted(&ds); q < show; q++) {
+        size_t f = ds.d[q].index;
+        int i = (int)(f % (size_t)fn[0]), j = (int)(f / (size_t)fn[0] % (size_t)fn[1]);
+        int k = (int)(f / ((size_t)fn[0] * (size_t)fn[1]));
+        report_add(&r, "\n  %c(%d,%d,%d), the face between %s cell (%d,%d,%d) and %s cell "
+                   "(%d,%d,%d): expected %.7g, got %.7g", letters[a], i, j, k,
+                   cell_type_name(grid_face_below(g, a, i, j, k)), i - (a == 0),
+                   j - (a == 1), k - (a == 2), cell_type_name(grid_face_above(g, a, i, j, k)),
+                   i, j, k, (double)expected[f], (double)got[f]);
+    }
+    free(ds.d);
     char what[96];
     snprintf(what, sizeof what, "%c %s", letters[a], field);
     return report_finish(msg, n, &r, stage, what, grid_faces(g, a), "faces", tol);
@@ -115,16 +188,23 @@ size_t fielddiff_particles(char *msg, size_t n, const char *stage, const char *f
 {
     Report r = { .len = 0, .differing = 0 };
     r.text[0] = '\0';
+    Diffs ds = { 0 };
     for (size_t p = 0; p < count; p++) {
         const float e[3] = { expected[p].x, expected[p].y, expected[p].z };
         const float o[3] = { got[p].x, got[p].y, got[p].z };
         if (within(e[0], o[0], tol) && within(e[1], o[1], tol) && within(e[2], o[2], tol))
             continue;
-        if (++r.differing > COMPARE_SHOW)
-            continue;
-        report_add(&r, "\n  particle %zu: expected (%.7g, %.7g, %.7g), got (%.7g, %.7g, %.7g)", p,
-                   (double)e[0], (double)e[1], (double)e[2], (double)o[0], (double)o[1], (double)o[2]);
+        float err = fmaxf(diff_error(e[0], o[0]), fmaxf(diff_error(e[1], o[1]), diff_error(e[2], o[2])));
+        diffs_add(&ds, p, 0, err);
     }
+    r.differing = ds.count;
+    for (size_t q = 0, show = diffs_sorted(&ds); q < show; q++) {
+        size_t p = ds.d[q].index;
+        report_add(&r, "\n  particle %zu: expected (%.7g, %.7g, %.7g), got (%.7g, %.7g, %.7g)", p,
+                   (double)expected[p].x, (double)expected[p].y, (double)expected[p].z,
+                   (double)got[p].x, (double)got[p].y, (double)got[p].z);
+    }
+    free(ds.d);
     return report_finish(msg, n, &r, stage, field, count, "particles", tol);
 }
 

@@ -29,7 +29,9 @@ const char *cell_type_name(int type);
 
 /* Each compares every entry and returns how many differ. When any do, it writes the failure
  * text into msg (room for n characters): "stage: field differs at D of T cells (tolerance ...):"
- * and the first COMPARE_SHOW places. msg is left alone when nothing differs. */
+ * and COMPARE_SHOW places: those at a FLUID cell first, then AIR, then SOLID-only ones (a face
+ * counts as its more interesting cell), and among them the largest errors first, so a student
+ * reads where to look before the walls. msg is left alone when nothing differs. */
 size_t fielddiff_cells(char *msg, size_t n, const char *stage, const char *field, const MacGrid *g,
                        const float *expected, const float *got, Tol tol, Explain explain,
                        const void *ctx);

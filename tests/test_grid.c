@@ -2,8 +2,11 @@
  * flipkit tests/: CK_FORK=no build/tests/test_grid runs in-process (for gdb);
  * CK_RUN_CASE="stencil" runs one case. Grids are non-cubic so an i/j/k mix-up shows. */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "grid.h"
+#include "fielddiff.h"
 #include "harness.h"
 
 static MacGrid g;
@@ -127,6 +130,35 @@ START_TEST(init_rejects_tiny_grids)
 }
 END_TEST
 
+/* A failure lists the places a student should look at first: faces at FLUID cells, largest
+ * error first, then AIR, then the walls (fielddiff.c, used by every stage suite). */
+START_TEST(diffs_list_fluid_first_largest_first)
+{
+    g.cell[grid_cell_index(&g, 2, 2, 2)] = CELL_FLUID;
+    g.cell[grid_cell_index(&g, 3, 2, 2)] = CELL_FLUID;
+    size_t nf = grid_faces(&g, 0);
+    float *want = calloc(nf, sizeof *want), *got = calloc(nf, sizeof *got);
+    ck_assert_ptr_nonnull(want);
+    ck_assert_ptr_nonnull(got);
+    got[grid_face_index(&g, 0, 0, 0, 0)] = 100; /* SOLID | SOLID */
+    got[grid_face_index(&g, 0, 5, 2, 2)] = 50;  /* AIR | AIR */
+    got[grid_face_index(&g, 0, 2, 2, 2)] = 1;   /* AIR | FLUID */
+    got[grid_face_index(&g, 0, 3, 2, 2)] = 5;   /* FLUID | FLUID */
+    char msg[4096];
+    ck_assert_uint_eq(fielddiff_faces(msg, sizeof msg, "test", "velocity", &g, 0, want, got,
+                                      (Tol){ 1e-6f, 0 }), 4);
+    const char *order[] = { "u(3,2,2)", "u(2,2,2)", "u(5,2,2)", "u(0,0,0)" };
+    const char *last = msg;
+    for (int q = 0; q < 4; q++) {
+        const char *at = strstr(msg, order[q]);
+        ck_assert_msg(at && at > last, "%s is not listed after the ones before it:\n%s", order[q], msg);
+        last = at;
+    }
+    free(want);
+    free(got);
+}
+END_TEST
+
 static Suite *grid_suite(void)
 {
     Suite *s = suite_create("grid");
@@ -137,6 +169,7 @@ static Suite *grid_suite(void)
     tcase_add_test(layout, indices_are_x_fastest);
     tcase_add_test(layout, face_positions_and_neighbours);
     tcase_add_test(layout, init_rejects_tiny_grids);
+    tcase_add_test(layout, diffs_list_fluid_first_largest_first);
     suite_add_tcase(s, layout);
     TCase *stencil = tcase_create("stencil");
     tcase_add_checked_fixture(stencil, setup, teardown);
