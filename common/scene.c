@@ -27,7 +27,7 @@ static const char scene_defaults_json[] =
     "{\"description\": \"\", \"gravity\": [0, -9.81, 0], \"density\": 1.0,"
     " \"frame_rate\": 30, \"frames\": 30, \"cfl\": 1.0, \"pic_flip_alpha\": 0.05,"
     " \"particles_per_cell\": 8, \"seed\": 1,"
-    " \"pressure\": {\"solver\": \"pcg\", \"iterations\": 1000, \"tolerance\": 1e-6,"
+    " \"pressure\": {\"solver\": \"jacobi\", \"iterations\": 1000, \"tolerance\": 1e-6,"
     "                \"jacobi_omega\": 1.0, \"sor_omega\": 1.7},"
     " \"use_gauss_seidel\": false, \"fluid\": [], \"solids\": [], \"events\": [],"
     " \"output\": {\"particles\": true, \"surface\": false, \"usd\": false,"

@@ -93,7 +93,9 @@ You write the eight stages of a PIC/FLIP liquid simulator in `assignment/`. The 
 with the math of every stage, is **handout/README.md**: start there.
 
 ```sh
-make run     # installs what is missing (Debian/Ubuntu), builds, runs scenes/ball_drop.json
+make run     # installs what is missing (Debian/Ubuntu), builds, runs scenes/first_drop.json:
+             # your stages on a small ball of water, about a second; particles and previews in
+             # out/first_drop/ (SCENE=scenes/ball_drop.json for the full-size one)
 make test    # all eight stage suites on your assignment/, then a table
 make help    # everything else
 ```

@@ -5,7 +5,7 @@
 # Its deps, compile and grader-kit rules are the kit Makefile's own; make handout checks they still are.
 
 STAGES   := advect gravity p2g g2p divergence laplacian jacobi gradient
-SCENE    ?= scenes/ball_drop.json
+SCENE    ?= scenes/first_drop.json
 ARGS     ?=
 CC       ?= cc
 CFLAGS   ?= -O2 -g
@@ -71,9 +71,9 @@ all: $(FLIPSIM)
 
 help:
 	@echo "flipkit (student kit) targets; handout/README.md is the assignment:"
-	@echo "  make run [SCENE=scenes/ball_drop.json] [ARGS='--frames 10']  build and run a scene with"
+	@echo "  make run [SCENE=scenes/first_drop.json] [ARGS='--frames 10']  build and run a scene with"
 	@echo "                                      your stages (writes out/<scene name>/particles/*.ply;"
-	@echo "                                      ball_drop also surface/, scene.usda and preview/)"
+	@echo "                                      first_drop also preview/, ball_drop surface/ and preview/)"
 	@echo "  make movie [SCENE=...] [ARGS=...]   out/<scene name>/preview.mp4 from the previews (ffmpeg)"
 	@echo "  make test                           all eight stage suites on your assignment/, then a table"
 	@echo "  make test-<stage>                   one stage's suite: $(STAGES)"

@@ -31,10 +31,11 @@ same() {
 
 for dev in cpu opencl; do
     d=$tmp/$dev
-    run --device $dev --frames 20 --out "$d/a" "$scene"
-    run --device $dev --frames 20 --out "$d/b" "$scene"
+    # every output, the USD stage too (opt-in in the scene); a resumed run keeps the saved scene's
+    run --device $dev --frames 20 --set output.usd=true --out "$d/a" "$scene"
+    run --device $dev --frames 20 --set output.usd=true --out "$d/b" "$scene"
     same "$d/a" "$d/b" "$dev: two runs of $scene write identical frames 0-20 (particles, surface, previews, USD stage)" scene.usda
-    run --device $dev --frames 10 --checkpoint-every 10 --out "$d/c" "$scene"
+    run --device $dev --frames 10 --checkpoint-every 10 --set output.usd=true --out "$d/c" "$scene"
     run --device $dev --frames 20 --resume "$d/c/state/000010.state" --out "$d/c"
     same "$d/a" "$d/c" "$dev: 10 frames + resume + 10 frames equal 20 frames in one go, byte for byte (USD stage too)" scene.usda
 done
