@@ -2,7 +2,9 @@
 # check_mutants.sh — proves each stage suite catches the kit's planted bugs.
 # flipkit tests/: `make check-mutants` runs it. Each tests/mutants/STAGE-BUG.patch is a small
 # diff against reference/STAGE.c; the patched file is compiled as the student's STAGE, linked
-# into that stage's suite, and the suite must fail. A mutant the suite passes is a hole in it.
+# into that stage's suite, and the suite must fail, and fail in its hand-worked (analytic) cases
+# alone (CK_RUN_CASE=analytic): a bug only a golden case catches gets a wall of differing faces
+# instead of a message that names the mistake. A mutant the suite passes is a hole in it.
 # Usage: check_mutants.sh (the Makefile sets CC, MUT_CFLAGS, MUT_LIBS, MUT_OBJS, BUILD)
 set -u
 out="$BUILD/mutants"
@@ -29,12 +31,16 @@ for patchfile in tests/mutants/*.patch; do
     rc=$?
     summary=$(grep -E '^[0-9]+%: Checks: ' "$dir/run.log" | tail -n 1)
     first=$(grep -m 1 -E ':[FE]:' "$dir/run.log" | sed -E 's/^[^:]*:[0-9]+:[FE]:([^:]*):([^:]*):[0-9]+: /\1\/\2: /' | cut -c1-150)
-    if [ "$rc" -ne 0 ] && [ -n "$summary" ]; then
+    FLIPKIT_TRACK=student CK_RUN_CASE=analytic "$dir/test_$stage" >"$dir/analytic.log" 2>&1
+    analytic_rc=$?
+    if [ "$rc" -ne 0 ] && [ -n "$summary" ] && { [ "$analytic_rc" -eq 0 ] || ! grep -q ':[FE]:analytic:' "$dir/analytic.log"; }; then
+        echo "FAIL $name: only a golden case catches it: add a hand-worked case to tests/test_$stage.c"; bad=$((bad + 1))
+    elif [ "$rc" -ne 0 ] && [ -n "$summary" ]; then
         caught=$((caught + 1))
         echo "caught $name: $summary; first: $first"
     else
         echo "FAIL $name: test_$stage passed it (exit $rc): the suite has a hole"; bad=$((bad + 1))
     fi
 done
-echo "check-mutants: $caught of $total planted bugs caught"
+echo "check-mutants: $caught of $total planted bugs caught, each by a hand-worked case"
 [ "$bad" -eq 0 ]

@@ -191,6 +191,70 @@ START_TEST(other_cells_get_zero)
 }
 END_TEST
 
+START_TEST(walled_in_cell_gets_zero)
+{
+    /* A FLUID cell (3,3,4) with SOLID on all six sides has N = 0: stages.h says p_out = 0
+     * there (it cannot be solved for; a division by N would make NaN that the next stage,
+     * not this one, would be blamed for). p = 5 and rhs = 2 in it, omega = 0.5. */
+    static const int nb[6][3] = { { -1, 0, 0 }, { 1, 0, 0 }, { 0, -1, 0 },
+                                  { 0, 1, 0 },  { 0, 0, -1 }, { 0, 0, 1 } };
+    for (int q = 0; q < 6; q++)
+        g.cell[at(3 + nb[q][0], 3 + nb[q][1], 4 + nb[q][2])] = CELL_SOLID;
+    g.p[at(3, 3, 4)] = 5.0f;
+    rhs[at(3, 3, 4)] = 2.0f;
+    sweep(0.5f);
+    float got = out[at(3, 3, 4)];
+    char extra[1024];
+    explain_neighbours(extra, sizeof extra, &g, 3, 3, 4, g.p);
+    ck_assert_msg(got == 0.0f, "jacobi: p_out at cell (3,3,4) FLUID, walled in by SOLID (N = 0): "
+                  "expected 0, got %.7g%s", (double)got, extra);
+}
+END_TEST
+
+START_TEST(omega_weights_the_rhs_too)
+{
+    /* p = 1 in every FLUID cell, 2 at (3,3,4), rhs = 4 there, dx = 0.5, omega = 0.5: the plain
+     * Jacobi value is (6 * 1 - 0.25 * 4) / 6 = 5/6, so p_out = 0.5 * 2 + 0.5 * 5/6 = 17/12.
+     * Weighting only the neighbour sum by omega, not the rhs term, gives 4/3. */
+    for (size_t q = 0; q < grid_cells(&g); q++)
+        g.p[q] = g.cell[q] == CELL_FLUID ? 1.0f : 0.0f;
+    g.p[at(3, 3, 4)] = 2.0f;
+    rhs[at(3, 3, 4)] = 4.0f;
+    sweep(0.5f);
+    float got = out[at(3, 3, 4)];
+    char extra[1024];
+    explain_neighbours(extra, sizeof extra, &g, 3, 3, 4, g.p);
+    ck_assert_msg(fabsf(got - 17.0f / 12.0f) < 1e-6f,
+                  "jacobi: p_out at cell (3,3,4) FLUID with omega = 0.5, rhs = 4: expected 1.416667 "
+                  "(= (1 - omega) * 2 + omega * (6 - dx^2 * 4) / 6), got %.7g%s", (double)got, extra);
+}
+END_TEST
+
+START_TEST(a_second_grid_in_the_same_process)
+{
+    /* The driver (and the grader) call jacobi on one grid after another in one process; Check
+     * runs each case in a fork of its own, so only this case can see a stage that keeps the
+     * first grid's cells in a static. First the 7x6x8 fixture, then a 5x5x6 grid of AIR with
+     * one FLUID cell (2,2,3), rhs = 4, dx = 0.25, p = 0: N = 6, p_out = -0.0625 * 4 / 6. */
+    sweep(1.0f);
+    MacGrid b;
+    ck_assert_int_eq(grid_init(&b, 5, 5, 6, 0.25f), 0);
+    b.cell[grid_cell_index(&b, 2, 2, 3)] = CELL_FLUID;
+    size_t n = grid_cells(&b);
+    float *rb = calloc(n, sizeof *rb), *ob = malloc(n * sizeof *ob), *wb = calloc(n, sizeof *wb);
+    ck_assert(rb && ob && wb);
+    for (size_t q = 0; q < n; q++)
+        ob[q] = 999.0f;
+    rb[grid_cell_index(&b, 2, 2, 3)] = 4.0f;
+    wb[grid_cell_index(&b, 2, 2, 3)] = -0.0625f * 4.0f / 6.0f;
+    harness_track()->jacobi(&b, b.p, rb, 1.0f, ob);
+    compare_cells("jacobi", "p_out on a second grid (5x5x6, one FLUID cell among AIR, rhs = 4), "
+                  "after a sweep on the first", &b, wb, ob, (Tol){ 1e-6f, 1e-6f }, explain_neighbours, b.p);
+    free(rb), free(ob), free(wb);
+    grid_free(&b);
+}
+END_TEST
+
 START_TEST(golden)
 {
     /* The reference's output on a golden case, with the tolerances in tests/stagecase.c. */
@@ -211,6 +275,9 @@ static Suite *jacobi_suite(void)
     tcase_add_test(tc, air_neighbours_count_but_add_zero);
     tcase_add_test(tc, solution_is_a_fixed_point);
     tcase_add_test(tc, other_cells_get_zero);
+    tcase_add_test(tc, walled_in_cell_gets_zero);
+    tcase_add_test(tc, omega_weights_the_rhs_too);
+    tcase_add_test(tc, a_second_grid_in_the_same_process);
     suite_add_tcase(s, tc);
     golden_add_tcase(s, "jacobi", golden);
     return s;
