@@ -77,6 +77,40 @@ START_TEST(velocities_are_not_changed)
 }
 END_TEST
 
+START_TEST(every_particle_moves)
+{
+    /* Particle 3 of the fixture is at rest, so a loop that stops one short moves it "right";
+     * here every particle has a velocity, particle 3 (0.5, 0.5, -1): dt = 0.2. */
+    ps.vel[3] = (Vec3){ 0.5f, 0.5f, -1.0f };
+    harness_track()->advect(&ps, 0.2f);
+    Vec3 want[4];
+    for (int p = 0; p < 4; p++)
+        want[p] = (Vec3){ start_pos[p].x + 0.2f * ps.vel[p].x, start_pos[p].y + 0.2f * ps.vel[p].y,
+                          start_pos[p].z + 0.2f * ps.vel[p].z };
+    Tol tol = { 1e-6f, 1e-6f };
+    compare_particles("advect", "position (every particle moving, the last one too)", want, ps.pos, 4, tol);
+}
+END_TEST
+
+START_TEST(slots_past_count_are_left_alone)
+{
+    /* The arrays hold room for more particles than ps->count; what lies beyond count is not a
+     * particle (a stage that runs to the capacity moves garbage, or writes past the end). */
+    ck_assert_int_eq(part_reserve(&ps, 8), 0);
+    ck_assert_uint_ge(ps.capacity, 8);
+    for (size_t p = 4; p < 8; p++) {
+        ps.pos[p] = (Vec3){ 7.0f, 7.0f, 7.0f };
+        ps.vel[p] = (Vec3){ 1.0f, 1.0f, 1.0f };
+    }
+    harness_track()->advect(&ps, 0.5f);
+    for (size_t p = 4; p < 8; p++)
+        ck_assert_msg(ps.pos[p].x == 7.0f && ps.pos[p].y == 7.0f && ps.pos[p].z == 7.0f,
+                      "advect: slot %zu, past ps->count = %zu, was changed from (7, 7, 7) to "
+                      "(%g, %g, %g): loop over p < ps->count, not the capacity", p, ps.count,
+                      (double)ps.pos[p].x, (double)ps.pos[p].y, (double)ps.pos[p].z);
+}
+END_TEST
+
 START_TEST(golden)
 {
     /* The reference's output on a golden case, with the tolerances in tests/stagecase.c. */
@@ -94,6 +128,8 @@ static Suite *advect_suite(void)
     tcase_add_test(tc, each_axis_moves_with_its_own_component);
     tcase_add_test(tc, scales_with_dt);
     tcase_add_test(tc, velocities_are_not_changed);
+    tcase_add_test(tc, every_particle_moves);
+    tcase_add_test(tc, slots_past_count_are_left_alone);
     suite_add_tcase(s, tc);
     golden_add_tcase(s, "advect", golden);
     return s;
