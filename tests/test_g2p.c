@@ -81,6 +81,39 @@ START_TEST(flip_adds_the_grid_change)
 }
 END_TEST
 
+START_TEST(flip_uses_the_change_not_the_old)
+{
+    /* alpha = 0 again, with an old grid velocity that is not a multiple of the new one:
+     * vel - vel_old = (1, -2, 0.5) - (3, 1, -0.5) = (-2, -3, 1), whereas vel_old alone is
+     * (3, 1, -0.5) and vel alone (1, -2, 0.5); each gives another answer. */
+    fill(g.vel, (Vec3){ 1.0f, -2.0f, 0.5f });
+    fill(old, (Vec3){ 3.0f, 1.0f, -0.5f });
+    run(0.0f);
+    Vec3 want[3];
+    for (int p = 0; p < 3; p++)
+        want[p] = (Vec3){ start_vel[p].x - 2.0f, start_vel[p].y - 3.0f, start_vel[p].z + 1.0f };
+    check("velocity with alpha = 0 (FLIP), vel_old = (3, 1, -0.5): old velocity + (vel - vel_old)", want);
+}
+END_TEST
+
+START_TEST(slots_past_count_are_left_alone)
+{
+    /* Room for 6 particles, 3 of them real: the spare slots hold (9, 9, 9) and must keep it. */
+    ck_assert_int_eq(part_reserve(&ps, 6), 0);
+    for (size_t p = 3; p < 6; p++) {
+        ps.pos[p] = (Vec3){ 1.0f, 1.0f, 1.0f };
+        ps.vel[p] = (Vec3){ 9.0f, 9.0f, 9.0f };
+    }
+    fill(g.vel, (Vec3){ 1.0f, -2.0f, 0.5f });
+    run(1.0f);
+    for (size_t p = 3; p < 6; p++)
+        ck_assert_msg(ps.vel[p].x == 9.0f && ps.vel[p].y == 9.0f && ps.vel[p].z == 9.0f,
+                      "g2p: slot %zu, past ps->count = %zu, was changed from (9, 9, 9) to "
+                      "(%g, %g, %g): loop over p < ps->count, not the capacity", p, ps.count,
+                      (double)ps.vel[p].x, (double)ps.vel[p].y, (double)ps.vel[p].z);
+}
+END_TEST
+
 START_TEST(alpha_blends_the_two)
 {
     /* alpha = 0.3: 0.3 PIC + 0.7 FLIP. Particle 0: PIC (1, -2, 0.5), FLIP (10.5, 19, 30.25):
@@ -150,6 +183,8 @@ static Suite *g2p_suite(void)
     tcase_add_test(tc, pic_takes_the_grid_velocity);
     tcase_add_test(tc, flip_adds_the_grid_change);
     tcase_add_test(tc, alpha_blends_the_two);
+    tcase_add_test(tc, flip_uses_the_change_not_the_old);
+    tcase_add_test(tc, slots_past_count_are_left_alone);
     tcase_add_test(tc, linear_fields_are_interpolated_exactly);
     tcase_add_test(tc, positions_are_not_changed);
     suite_add_tcase(s, tc);
