@@ -131,6 +131,20 @@ START_TEST(free_surface_uses_p_zero_in_air)
 }
 END_TEST
 
+START_TEST(air_below_fluid_uses_p_zero_too)
+{
+    /* The other way up: an AIR cell (3,2,3) (p = 0) under FLUID (3,3,3) with p = 2, as under a
+     * falling drop. The face v(3,3,3) between them gets v -= scale (2 - 0) / dx = 0.5 * 2 / 0.5
+     * = 2, so 1 becomes -1: a face is updated when either of its cells is FLUID. */
+    g.cell[at(3, 2, 3)] = CELL_AIR;
+    g.p[at(3, 3, 3)] = 2.0f;
+    harness_track()->gradient(&g, g.p, 0.5f);
+    float v = g.vel[1][grid_face_index(&g, 1, 3, 3, 3)];
+    ck_assert_msg(fabsf(v - -1.0f) < 1e-6f, "gradient: v(3,3,3), between AIR (3,2,3) p = 0 below and "
+                  "FLUID (3,3,3) p = 2 above, scale 0.5, dx 0.5: expected -1, got %.7g", (double)v);
+}
+END_TEST
+
 START_TEST(golden)
 {
     /* The reference's output on a golden case, with the tolerances in tests/stagecase.c. */
@@ -148,6 +162,7 @@ static Suite *gradient_suite(void)
     tcase_add_test(tc, solid_faces_are_set_to_zero);
     tcase_add_test(tc, air_faces_are_left_for_extrapolation);
     tcase_add_test(tc, free_surface_uses_p_zero_in_air);
+    tcase_add_test(tc, air_below_fluid_uses_p_zero_too);
     suite_add_tcase(s, tc);
     golden_add_tcase(s, "gradient", golden);
     return s;
