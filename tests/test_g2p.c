@@ -114,6 +114,39 @@ START_TEST(slots_past_count_are_left_alone)
 }
 END_TEST
 
+START_TEST(each_component_on_its_own_staggering)
+{
+    /* u = x, v = y, w = z: each component varies along the axis its faces are staggered on,
+     * so reading any component with another's face positions is off by half a cell there
+     * (u = 2x + 3y, v = -z, w = y + 1 above is the same under either staggering for v and w).
+     * Exact: every particle gets its own position as velocity. */
+    for (int a = 0; a < 3; a++) {
+        const int *n = g.face[a].n;
+        for (int k = 0; k < n[2]; k++)
+            for (int j = 0; j < n[1]; j++)
+                for (int i = 0; i < n[0]; i++)
+                    g.vel[a][grid_face_index(&g, a, i, j, k)] = vec3_get(grid_face_position(&g, a, i, j, k), a);
+    }
+    run(1.0f);
+    check("velocity with alpha = 1 on u = x, v = y, w = z (each component read at its own faces)",
+          start_pos);
+}
+END_TEST
+
+START_TEST(the_last_face_layer_counts)
+{
+    /* A particle at (6.75, 2.5, 2.5) cells, 0.25 cell from u's last face u(7,2,2) on the +x
+     * wall (u has nx + 1 faces along x): with u = 2 on every face and alpha = 1 it gets
+     * u = 0.25 * 2 + 0.75 * 2 = 2, as anywhere else. Dropping the last layer would give 0.5. */
+    ps.count = 0;
+    ck_assert_int_eq(part_push(&ps, (Vec3){ 6.75f * g.dx, 2.5f * g.dx, 2.5f * g.dx }, (Vec3){ 0, 0, 0 }), 0);
+    fill(g.vel, (Vec3){ 2.0f, 0.0f, 0.0f });
+    run(1.0f);
+    Vec3 want[1] = { { 2.0f, 0.0f, 0.0f } };
+    check("velocity with alpha = 1, u = 2 everywhere, a particle next to the +x wall's faces", want);
+}
+END_TEST
+
 START_TEST(alpha_blends_the_two)
 {
     /* alpha = 0.3: 0.3 PIC + 0.7 FLIP. Particle 0: PIC (1, -2, 0.5), FLIP (10.5, 19, 30.25):
@@ -185,6 +218,8 @@ static Suite *g2p_suite(void)
     tcase_add_test(tc, alpha_blends_the_two);
     tcase_add_test(tc, flip_uses_the_change_not_the_old);
     tcase_add_test(tc, slots_past_count_are_left_alone);
+    tcase_add_test(tc, the_last_face_layer_counts);
+    tcase_add_test(tc, each_component_on_its_own_staggering);
     tcase_add_test(tc, linear_fields_are_interpolated_exactly);
     tcase_add_test(tc, positions_are_not_changed);
     suite_add_tcase(s, tc);

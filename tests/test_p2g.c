@@ -135,6 +135,21 @@ START_TEST(faces_no_particle_reaches_are_zero)
 }
 END_TEST
 
+START_TEST(the_last_face_layer_counts)
+{
+    /* u has nx + 1 = 8 faces along x: the last, u(7,j,k), is the +x wall's face, past the last
+     * cell. Two particles at (6.75, 2.5, 2.5) cells, u = 2 and 4, each give it weight 0.75:
+     * weight 1.5 and the average 3. The same for w(3,2,6) on the +z wall (nz + 1 = 7 faces). */
+    add(6.75f, 2.5f, 2.5f, (Vec3){ 2.0f, 0.0f, 0.0f });
+    add(6.75f, 2.5f, 2.5f, (Vec3){ 4.0f, 0.0f, 0.0f });
+    add(3.5f, 2.5f, 5.75f, (Vec3){ 0.0f, 0.0f, -1.0f });
+    harness_track()->p2g(&ps, &g);
+    expect_face(0, 7, 2, 2, 3.0f, 1.5f);
+    expect_face(0, 6, 2, 2, 3.0f, 0.5f);
+    expect_face(2, 3, 2, 6, -1.0f, 0.75f);
+}
+END_TEST
+
 START_TEST(golden)
 {
     /* The reference's output on a golden case, with the tolerances in tests/stagecase.c. */
@@ -153,6 +168,7 @@ static Suite *p2g_suite(void)
     tcase_add_test(tc, each_component_on_its_own_faces);
     tcase_add_test(tc, an_average_not_a_sum);
     tcase_add_test(tc, faces_no_particle_reaches_are_zero);
+    tcase_add_test(tc, the_last_face_layer_counts);
     suite_add_tcase(s, tc);
     golden_add_tcase(s, "p2g", golden);
     return s;
