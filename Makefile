@@ -330,10 +330,13 @@ define draw_figures
 	@cp $(1)/lab/convergence.svg $(1)/convergence.svg && rm -rf $(1)/lab
 endef
 
+# The handout: README.md (getting started, conventions, debugging, grading) and a page a stage.
+HANDOUT_PAGES := handout/README.md $(STAGES:%=handout/stages/%.md)
+
 handout-sync: $(MKFIGURES) $(SOLVERLAB) $(HANDOUT_TABLE)
 	$(call draw_figures,handout/figures)
-	@handout/sync.sh handout/README.md common/stages.h $(HANDOUT_TABLE)
-	@echo "handout-sync: handout/README.md and handout/figures/ are up to date"
+	@for f in $(HANDOUT_PAGES); do handout/sync.sh $$f common/stages.h $(HANDOUT_TABLE) || exit 1; done
+	@echo "handout-sync: handout/README.md, handout/stages/ and handout/figures/ are up to date"
 
 check-handout: $(MKFIGURES) $(SOLVERLAB) $(HANDOUT_TABLE) check-mutants
 	@rm -rf $(BUILD)/handout/figures
@@ -341,10 +344,10 @@ check-handout: $(MKFIGURES) $(SOLVERLAB) $(HANDOUT_TABLE) check-mutants
 	@diff -r $(BUILD)/handout/figures handout/figures >/dev/null || { \
 	  echo "check-handout: handout/figures/ differs from what its programs draw; run make handout-sync" >&2; \
 	  diff -rq $(BUILD)/handout/figures handout/figures >&2; exit 1; }
-	@handout/sync.sh --check handout/README.md common/stages.h $(HANDOUT_TABLE)
+	@for f in $(HANDOUT_PAGES); do handout/sync.sh --check $$f common/stages.h $(HANDOUT_TABLE) || exit 1; done
 	@tests/check_student_mk.sh Makefile handout/student.mk && \
 	  echo "check-handout: handout/student.mk's copied rules match the Makefile's"
-	@tests/check_handout.sh handout/README.md $(BUILD)/mutants
+	@tests/check_handout.sh handout $(BUILD)/mutants
 
 $(BUILD)/handout/stubs/%.c: reference/%.c reference/mkstub.awk
 	@mkdir -p $(@D)
@@ -371,7 +374,7 @@ handout: $(GRADER) $(GOLDEN_STAMP) $(HANDOUT_STUBS) check-handout-fresh
 
 # The handout ships as committed; a stale one is an error, not something to fix silently.
 check-handout-fresh: $(HANDOUT_TABLE)
-	@handout/sync.sh --check handout/README.md common/stages.h $(HANDOUT_TABLE)
+	@for f in $(HANDOUT_PAGES); do handout/sync.sh --check $$f common/stages.h $(HANDOUT_TABLE) || exit 1; done
 	@tests/check_student_mk.sh Makefile handout/student.mk
 
 # The tarball as a student gets it: no solution code in it; unpacked in an empty directory it

@@ -37,6 +37,7 @@ put assignment assignment/track.c
 for s in $STAGES; do put assignment "$stubs/$s.c"; done
 put scenes scenes/*.json scenes/README.md
 put handout handout/README.md
+put handout/stages handout/stages/*.md
 put handout/figures handout/figures/*.svg
 
 # The tests: the eight stage suites, what they share, the runner of `make test`, and the public

@@ -1,13 +1,14 @@
 #!/bin/sh
 # sync.sh — fills the generated blocks of handout/README.md from the files they quote.
-# flipkit handout/: `make handout-sync` writes them, `make check-handout` runs it with --check.
+# flipkit handout/: `make handout-sync` writes them, `make check-handout` runs it with --check,
+# once for handout/README.md and once for each stage page, handout/stages/STAGE.md.
 # The handout's contract blocks are common/stages.h verbatim and its grading table is made by
 # the grader from grader/config, so the text students read cannot drift from the code.
 #
 # Blocks, each a pair of marker lines in the README (what is between them is replaced):
-#   <!-- BEGIN stages.h: conventions -->  ... <!-- END stages.h -->      stages.h's header comment
-#   <!-- BEGIN stages.h: STAGE -->        ... <!-- END stages.h -->      STAGE's doc comment + prototype
-#   <!-- BEGIN grader/config: grading --> ... <!-- END grader/config --> flipgrade --print grading-table
+#   <!-- BEGIN stages.h: conventions -->  ... <!-- END stages.h -->      stages.h's header comment (README)
+#   <!-- BEGIN stages.h: STAGE -->        ... <!-- END stages.h -->      STAGE's doc comment + prototype (its page)
+#   <!-- BEGIN grader/config: grading --> ... <!-- END grader/config --> flipgrade --print grading-table (README)
 # Usage: sync.sh [--check] README STAGES_H GRADING_TABLE_FILE
 set -u
 check=0
@@ -20,7 +21,8 @@ done
 new=$(mktemp) || exit 2
 trap 'rm -f "$new"' EXIT
 
-awk -v stages_h="$stages_h" -v table="$table" '
+page=$(basename "$readme" .md); [ "$page" = README ] && page=README.md
+awk -v stages_h="$stages_h" -v table="$table" -v page="$page" '
 # The header comment of stages.h from its Conventions rule to its end, and every prototype
 # with the comment right above it, read once.
 function read_contracts(   line, in_head, comment, name, proto) {
@@ -69,10 +71,11 @@ skipping { next }
 END {
     if (bad) exit 2
     if (skipping) { printf "sync.sh: %s: the block opened at line %d is never closed\n", FILENAME, opened > "/dev/stderr"; exit 2 }
-    if (!used["conventions"]) { printf "sync.sh: %s: no <!-- BEGIN stages.h: conventions --> block\n", FILENAME > "/dev/stderr"; exit 2 }
-    if (!used["grading"]) { printf "sync.sh: %s: no <!-- BEGIN grader/config: grading --> block\n", FILENAME > "/dev/stderr"; exit 2 }
-    for (name in contract)
-        if (!used[name]) { printf "sync.sh: %s: stage %s has no <!-- BEGIN stages.h: %s --> block\n", FILENAME, name, name > "/dev/stderr"; exit 2 }
+    # the README quotes the conventions and the grading table, a stage page its own contract
+    need[1] = page == "README.md" ? "conventions" : page
+    need[2] = page == "README.md" ? "grading" : ""
+    for (q = 1; q <= 2; q++)
+        if (need[q] != "" && !used[need[q]]) { printf "sync.sh: %s: no <!-- BEGIN %s: %s --> block\n", FILENAME, need[q] == "grading" ? "grader/config" : "stages.h", need[q] > "/dev/stderr"; exit 2 }
 }' "$readme" > "$new" || exit 2
 
 if [ "$check" = 1 ]; then

@@ -1,30 +1,46 @@
 #!/bin/sh
-# check_handout.sh — what handout/README.md claims, checked against the kit it describes.
+# check_handout.sh — what the handout claims, checked against the kit it describes.
 # flipkit tests/: `make check-handout` runs it after check-mutants (whose logs it reads) and
 # handout/sync.sh --check (which keeps the quoted stages.h blocks and grading table current).
-# Usage: check_handout.sh README MUTANT_LOG_DIR   (run from the kit's root). One line per check.
+# The handout is DIR/README.md (getting started, conventions, debugging, grading) and a page
+# per stage, DIR/stages/STAGE.md.
+# Usage: check_handout.sh DIR MUTANT_LOG_DIR   (run from the kit's root). One line per check.
 set -u
-readme=${1:?usage: check_handout.sh README MUTANT_LOG_DIR}
-mutlogs=${2:?usage: check_handout.sh README MUTANT_LOG_DIR}
+dir=${1:?usage: check_handout.sh HANDOUT_DIR MUTANT_LOG_DIR}
+mutlogs=${2:?usage: check_handout.sh HANDOUT_DIR MUTANT_LOG_DIR}
 stages="advect gravity p2g g2p divergence laplacian jacobi gradient"
+readme=$dir/README.md
+files="$readme $(for s in $stages; do echo "$dir/stages/$s.md"; done)"
 fail=0
 ok() { echo "ok   $*"; }
-bad() { echo "FAIL $readme: $*"; fail=1; }
+bad() { echo "FAIL $dir: $*"; fail=1; }
+all_text() { cat $files 2>/dev/null; }
 
-# ---- one section per stage, in pipeline order, each with the same five parts ---------------
+# ---- a page per stage, linked in order from the README; each with the same parts, and the
+# ---- step by step and the common bugs last, under "Stuck?" ---------------------------------
 n=0
 for s in $stages; do
     n=$((n + 1))
-    line=$(grep -n -x "## Stage $n: $s" "$readme" | cut -d: -f1)
-    [ -n "$line" ] || { bad "no section \"## Stage $n: $s\""; continue; }
-    section=$(awk -v from="$line" 'NR > from && /^## / { exit } NR > from' "$readme")
-    for part in "The math" "Boundary rules" "The contract" "What the tests check" "Common bugs"; do
-        printf '%s\n' "$section" | grep -q -x "### $part" || bad "section $s (line $line) has no \"### $part\""
+    page=$dir/stages/$s.md
+    [ -f "$page" ] || { bad "no page $page for stage $s"; continue; }
+    [ "$(head -n 1 "$page")" = "# Stage $n: $s" ] || bad "$page does not start \"# Stage $n: $s\""
+    grep -q "^| $n | \[$s\](stages/$s.md) |" "$readme" || bad "$readme does not link stage $n to stages/$s.md"
+    stuck=$(grep -n -x "## Stuck?" "$page" | cut -d: -f1)
+    [ -n "$stuck" ] || bad "$page has no \"## Stuck?\" section"
+    for part in "The math" "Boundary rules" "The contract" "What the tests check"; do
+        at=$(grep -n -x "## $part" "$page" | cut -d: -f1)
+        [ -n "$at" ] || { bad "$page has no \"## $part\""; continue; }
+        [ -n "$stuck" ] && [ "$at" -gt "$stuck" ] && bad "$page: \"## $part\" comes after \"## Stuck?\""
     done
-    printf '%s\n' "$section" | grep -q -x "<!-- BEGIN stages.h: $s -->" || bad "section $s does not quote stages.h's $s contract"
-    printf '%s\n' "$section" | grep -q "^<!-- mutant: $s-" || bad "section $s quotes no failing test of a $s bug"
+    for part in "Step by step" "Common bugs"; do
+        at=$(grep -n -x "### $part" "$page" | cut -d: -f1)
+        [ -n "$at" ] || { bad "$page has no \"### $part\""; continue; }
+        [ -n "$stuck" ] && [ "$at" -lt "$stuck" ] && bad "$page: \"### $part\" comes before \"## Stuck?\""
+    done
+    grep -q -x "<!-- BEGIN stages.h: $s -->" "$page" || bad "$page does not quote stages.h's $s contract"
+    grep -q "^<!-- mutant: $s-" "$page" || bad "$page quotes no failing test of a $s bug"
 done
-[ "$fail" -eq 0 ] && ok "8 stage sections in pipeline order, each with math, boundary rules, contract, tests, bugs"
+[ "$fail" -eq 0 ] && ok "8 stage pages in pipeline order, each with math, boundary rules, contract, tests, and Stuck? (step by step, bugs) last"
 
 # ---- every quoted failure is what the suite really prints for that bug ---------------------
 countfile=$(mktemp) || exit 1
@@ -46,9 +62,9 @@ inside {
     if (!found) bad("quoted for " name " but not in its output (" logf "): " substr($0, 1, 80))
 }
 END { print quoted + 0 > countfile; exit failed }
-' "$readme" || fail=1
+' $files || fail=1
 quotes=$(cat "$countfile"); rm -f "$countfile"
-for m in $(grep -o '^<!-- mutant: [A-Za-z0-9-]* -->' "$readme" | cut -d' ' -f3); do
+for m in $(all_text | grep -o '^<!-- mutant: [A-Za-z0-9-]* -->' | cut -d' ' -f3); do
     [ -f "tests/mutants/$m.patch" ] || bad "quotes mutant $m, which tests/mutants/ does not have"
 done
 [ "$fail" -eq 0 ] && ok "$quotes quoted test failures appear verbatim in their planted bug's output"
@@ -56,31 +72,33 @@ done
 # ---- commands, options, names and figures it mentions exist -------------------------------
 before=$fail
 targets=$(sed -n 's/^\.PHONY: *//p' handout/student.mk | tr ' ' '\n' | grep -v '\$' ; for s in $stages; do echo "test-$s"; done)
-for t in $(grep -o 'make [a-z][a-z0-9-]*' "$readme" | cut -d' ' -f2 | sort -u); do
+for t in $(all_text | grep -o 'make [a-z][a-z0-9-]*' | cut -d' ' -f2 | sort -u); do
     echo "$targets" | grep -q -x "$t" || bad "mentions \"make $t\", which the student Makefile does not have"
 done
-for c in $(grep -o 'CK_RUN_CASE=[a-z_]*' "$readme" | cut -d= -f2 | sort -u); do
+for c in $(all_text | grep -o 'CK_RUN_CASE=[a-z_]*' | cut -d= -f2 | sort -u); do
     case $c in analytic|golden) ;; *) bad "CK_RUN_CASE=$c: the suites' cases are analytic and golden" ;; esac
 done
-for o in $(grep -o -- '--[a-z][a-z-]*[a-z]' "$readme" | sort -u); do
+for o in $(all_text | grep -o -- '--[a-z][a-z-]*[a-z]' | sort -u); do
     grep -q -e "\"${o#--}\"" -e " $o" common/cli.c grader/flipgrade.c ||
         bad "mentions option $o, which neither flipsim nor flipgrade has"
 done
 sources="common/*.c common/*.h tests/*.c tests/*.h assignment/*.c scenes/*.json grader/config grader/*.c handout/student.mk"
-for id in $(grep -o '`[a-z_][a-z0-9_]*_[a-z0-9_]*`' "$readme" | tr -d '`' | sort -u); do
+for id in $(all_text | grep -o '`[a-z_][a-z0-9_]*_[a-z0-9_]*`' | tr -d '`' | sort -u); do
     cat $sources | grep -q -w -- "$id" || bad "mentions \`$id\`, which no file the student gets defines or uses"
 done
-for fig in $(grep -o '](figures/[^)]*)' "$readme" | sed 's/](\(.*\))/\1/' | sort -u); do
-    [ -f "handout/$fig" ] || bad "shows $fig, which handout/ does not have"
+for f in $files; do
+    for fig in $(grep -o '](\(\.\./\)*figures/[^)]*)' "$f" 2>/dev/null | sed 's/](\(.*\))/\1/' | sort -u); do
+        [ -f "$(dirname "$f")/$fig" ] || bad "$f shows $fig, which is not there"
+    done
 done
 [ "$fail" -eq "$before" ] && ok "every make target, CK_RUN_CASE, option, \`identifier\` and figure it names exists"
 
 # ---- the conventions CSC417's handout got wrong ---------------------------------------------
 before=$fail
 grep -q '\\frac{\\rho}{\\Delta t}' "$readme" || bad "the pressure equation is not scaled by \\frac{\\rho}{\\Delta t}"
-grep -n '\\frac{1}{\\Delta t}' "$readme" | head -n 1 | grep . && bad "scales the pressure equation by 1/Δt somewhere (stages.h: ρ/Δt)"
+grep -n '\\frac{1}{\\Delta t}' $files | head -n 1 | grep . && bad "scales the pressure equation by 1/Δt somewhere (stages.h: ρ/Δt)"
 alphas=$(sed -n 's/.*"pic_flip_alpha": *\([0-9.]*\).*/\1/p' scenes/*.json common/scene.c | sort -u)
-for a in $(grep -o -E '(alpha|\\alpha|pic_flip_alpha`?) ?=? ?\$?[0-9]+(\.[0-9]+)?' "$readme" | grep -o -E '[0-9]+(\.[0-9]+)?$' | sort -u); do
+for a in $(all_text | grep -o -E '(alpha|\\alpha|pic_flip_alpha`?) ?=? ?\$?[0-9]+(\.[0-9]+)?' | grep -o -E '[0-9]+(\.[0-9]+)?$' | sort -u); do
     case $a in 0|1|0.0|1.0) continue ;; esac
     echo "$alphas" | grep -q -x "$a" || bad "suggests alpha = $a, which no scene uses (they use: $(echo $alphas))"
 done
@@ -88,25 +106,26 @@ done
 
 # ---- the checks can fail: each of five planted mistakes, alone in a copy, is caught -----------
 if [ -z "${FLIPKIT_PLANTED:-}" ] && [ "$fail" -eq 0 ]; then
-    planted=$(mktemp) || exit 1
+    planted=$(mktemp -d) || exit 1
     caught=0
-    # plant SED_SCRIPT WHAT EXPECTED_FAILURE_TEXT
+    # plant FILE SED_SCRIPT WHAT EXPECTED_FAILURE_TEXT: FILE (under DIR) changed in a copy of DIR
     plant() {
-        sed -e "$1" "$readme" > "$planted"
-        if FLIPKIT_PLANTED=1 "$0" "$planted" "$mutlogs" 2>&1 | grep '^FAIL' | grep -q -F -- "$3"; then
+        rm -rf "$planted/h"; cp -r "$dir" "$planted/h"
+        sed -e "$2" "$dir/$1" > "$planted/h/$1"
+        if FLIPKIT_PLANTED=1 "$0" "$planted/h" "$mutlogs" 2>&1 | grep '^FAIL' | grep -q -F -- "$4"; then
             caught=$((caught + 1))
         else
-            echo "FAIL the checks miss a planted mistake: $2"; fail=1
+            echo "FAIL the checks miss a planted mistake: $3"; fail=1
         fi
     }
-    plant 's/^## Stage 3: p2g$/## Stage 3: P2G/' "a stage section renamed" 'no section "## Stage 3: p2g"'
-    plant '0,/^<!-- mutant: advect-no-dt -->$/{/^<!-- mutant: advect-no-dt -->$/{n;n;s/expected/EXPECTED/}}' \
+    plant stages/p2g.md 's/^# Stage 3: p2g$/# Stage 3: P2G/' "a stage page renamed" 'does not start "# Stage 3: p2g"'
+    plant stages/advect.md '0,/^<!-- mutant: advect-no-dt -->$/{/^<!-- mutant: advect-no-dt -->$/{n;n;s/expected/EXPECTED/}}' \
           "a quoted failure changed" "quoted for advect-no-dt but not in its output"
-    plant '0,/make test-p2g/s/make test-p2g/make test-p2gg/' "a make target that does not exist" 'make test-p2gg'
-    plant '0,/\\frac{\\rho}{\\Delta t}/s/\\frac{\\rho}{\\Delta t}/\\frac{1}{\\Delta t}/' "1/dt scaling" "1/Δt"
-    plant '0,/`grid_stencil`/s/`grid_stencil`/`grid_stencils`/' "an identifier that does not exist" 'grid_stencils'
-    rm -f "$planted"
+    plant README.md '0,/make test-p2g/s/make test-p2g/make test-p2gg/' "a make target that does not exist" 'make test-p2gg'
+    plant README.md '0,/\\frac{\\rho}{\\Delta t}/s/\\frac{\\rho}{\\Delta t}/\\frac{1}{\\Delta t}/' "1/dt scaling" "1/Δt"
+    plant stages/p2g.md '0,/`grid_stencil`/s/`grid_stencil`/`grid_stencils`/' "an identifier that does not exist" 'grid_stencils'
+    rm -rf "$planted"
     [ "$caught" -eq 5 ] && ok "each of 5 planted mistakes (section, quote, target, 1/dt, identifier) is caught on its own"
 fi
-[ "$fail" -eq 0 ] && echo "check-handout: $readme agrees with the kit"
+[ "$fail" -eq 0 ] && echo "check-handout: $dir (README.md and stages/) agrees with the kit"
 exit "$fail"
