@@ -81,6 +81,7 @@ fi
 # 4. Every planted bug loses points in its own stage, with a reason naming the stage; no other
 #    stage loses any.
 caught=0 total=0
+suite_only="p2g-skips-last-face-layer g2p-skips-last-face-layer"
 for patchfile in tests/mutants/*.patch; do
     name=$(basename "$patchfile" .patch); stage=${name%%-*}
     total=$((total + 1))
@@ -90,6 +91,17 @@ for patchfile in tests/mutants/*.patch; do
     "$grade" --quiet --parts stages --config "$small" --out "$out/reports/$name" "$out/subs/$name" > /dev/null
     ok=1
     parts "$out/reports/$name/report.json" > "$out/reports/$name/parts.tsv"
+    # Bugs no real run can show: particles are kept out of the outer SOLID layer, so no substep
+    # reaches the wall's last face layer. The suites' hand-worked cases catch them (the contract
+    # covers any position); the grader, which grades what a run does, must not take points.
+    case " $suite_only " in *" $name "*)
+        if awk -F '\t' '$2 != $3 { bad = 1 } END { exit !bad }' "$out/reports/$name/parts.tsv"; then
+            fail "$name: a bug no run can show cost points: $(awk -F '\t' '$2 != $3' "$out/reports/$name/parts.tsv")"
+        else
+            caught=$((caught + 1)); echo "suite only $name: no run reaches the wall's last face layer; full marks, as it should"
+        fi
+        continue;;
+    esac
     while IFS="$(printf '\t')" read -r part points max reason; do
         if [ "$part" = "$stage" ]; then
             awk -v p="$points" -v m="$max" 'BEGIN { exit !(p < m) }' || { ok=0; fail "$name: $stage kept $points of $max"; }
@@ -101,7 +113,7 @@ for patchfile in tests/mutants/*.patch; do
     [ "$ok" -eq 1 ] && caught=$((caught + 1)) &&
         echo "caught $name: $(grep "^$stage	" "$out/reports/$name/parts.tsv" | cut -f4 | cut -c1-110)"
 done
-echo "check-grader: $caught of $total planted bugs cost points in their own stage only"
+echo "check-grader: $caught of $total planted bugs cost points in their own stage only (or, for the $(echo $suite_only | wc -w) no run can show, none)"
 
 # 5. Hostile stages: each reported for what it did; the others graded; nothing left behind.
 rm -f "$escape"

@@ -155,12 +155,68 @@ static float *alloc_cells(Reader *rd, const MacGrid *g, float fill)
 
 /* ---- running: each stage's inputs, the call, its outputs -------------------------------------- */
 
+/* Particle arrays hold spare room past ps->count, as in a real run; the slots there carry a
+ * sentinel a stage must leave alone (contract: only p < ps->count are particles). */
+enum { SPARE_SLOTS = 8 };
+static const Vec3 spare_pos = { 0.25f, 0.25f, 0.25f }, spare_vel = { 1234.5f, -1234.5f, 1234.5f };
+
+static void add_spare_slots(Particles *ps)
+{
+    if (part_reserve(ps, ps->count + SPARE_SLOTS) != 0)
+        return;
+    for (size_t p = ps->count; p < ps->count + SPARE_SLOTS; p++)
+        ps->pos[p] = spare_pos, ps->vel[p] = spare_vel;
+}
+
+/* "out.spare": how many spare slots the stage changed (0 when it kept to ps->count). */
+static void add_spare_changes(StateFile *out, const Particles *ps)
+{
+    int32_t changed = 0;
+    for (size_t p = ps->count; p < ps->count + SPARE_SLOTS && p < ps->capacity; p++)
+        changed += memcmp(&ps->pos[p], &spare_pos, sizeof spare_pos) != 0 ||
+                   memcmp(&ps->vel[p], &spare_vel, sizeof spare_vel) != 0;
+    state_add(out, "out.spare", STATE_I32, &changed, 1);
+}
+
+/* The stage once on another, smaller grid before the case's (its output thrown away): the
+ * driver and the grader call a stage on many grids in one process, and a stage that keeps the
+ * first one's sizes or cell types in a static gets every later one wrong. */
+static void run_decoy(const Track *t, const char *stage)
+{
+    MacGrid d;
+    if (grid_init(&d, 4, 5, 3, 0.3f) != 0)
+        return;
+    for (int k = 1; k < d.nz - 1; k++)
+        for (int j = 1; j < d.ny - 1; j++)
+            for (int i = 1; i < d.nx - 1; i++)
+                d.cell[grid_cell_index(&d, i, j, k)] = CELL_FLUID;
+    size_t n = grid_cells(&d);
+    float *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b), *c = calloc(n, sizeof *c);
+    float *old[3] = { calloc(grid_faces(&d, 0), sizeof(float)), calloc(grid_faces(&d, 1), sizeof(float)),
+                      calloc(grid_faces(&d, 2), sizeof(float)) };
+    Particles none;
+    part_init(&none);
+    if (a && b && c && old[0] && old[1] && old[2]) {
+        if (!strcmp(stage, "advect")) t->advect(&none, 0.01f);
+        else if (!strcmp(stage, "p2g")) t->p2g(&none, &d);
+        else if (!strcmp(stage, "g2p")) t->g2p(&none, &d, old, 0.5f);
+        else if (!strcmp(stage, "gravity")) t->gravity(&d, (Vec3){ 0, -9.81f, 0 }, 0.01f);
+        else if (!strcmp(stage, "gradient")) t->gradient(&d, a, 0.01f);
+        else if (!strcmp(stage, "divergence")) t->divergence(&d, a);
+        else if (!strcmp(stage, "laplacian")) t->laplacian(&d, a, b);
+        else if (!strcmp(stage, "jacobi")) t->jacobi(&d, a, b, 1.0f, c);
+    }
+    free(a), free(b), free(c), free(old[0]), free(old[1]), free(old[2]);
+    grid_free(&d);
+}
+
 static void run_particle_stage(const Track *t, const char *stage, Reader *rd, MacGrid *g,
                                StateFile *out)
 {
     Particles ps;
     part_init(&ps);
     read_particles(rd, "in.", &ps);
+    add_spare_slots(&ps);
     if (strcmp(stage, "advect") == 0) {
         float dt = read_param(rd, "dt");
         if (!rd->failed)
@@ -189,6 +245,8 @@ static void run_particle_stage(const Track *t, const char *stage, Reader *rd, Ma
     }
     if (!rd->failed && strcmp(stage, "p2g") != 0)
         add_particles(out, &ps);
+    if (!rd->failed)
+        add_spare_changes(out, &ps);
     part_free(&ps);
 }
 
@@ -249,6 +307,7 @@ int stagecase_run(const Track *t, const char *stage, const StateFile *in, StateF
     if (stagecase_grid(in, &g, err, errlen) != 0)
         return -1;
     Reader rd = { in, err, errlen, 0 };
+    run_decoy(t, stage);
     if (!strcmp(stage, "advect") || !strcmp(stage, "p2g") || !strcmp(stage, "g2p"))
         run_particle_stage(t, stage, &rd, &g, out);
     else if (!strcmp(stage, "gravity") || !strcmp(stage, "gradient"))
@@ -437,6 +496,15 @@ size_t stagecase_check(const char *stage, const char *name, const StateFile *exp
     }
     if (stagecase_grid(expected, &c.g, werr, sizeof werr) != 0) {
         snprintf(msg, msglen, "%s: golden case %s: %s", stage, name, werr);
+        return 1;
+    }
+    uint64_t nspare;
+    const int32_t *spare = state_find(got, "out.spare", STATE_I32, &nspare);
+    if (spare && nspare == 1 && spare[0] > 0) {
+        snprintf(msg, msglen, "%s: golden case %s: changed %d of the %d particle slots past ps->count "
+                 "(only p < ps->count are particles; loop to count, not to the capacity)", stage,
+                 name, (int)spare[0], SPARE_SLOTS);
+        grid_free(&c.g);
         return 1;
     }
     if (strcmp(stage, "advect") == 0)
