@@ -217,21 +217,6 @@ static int cli_parse(int argc, char **argv, Options *o, int with_reference, int 
 
 /* ---- set-up ------------------------------------------------------------------------------ */
 
-static int cli_mkdirs(const char *path)
-{
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return -1;
-        *p = '/';
-    }
-    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 static int cli_load_scene(Run *r)
 {
     const Options *o = r->opt;
@@ -573,8 +558,8 @@ static int cli_start(Run *r, const Track *track)
         return rc;
     char sub[1200];
     snprintf(sub, sizeof sub, "%s/particles", r->out);
-    if (cli_mkdirs(sub) != 0 ||
-        (o->checkpoint_every > 0 && (snprintf(sub, sizeof sub, "%s/state", r->out), cli_mkdirs(sub) != 0))) {
+    if (rundir_mkdirs(sub) != 0 ||
+        (o->checkpoint_every > 0 && (snprintf(sub, sizeof sub, "%s/state", r->out), rundir_mkdirs(sub) != 0))) {
         fprintf(stderr, "flipsim: %s: cannot create: %s\n", sub, strerror(errno));
         return EXIT_IO;
     }

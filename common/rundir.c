@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int rundir_mkdirs(const char *path)
+int rundir_mkdirs(const char *path)
 {
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", path);

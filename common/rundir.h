@@ -6,6 +6,9 @@
 
 #include <stddef.h>
 
+/* mkdir -p PATH; 0, or -1 with errno set. */
+int rundir_mkdirs(const char *path);
+
 /* Creates OUT (and its parents) and takes OUT/.lock for the life of this process (flock, so a
  * run that crashes or is killed lets go). Returns the lock's descriptor, or -1 with one line
  * in err; -2 when another process holds it (err names its pid). Nothing is removed then. */
