@@ -20,7 +20,6 @@ const char *const sim_phase_names[PHASE_COUNT] = {
 
 /* Layers of velocity extrapolated into the air: g2p reads at most one face beyond the
  * fluid (its stencil is one cell wide), a second layer keeps the average smooth there. */
-enum { EXTRAPOLATE_LAYERS = 2 };
 
 static void sim_fail(Sim *s, const char *fmt, ...)
 {
@@ -203,7 +202,7 @@ int sim_substep(Sim *s, float dt)
     RUN(PHASE_DIVERGENCE, t->divergence(g, s->div),            sim_cells_finite(s, "divergence", "div", s->div));
     RUN(PHASE_PRESSURE,   ok = sim_solve_pressure(s, dt),      ok);
     RUN(PHASE_GRADIENT,   t->gradient(g, g->p, dt / sc->density), sim_faces_finite(s, "gradient", g->vel));
-    RUN(PHASE_EXTRAPOLATE, given_extrapolate(g, EXTRAPOLATE_LAYERS, s->extrap_scratch), true);
+    RUN(PHASE_EXTRAPOLATE, given_extrapolate(g, SIM_EXTRAPOLATE_LAYERS, s->extrap_scratch), true);
     RUN(PHASE_G2P,        t->g2p(ps, g, s->vel_old, sc->pic_flip_alpha),
                           sim_particles_finite(s, "g2p", "velocity", ps->vel));
     RUN(PHASE_ADVECT,     t->advect(ps, dt),                   sim_particles_finite(s, "advect", "position", ps->pos));

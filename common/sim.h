@@ -29,6 +29,10 @@ typedef struct {
 } SimStats;
 
 /* What went wrong, when sim_* returns -1: one line, naming the stage and the place. */
+/* Layers of AIR faces the velocity is extrapolated into after the projection (the host's
+ * given_extrapolate and the OpenCL pipeline both). */
+#define SIM_EXTRAPOLATE_LAYERS 2
+
 /* The last frame a run may reach: frame files are named with six digits. */
 #define SIM_MAX_FRAME 999999
 

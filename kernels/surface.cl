@@ -2,8 +2,8 @@
  * flipkit kernels/: the same flags, the same formula and the same brick layout as the C path,
  * so the host's surface_polygonise marches either; sums are gathered per node, never scattered. */
 
-/* surface.h's SURFACE_BRICK (pipesurface.c checks they agree) and the brick with its apron. */
-#define BRICK 8
+/* The brick: common/surface.h's SURFACE_BRICK (a build option, reference/clx.c), with its apron. */
+#define BRICK SURFACE_BRICK
 #define PAD (BRICK + 1)
 #define PAD3 (PAD * PAD * PAD)
 

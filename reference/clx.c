@@ -3,6 +3,9 @@
  * a compiler error reads kernels/p2g.cl:12:5 instead of a line of the concatenation. */
 #include "clx.h"
 
+#include "grid.h"
+#include "surface.h"
+
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,8 +216,13 @@ int clx_build(Clx *cx, const char *const *files, int nfiles, char *err, size_t e
         snprintf(err, errlen, "cannot create the OpenCL program: %s", clx_error_name(cr));
         goto done;
     }
-    /* No fast-math: the kernels must do the same float arithmetic as the C reference. */
-    cr = clBuildProgram(cx->program, 1, &cx->device, "-cl-std=CL1.2", NULL, NULL);
+    /* No fast-math: the kernels must do the same float arithmetic as the C reference. The
+     * constants the kernels share with C come from the C headers, so each is written once
+     * (in parentheses: PoCL takes -DX=-1 apart at the minus). */
+    char options[256];
+    snprintf(options, sizeof options, "-cl-std=CL1.2 -DCELL_SOLID=(%d) -DCELL_AIR=(%d) -DCELL_FLUID=(%d) "
+             "-DSURFACE_BRICK=%d", CELL_SOLID, CELL_AIR, CELL_FLUID, SURFACE_BRICK);
+    cr = clBuildProgram(cx->program, 1, &cx->device, options, NULL, NULL);
     if (cr != CL_SUCCESS) {
         size_t used = (size_t)snprintf(err, errlen, "the OpenCL kernels in %s do not build "
                                                     "(%s):\n", dir, clx_error_name(cr));

@@ -10,7 +10,6 @@
 /* Coarsening stops when a level would be smaller than this along any axis. Four smoothing
  * sweeps each way, not two: on the hydrostatic tank solved from p = 0, MGPCG then needs 10 and
  * 12 iterations at 64^3 and 128^3 instead of 13 and 17, in slightly less time (make bench). */
-enum { MG_MIN_CELLS = 4, MG_MAX_LEVELS = 16, MG_SMOOTH = 4, MG_COARSE_SWEEPS = 24 };
 
 typedef struct {
     int n[3];

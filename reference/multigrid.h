@@ -6,6 +6,11 @@
 
 #include "reference.h"
 
+/* The V-cycle's settings, for the C solver (multigrid.c) and the device's (pipesolve.c):
+ * levels stop at MG_MIN_CELLS cells along an axis or MG_MAX_LEVELS levels; MG_SMOOTH sweeps
+ * down and up; MG_COARSE_SWEEPS on the coarsest level. */
+enum { MG_MIN_CELLS = 4, MG_MAX_LEVELS = 16, MG_SMOOTH = 4, MG_COARSE_SWEEPS = 24 };
+
 typedef struct Multigrid Multigrid;
 
 /* Builds the levels from the grid's cell types; NULL when out of memory. */

@@ -5,10 +5,11 @@
 #define FLIPKIT_PIPE_H
 
 #include "clx.h"
+#include "multigrid.h"
 #include "sim.h"
 
 /* Work-items of every reduction: fixed, so a sum is added in the same order on every run. */
-enum { PIPE_PARTS = 256, PIPE_MAX_LEVELS = 16 };
+enum { PIPE_PARTS = 256 };
 
 /* Every kernel the pipeline launches; pipe_kernel_names in pipeline.c names them in order. */
 typedef enum {
@@ -51,7 +52,7 @@ typedef struct {
     cl_mem partial_d, partial_f;
     /* solvers: double iterate and residual, float CG vectors; z is level[0].x */
     cl_mem xd, rd, s, t, rf;
-    PipeLevel level[PIPE_MAX_LEVELS];
+    PipeLevel level[MG_MAX_LEVELS];
     int levels;
     /* the surface (pipesurface.c), made on first use: per cell, per brick of the fine grid
      * (surf_bricks of them), and the field of up to surf_capacity listed bricks */

@@ -26,7 +26,7 @@ static const char *const pipe_kernel_names[K_COUNT] = {
 };
 
 /* Layers of velocity extrapolated into the air, as in sim.c. */
-enum { PIPE_EXTRAPOLATE_LAYERS = 2, PIPE_SCAN_GROUP = 64 };
+enum { PIPE_SCAN_GROUP = 64 };
 
 /* ---- helpers shared with pipesolve.c ------------------------------------------------------- */
 
@@ -422,11 +422,11 @@ static void pipe_extrapolate(Pipe *P, const MacGrid *g)
         size_t fx = (size_t)fn[0], fy = (size_t)fn[1], fz = (size_t)fn[2];
         cl_int nfaces = (cl_int)grid_faces(g, a);
         LAUNCH(P, K_EXTRAP_INIT, fx, fy, fz, ARG(P->known[0]), ARG(P->cell), ARG(n), ARG(a));
-        for (int layer = 0; layer < PIPE_EXTRAPOLATE_LAYERS; layer++)
+        for (int layer = 0; layer < SIM_EXTRAPOLATE_LAYERS; layer++)
             LAUNCH(P, K_EXTRAP_LAYER, fx, fy, fz, ARG(P->face[a]), ARG(P->known[(layer + 1) & 1]),
                    ARG(P->known[layer & 1]), ARG(P->cell), ARG(n), ARG(a));
         LAUNCH(P, K_EXTRAP_FINISH, (size_t)nfaces, 1, 1, ARG(P->face[a]),
-               ARG(P->known[PIPE_EXTRAPOLATE_LAYERS & 1]), ARG(nfaces));
+               ARG(P->known[SIM_EXTRAPOLATE_LAYERS & 1]), ARG(nfaces));
     }
 }
 

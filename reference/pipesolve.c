@@ -5,12 +5,12 @@
 #include <math.h>
 #include <string.h>
 
+#include "multigrid.h"
 #include "pipe.h"
 
 /* As in multigrid.c: coarsen until a level would have fewer than 4 cells along an axis, and
  * smooth with 4 red-black sweeps each way. */
-enum { MG_MIN_CELLS = 4, MG_SMOOTH = 4, MG_COARSE_SWEEPS = 24, MAX_RESTARTS = 4,
-       RELAX_CHECK_EVERY = 10, JACOBI_CHECK_EVERY = 10 };
+enum { MAX_RESTARTS = 4, RELAX_CHECK_EVERY = 10, JACOBI_CHECK_EVERY = 10 };
 
 int pipe_alloc_levels(Pipe *P, const MacGrid *g)
 {
@@ -31,7 +31,7 @@ int pipe_alloc_levels(Pipe *P, const MacGrid *g)
             return -1;
         P->levels++;
         int next[3] = { (n[0] + 1) / 2, (n[1] + 1) / 2, (n[2] + 1) / 2 };
-        if (P->levels == PIPE_MAX_LEVELS || next[0] < MG_MIN_CELLS || next[1] < MG_MIN_CELLS ||
+        if (P->levels == MG_MAX_LEVELS || next[0] < MG_MIN_CELLS || next[1] < MG_MIN_CELLS ||
             next[2] < MG_MIN_CELLS)
             return 0;
         memcpy(n, next, sizeof n);

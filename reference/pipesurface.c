@@ -13,7 +13,6 @@
 enum { PIPE_SF_PAD = 8, PIPE_SF_BEYOND = 3 };
 enum { PIPE_PAD = SURFACE_BRICK + 1, PIPE_PAD3 = PIPE_PAD * PIPE_PAD * PIPE_PAD,
        PIPE_APRON = PIPE_PAD3 - SURFACE_BRICK * SURFACE_BRICK * SURFACE_BRICK };
-_Static_assert(SURFACE_BRICK == 8, "kernels/surface.cl's BRICK must equal SURFACE_BRICK");
 
 /* surface.cl's SurfaceConsts, member for member. */
 typedef struct {
