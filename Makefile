@@ -70,7 +70,7 @@ GOLDEN_SCENES := $(sort $(wildcard tests/golden/*.json))
 GOLDEN_STAMP  := $(GOLDEN_DIR)/.made
 TRACK         ?= student
 
-.PHONY: grade grade-data grade-kit check-grader all run movie check-movie check help deps clean stubs check-stubs golden test check-pipeline bench solvers check-solvers check-mutants check-suites check-opencl coverage coverage-check $(STAGES:%=test-%) test-common test-physics check-scenes \
+.PHONY: grade grade-data grade-kit check-grader all run movie check-movie check help deps clean stubs check-stubs golden test check-pipeline bench solvers check-solvers check-mutants check-suites check-opencl coverage coverage-check $(STAGES:%=test-%) test-common test-physics \
         check-warnings check-sanitize check-determinism all-tests handout handout-sync check-handout \
         check-handout-fresh check-dist fuzz check-fuzz
 .DEFAULT_GOAL := all
@@ -108,6 +108,19 @@ help:
 	@echo "  make check-handout                  the handout agrees with stages.h, grader/config, the tests"
 	@echo "  make check-dist                     the tarball: no solution code; it builds, tests and grades"
 	@echo "  make stubs                          regenerate assignment/ from reference/"
+	@echo "  make all / all-tests                build flipsim / every test program"
+	@echo "  make grade-kit                      the objects and headers the grader links student code with"
+	@echo "Parts of make check (each runs alone too):"
+	@echo "  make check-stubs                    assignment/ is what make stubs makes"
+	@echo "  make check-suites                   the suites pass on the reference, fail on the stubs, per stage"
+	@echo "  make check-mutants                  every planted bug (tests/mutants/) fails its stage's analytic case"
+	@echo "  make check-opencl                   the stage suites against the OpenCL kernels"
+	@echo "  make check-determinism              the same scene writes the same bytes; --out locking and clearing"
+	@echo "  make check-movie                    make movie, with and without ffmpeg"
+	@echo "  make check-sanitize                 ASan/UBSan flipsim on every bad scene"
+	@echo "  make check-warnings                 gcc and clang build without a warning"
+	@echo "  make check-handout-fresh            the handout's quoted blocks are current"
+	@echo "  make coverage-check                 coverage of the reference track"
 	@echo "  make SANITIZE=1 ...                 build with ASan+UBSan (and float-cast-overflow) into build/asan/"
 	@echo "  make fuzz [FUZZ_SECONDS=300]        libFuzzer on the scene loader, state and PLY readers"
 	@echo "  make check-fuzz                     the same, 20 s each (part of make check)"
