@@ -262,7 +262,7 @@ static int cli_pick_track(const Options *o, const Track *student, const Track *r
 
 static const char *cli_device_name(const Run *r)
 {
-    return r->sim.device ? r->sim.device->name : "cpu (C stages)";
+    return r->sim.backend->name;
 }
 
 /* ---- output ------------------------------------------------------------------------------ */
@@ -428,7 +428,7 @@ static int cli_pick_device(Run *r)
                                 "reference without --use-reference (this run: %s track)",
                                 r->sim.track.name) : 0;
     char err[8192];
-    SimDevice *d = r->devices->open(o->cl_device, err, sizeof err);
+    SimBackend *d = r->devices->open(o->cl_device, err, sizeof err);
     if (!d && must)
         return cli_error("--device opencl: %s", err);
     if (!d) {
@@ -437,7 +437,8 @@ static int cli_pick_device(Run *r)
                     strtok(err, "\n"));
         return 0;
     }
-    sim_use_device(&r->sim, d);
+    if (sim_use_backend(&r->sim, d) != 0)
+        return cli_error("--device opencl: %s", r->sim.error.message);
     return 0;
 }
 
@@ -586,6 +587,7 @@ static int cli_start(Run *r, const Track *track)
         fprintf(stderr, "flipsim: %s\n", err);
         return EXIT_IO;
     }
+    r->output.mesher = r->devices ? r->devices->surface : NULL;
     if (r->output.usd_missing && !o->quiet)
         fprintf(stderr, "flipsim: note: %s/scene.usda leaves out %d of frames 0-%d: their PLY "
                 "files are not in %s\n", r->out, r->output.usd_missing, r->sim.frame, r->out);

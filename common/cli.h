@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "output.h"
 #include "sim.h"
 #include "track.h"
 
@@ -14,7 +15,8 @@
  * (reference/pipeline.h); the student's flipsim hands in NULL. */
 typedef struct {
     int (*list)(FILE *out);     /* prints the devices; returns how many */
-    SimDevice *(*open)(const char *selector, char *err, size_t errlen);
+    SimBackend *(*open)(const char *selector, char *err, size_t errlen);
+    OutputMesher surface;       /* the device's own mesher for its particles, or NULL */
 } CliDevices;
 
 /* Exit statuses: 0 done, 1 could not write output, 2 bad input (options, scene, state file,

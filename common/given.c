@@ -211,22 +211,23 @@ static void given_sor_sweep(const MacGrid *g, const float *rhs, float *p, float 
 }
 
 SolveResult given_solve_sor(const MacGrid *g, const float *rhs, float *p,
-                            const PressureSettings *settings, float omega)
+                            const PressureSettings *settings, float omega,
+                            SolveHistory *history)
 {
     /* The residual costs as much as a sweep, so it is measured every few sweeps only, unless
      * the convergence lab records every one. */
     enum { CHECK_EVERY = 5 };
-    int every = settings->history ? 1 : CHECK_EVERY;
+    int every = history ? 1 : CHECK_EVERY;
     SolveResult res = { 0, given_relative_residual(g, rhs, p), false };
     res.converged = res.residual <= settings->tolerance;
-    track_record_residual(settings, 0, res.residual);
+    track_record_residual(history, 0, res.residual);
     while (!res.converged && res.iterations < settings->iterations) {
         given_sor_sweep(g, rhs, p, omega);
         res.iterations++;
         if (res.iterations % every == 0 || res.iterations == settings->iterations) {
             res.residual = given_relative_residual(g, rhs, p);
             res.converged = res.residual <= settings->tolerance;
-            track_record_residual(settings, res.iterations, res.residual);
+            track_record_residual(history, res.iterations, res.residual);
         }
     }
     return res;

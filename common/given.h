@@ -44,6 +44,7 @@ void given_keep_inside(Particles *ps, const MacGrid *g);
  * order, updated in place: omega = 1 is Gauss-Seidel, 1 < omega < 2 over-relaxes.
  * Stops at settings->iterations or when the relative residual <= settings->tolerance. */
 SolveResult given_solve_sor(const MacGrid *g, const float *rhs, float *p,
-                            const PressureSettings *settings, float omega);
+                            const PressureSettings *settings, float omega,
+                            SolveHistory *history);
 
 #endif

@@ -263,10 +263,19 @@ int output_open(Output *o, const char *out_dir, const Scene *scene, const MacGri
     return output_open_usd(o, g, resume_frame, err, errlen);
 }
 
+int output_mesh(OutputMesher mesher, Sim *s, const SurfaceSettings *set, Mesh *m)
+{
+    if (mesher && sim_backend_current(s))
+        return mesher(s->backend, s, set, m);
+    /* surface_build's messages already name it ("surface_build: ...") */
+    return surface_build(&s->particles, &s->grid, set, m, s->error.message,
+                         sizeof s->error.message);
+}
+
 static int output_surface(Output *o, Sim *s, char *err, size_t errlen)
 {
     char path[1200];
-    if (sim_surface(s, NULL, &o->mesh) != 0)
+    if (output_mesh(o->mesher, s, NULL, &o->mesh) != 0)
         return output_fail(err, errlen, "frame %d: %s", s->frame, s->error.message);
     snprintf(path, sizeof path, "%s/surface/%06d.ply", o->dir, s->frame);
     return mesh_write_ply(path, &o->mesh, err, errlen);

@@ -17,6 +17,11 @@ enum { OUTPUT_MAX_SLICES = 8, OUTPUT_PREVIEW_WIDTH = 800 };
 typedef enum { OUTPUT_SURFACE, OUTPUT_USD, OUTPUT_PREVIEW, OUTPUT_SLICES, OUTPUT_KINDS } OutputKind;
 extern const char *const output_kind_names[OUTPUT_KINDS];
 
+/* A surface maker that runs where a backend keeps its particles (the reference's OpenCL
+ * mesher, reference/pipeline.h): the liquid surface of b's particles, as surface_build would
+ * make it, into m. Returns 0, or -1 with one line in s->error. */
+typedef int (*OutputMesher)(SimBackend *b, Sim *s, const SurfaceSettings *set, Mesh *m);
+
 /* One --slice AXIS=INDEX: the cells whose index along axis (0 x, 1 y, 2 z) is index. */
 typedef struct { int axis, index; } OutputSlice;
 
@@ -25,6 +30,7 @@ typedef struct {
     const Scene *scene;
     UsdWriter *usd;             /* NULL: output.usd off */
     Mesh mesh;                  /* the frame's surface, reused */
+    OutputMesher mesher;        /* NULL: surface_build on the host (set after output_open) */
     float speed_max;            /* the previews' fixed colour scale, m/s */
     OutputSlice slice[OUTPUT_MAX_SLICES];
     int nslices;
@@ -56,6 +62,11 @@ int output_open(Output *o, const char *out_dir, const Scene *scene, const MacGri
 /* Writes frame s->frame: surface/NNNNNN.ply, a USD sample, preview/NNNNNN.png and
  * slice-AXISINDEX/NNNNNN.png (e.g. slice-z16/), as the scene and the slices ask. Returns 0, or -1 with one line. */
 int output_frame(Output *o, Sim *s, char *err, size_t errlen);
+
+/* The liquid surface of s's particles into m: with mesher when it is not NULL and s's backend
+ * holds the current particles (sim_backend_current), else surface_build on the host's copy.
+ * Returns 0, or -1 with one line in s->error. */
+int output_mesh(OutputMesher mesher, Sim *s, const SurfaceSettings *set, Mesh *m);
 
 /* Closes the USD stage (scene.usda then holds every frame written, also after an error) and
  * frees o. Safe on a zeroed or half-opened Output. Returns 0, or -1 with one line in err. */

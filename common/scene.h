@@ -34,9 +34,6 @@ typedef struct {
     double tolerance;   /* relative residual |b - Lp| / |b| to stop at */
     float jacobi_omega; /* weight of the Jacobi sweep (1 = plain Jacobi) */
     float sor_omega;    /* over-relaxation of the given Gauss-Seidel (1 = plain Gauss-Seidel) */
-    /* Not a scene key: NULL (the loader's value) in every run but the convergence lab's, which
-     * points it at a SolveHistory to receive the residual after every iteration. */
-    struct SolveHistory *history;
 } PressureSettings;
 
 typedef struct {

@@ -114,12 +114,12 @@ static SolveResult sim_solve_jacobi(Sim *s, double bnorm)
 {
     enum { CHECK_EVERY = 10 };
     const PressureSettings *set = &s->scene->pressure;
-    int every = set->history ? 1 : CHECK_EVERY;
+    int every = s->history ? 1 : CHECK_EVERY;
     MacGrid *g = &s->grid;
     float *p = g->p, *next = s->scratch;
     SolveResult res = { 0, sim_jacobi_residual(s, p, bnorm), false };
     res.converged = res.residual <= set->tolerance;
-    track_record_residual(set, 0, res.residual);
+    track_record_residual(s->history, 0, res.residual);
     while (!res.converged && res.iterations < set->iterations && isfinite(res.residual)) {
         s->track.jacobi(g, p, s->rhs, set->jacobi_omega, next);
         float *tmp = p;
@@ -129,7 +129,7 @@ static SolveResult sim_solve_jacobi(Sim *s, double bnorm)
         if (res.iterations % every == 0 || res.iterations == set->iterations) {
             res.residual = sim_jacobi_residual(s, p, bnorm);
             res.converged = res.residual <= set->tolerance;
-            track_record_residual(set, res.iterations, res.residual);
+            track_record_residual(s->history, res.iterations, res.residual);
         }
     }
     if (p != g->p)
@@ -137,8 +137,8 @@ static SolveResult sim_solve_jacobi(Sim *s, double bnorm)
     return res;
 }
 
-/* rhs = (rho/dt) div, then L p = rhs with the chosen solver. */
-static bool sim_solve_pressure(Sim *s, float dt)
+/* rhs = (rho/dt) div, then L p = rhs with the chosen solver; what it did goes into *res. */
+static bool sim_solve_pressure(Sim *s, float dt, SolveResult *res)
 {
     MacGrid *g = &s->grid;
     float scale = s->scene->density / dt;
@@ -151,16 +151,13 @@ static bool sim_solve_pressure(Sim *s, float dt)
         if (g->cell[c] != CELL_FLUID)
             g->p[c] = 0.0f;
     }
-    SolveResult res = { 0, 0.0, true };
+    *res = (SolveResult){ 0, 0.0, true };
     if (b2 == 0.0)
         memset(g->p, 0, grid_cells(g) * sizeof *g->p); /* nothing to correct: p = 0 solves it */
     else if (s->solver)
-        res = s->solver(g, s->rhs, g->p, &s->scene->pressure);
+        *res = s->solver(g, s->rhs, g->p, &s->scene->pressure, s->history);
     else
-        res = sim_solve_jacobi(s, sqrt(b2));
-    s->stats.last_solve = res;
-    s->stats.solve_iterations += res.iterations;
-    s->stats.unconverged_solves += !res.converged;
+        *res = sim_solve_jacobi(s, sqrt(b2));
     /* p first: a jacobi that wrote NaN makes the laplacian's residual NaN too, and the blame
      * belongs to the stage that made it */
     if (!sim_cells_finite(s, s->solver ? s->solver_name : "jacobi", "p", g->p))
@@ -168,7 +165,17 @@ static bool sim_solve_pressure(Sim *s, float dt)
     return s->solver || sim_cells_finite(s, "laplacian", "L p", s->lap);
 }
 
-/* ---- one substep ------------------------------------------------------------------------- */
+/* The stats of one finished substep, whichever backend ran it. */
+static void sim_count_substep(Sim *s, SolveResult solve)
+{
+    s->stats.last_solve = solve;
+    s->stats.solve_iterations += solve.iterations;
+    s->stats.unconverged_solves += !solve.converged;
+    s->stats.substeps++;
+    s->stats.frame_substeps++;
+}
+
+/* ---- the host backend: the track's stages and the given steps on this CPU --------------- */
 
 static void sim_keep_old_velocity(Sim *s)
 {
@@ -176,45 +183,70 @@ static void sim_keep_old_velocity(Sim *s)
         memcpy(s->vel_old[a], s->grid.vel[a], grid_faces(&s->grid, a) * sizeof(float));
 }
 
-/* Runs one step of the substep, adds its time to its phase, and stops the substep when the
- * check after it fails. */
-#define RUN(phase, call, check)                                                          \
-    do {                                                                                 \
-        double t0_ = sim_clock();                                                        \
-        call;                                                                            \
-        s->stats.seconds[phase] += sim_clock() - t0_;                                    \
-        if (!(check))                                                                    \
-            return -1;                                                                   \
-    } while (0)
-
-int sim_substep(Sim *s, float dt)
+/* Each phase runs its stage and then checks what the stage wrote, so a NaN names its stage. */
+static int host_p2g(Sim *s)
 {
-    const Track *t = &s->track;
-    const Scene *sc = s->scene;
-    MacGrid *g = &s->grid;
-    Particles *ps = &s->particles;
-    bool ok = true;
-
-    RUN(PHASE_P2G,        t->p2g(ps, g),                       sim_faces_finite(s, "p2g", g->vel));
-    RUN(PHASE_P2G,        sim_keep_old_velocity(s),            true);
-    RUN(PHASE_CLASSIFY,   given_classify(g, s->solid, ps),     true);
-    RUN(PHASE_GRAVITY,    t->gravity(g, sc->gravity, dt),      sim_faces_finite(s, "gravity", g->vel));
-    RUN(PHASE_DIVERGENCE, t->divergence(g, s->div),            sim_cells_finite(s, "divergence", "div", s->div));
-    RUN(PHASE_PRESSURE,   ok = sim_solve_pressure(s, dt),      ok);
-    RUN(PHASE_GRADIENT,   t->gradient(g, g->p, dt / sc->density), sim_faces_finite(s, "gradient", g->vel));
-    RUN(PHASE_EXTRAPOLATE, given_extrapolate(g, SIM_EXTRAPOLATE_LAYERS, s->extrap_scratch), true);
-    RUN(PHASE_G2P,        t->g2p(ps, g, s->vel_old, sc->pic_flip_alpha),
-                          sim_particles_finite(s, "g2p", "velocity", ps->vel));
-    RUN(PHASE_ADVECT,     t->advect(ps, dt),                   sim_particles_finite(s, "advect", "position", ps->pos));
-    RUN(PHASE_KEEP_INSIDE, given_keep_inside(ps, g),           true);
-    s->stats.substeps++;
-    s->stats.frame_substeps++;
+    s->track.p2g(&s->particles, &s->grid);
+    if (!sim_faces_finite(s, "p2g", s->grid.vel))
+        return -1;
+    sim_keep_old_velocity(s);
     return 0;
 }
 
-/* ---- frames ------------------------------------------------------------------------------ */
+static int host_classify(Sim *s)
+{
+    given_classify(&s->grid, s->solid, &s->particles);
+    return 0;
+}
 
-static float sim_max_speed2(const Sim *s)
+static int host_gravity(Sim *s, float dt)
+{
+    s->track.gravity(&s->grid, s->scene->gravity, dt);
+    return sim_faces_finite(s, "gravity", s->grid.vel) ? 0 : -1;
+}
+
+static int host_divergence(Sim *s)
+{
+    s->track.divergence(&s->grid, s->div);
+    return sim_cells_finite(s, "divergence", "div", s->div) ? 0 : -1;
+}
+
+static int host_pressure(Sim *s, float dt, SolveResult *res)
+{
+    return sim_solve_pressure(s, dt, res) ? 0 : -1;
+}
+
+static int host_gradient(Sim *s, float dt)
+{
+    s->track.gradient(&s->grid, s->grid.p, dt / s->scene->density);
+    return sim_faces_finite(s, "gradient", s->grid.vel) ? 0 : -1;
+}
+
+static int host_extrapolate(Sim *s)
+{
+    given_extrapolate(&s->grid, SIM_EXTRAPOLATE_LAYERS, s->extrap_scratch);
+    return 0;
+}
+
+static int host_g2p(Sim *s)
+{
+    s->track.g2p(&s->particles, &s->grid, s->vel_old, s->scene->pic_flip_alpha);
+    return sim_particles_finite(s, "g2p", "velocity", s->particles.vel) ? 0 : -1;
+}
+
+static int host_advect(Sim *s, float dt)
+{
+    s->track.advect(&s->particles, dt);
+    return sim_particles_finite(s, "advect", "position", s->particles.pos) ? 0 : -1;
+}
+
+static int host_keep_inside(Sim *s)
+{
+    given_keep_inside(&s->particles, &s->grid);
+    return 0;
+}
+
+static int host_max_speed2(Sim *s, float *out)
 {
     float vmax2 = 0.0f;
     for (size_t p = 0; p < s->particles.count; p++) {
@@ -222,8 +254,64 @@ static float sim_max_speed2(const Sim *s)
         float v2 = v.x * v.x + v.y * v.y + v.z * v.z;
         vmax2 = v2 > vmax2 ? v2 : vmax2;
     }
-    return vmax2;
+    *out = vmax2;
+    return 0;
 }
+
+/* The host's state is the sim's own: nothing to move, nothing to release. */
+static int host_keep_state(Sim *s)
+{
+    (void)s;
+    return 0;
+}
+
+static void host_close(SimBackend *b)
+{
+    (void)b;
+}
+
+SimBackend sim_host_backend = {
+    .name = "cpu (C stages)",
+    .p2g = host_p2g, .classify = host_classify, .gravity = host_gravity,
+    .divergence = host_divergence, .pressure = host_pressure, .gradient = host_gradient,
+    .extrapolate = host_extrapolate, .g2p = host_g2p, .advect = host_advect,
+    .keep_inside = host_keep_inside,
+    .upload = host_keep_state, .download = host_keep_state, .max_speed2 = host_max_speed2,
+    .close = host_close,
+};
+
+/* ---- one substep ------------------------------------------------------------------------- */
+
+/* Runs one phase on the backend, adds its time to the phase, and ends the substep when the
+ * phase fails (its one line is in s->error). */
+#define PHASE(phase, call)                                                               \
+    do {                                                                                 \
+        double t0_ = sim_clock();                                                        \
+        int rc_ = (call);                                                                \
+        s->stats.seconds[phase] += sim_clock() - t0_;                                    \
+        if (rc_ != 0)                                                                    \
+            return -1;                                                                   \
+    } while (0)
+
+int sim_substep(Sim *s, float dt)
+{
+    const SimBackend *b = s->backend;
+    SolveResult solve = { 0, 0.0, true };
+    PHASE(PHASE_P2G,         b->p2g(s));        /* particle velocities onto the faces */
+    PHASE(PHASE_CLASSIFY,    b->classify(s));   /* FLUID where particles are */
+    PHASE(PHASE_GRAVITY,     b->gravity(s, dt));
+    PHASE(PHASE_DIVERGENCE,  b->divergence(s));
+    PHASE(PHASE_PRESSURE,    b->pressure(s, dt, &solve));
+    PHASE(PHASE_GRADIENT,    b->gradient(s, dt)); /* now divergence-free in the fluid */
+    PHASE(PHASE_EXTRAPOLATE, b->extrapolate(s)); /* into the air g2p reads next to the fluid */
+    PHASE(PHASE_G2P,         b->g2p(s));        /* PIC/FLIP blend back to the particles */
+    PHASE(PHASE_ADVECT,      b->advect(s, dt));
+    PHASE(PHASE_KEEP_INSIDE, b->keep_inside(s)); /* out of solids and back into the domain */
+    sim_count_substep(s, solve);
+    return 0;
+}
+
+/* ---- frames ------------------------------------------------------------------------------ */
 
 float sim_cfl_dt_for(const Sim *s, float vmax2)
 {
@@ -237,7 +325,9 @@ float sim_cfl_dt_for(const Sim *s, float vmax2)
 
 float sim_cfl_dt(const Sim *s)
 {
-    return sim_cfl_dt_for(s, sim_max_speed2(s));
+    float vmax2;
+    host_max_speed2((Sim *)s, &vmax2); /* reads the particles only */
+    return sim_cfl_dt_for(s, vmax2);
 }
 
 static int sim_fire_events(Sim *s, int frame)
@@ -253,24 +343,22 @@ static int sim_fire_events(Sim *s, int frame)
             sim_fail(s, "out of memory seeding events[%d]", e);
             return -1;
         }
-        s->device_stale = s->device_stale || added > 0;
+        s->backend_stale = s->backend_stale || added > 0;
     }
     return 0;
 }
 
-/* One substep on whichever side holds the state: the device, or the stages here. */
+/* One CFL substep, no longer than what is left of the frame. */
 static int sim_step(Sim *s, double remaining, double *taken)
 {
     float vmax2 = 0.0f;
-    if (s->device && s->device->max_speed2(s->device, s, &vmax2) != 0)
+    if (s->backend->max_speed2(s, &vmax2) != 0)
         return -1;
-    if (!s->device)
-        vmax2 = sim_max_speed2(s);
     double dt = sim_cfl_dt_for(s, vmax2);
     /* Split what is left evenly rather than finish with a sliver of a substep. */
     dt = dt >= remaining ? remaining : dt > 0.5 * remaining ? 0.5 * remaining : dt;
     *taken = dt;
-    return s->device ? s->device->substep(s->device, s, (float)dt) : sim_substep(s, (float)dt);
+    return sim_substep(s, (float)dt);
 }
 
 int sim_advance_frame(Sim *s)
@@ -280,10 +368,10 @@ int sim_advance_frame(Sim *s)
     double eps = 1e-9 / s->scene->frame_rate;
     s->stats.frame_substeps = 0;
     s->stats.unconverged_solves = 0;
-    if (s->device && s->device_stale) {
-        if (s->device->upload(s->device, s) != 0)
+    if (s->backend_stale) {
+        if (s->backend->upload(s) != 0)
             return -1;
-        s->device_stale = false;
+        s->backend_stale = false;
     }
     while (t_end - s->time > eps) {
         double dt;
@@ -292,26 +380,48 @@ int sim_advance_frame(Sim *s)
         s->time += dt;
     }
     /* The frame is written from the host's copy; a device hands back only what that needs. */
-    if (s->device && s->device->download(s->device, s) != 0)
+    if (s->backend->download(s) != 0)
         return -1;
     s->time = t_end;
     s->frame = next;
     return sim_fire_events(s, next);
 }
 
-int sim_surface(Sim *s, const SurfaceSettings *set, Mesh *m)
+bool sim_backend_current(const Sim *s)
 {
-    if (s->device && s->device->surface && !s->device_stale)
-        return s->device->surface(s->device, s, set, m);
-    /* surface_build's messages already name it ("surface_build: ...") */
-    return surface_build(&s->particles, &s->grid, set, m, s->error.message,
-                         sizeof s->error.message);
+    return s->backend != &sim_host_backend && !s->backend_stale;
 }
 
-void sim_use_device(Sim *s, SimDevice *d)
+/* The calls a backend must have, by name, for the one line that refuses one that lacks any. */
+static const char *sim_backend_missing(const SimBackend *b)
 {
-    s->device = d;
-    s->device_stale = true;
+    const struct { const char *name; bool there; } calls[] = {
+        { "p2g", b->p2g }, { "classify", b->classify }, { "gravity", b->gravity },
+        { "divergence", b->divergence }, { "pressure", b->pressure },
+        { "gradient", b->gradient }, { "extrapolate", b->extrapolate }, { "g2p", b->g2p },
+        { "advect", b->advect }, { "keep_inside", b->keep_inside }, { "upload", b->upload },
+        { "download", b->download }, { "max_speed2", b->max_speed2 }, { "close", b->close },
+    };
+    for (size_t q = 0; q < sizeof calls / sizeof *calls; q++)
+        if (!calls[q].there)
+            return calls[q].name;
+    return NULL;
+}
+
+int sim_use_backend(Sim *s, SimBackend *b)
+{
+    const char *missing = sim_backend_missing(b);
+    if (missing) {
+        sim_fail(s, "backend %s has no %s: it cannot run a substep", b->name ? b->name : "(unnamed)",
+                 missing);
+        if (b->close)
+            b->close(b);
+        return -1;
+    }
+    s->backend->close(s->backend);
+    s->backend = b;
+    s->backend_stale = true;
+    return 0;
 }
 
 /* ---- set-up ------------------------------------------------------------------------------ */
@@ -325,15 +435,15 @@ static PressureSolver sim_track_solver(const Track *t, const char *name)
 }
 
 static SolveResult sim_given_sor(const MacGrid *g, const float *rhs, float *p,
-                                 const PressureSettings *set)
+                                 const PressureSettings *set, SolveHistory *history)
 {
-    return given_solve_sor(g, rhs, p, set, set->sor_omega);
+    return given_solve_sor(g, rhs, p, set, set->sor_omega, history);
 }
 
 static SolveResult sim_given_gauss_seidel(const MacGrid *g, const float *rhs, float *p,
-                                          const PressureSettings *set)
+                                          const PressureSettings *set, SolveHistory *history)
 {
-    return given_solve_sor(g, rhs, p, set, 1.0f);
+    return given_solve_sor(g, rhs, p, set, 1.0f, history);
 }
 
 /* use_gauss_seidel wins and always means the given solver; otherwise the scene's
@@ -431,7 +541,7 @@ size_t sim_memory_need(const Scene *scene, size_t *particles)
 
 int sim_init(Sim *s, const Scene *scene, const Track *track)
 {
-    *s = (Sim){ .scene = scene, .track = *track };
+    *s = (Sim){ .scene = scene, .track = *track, .backend = &sim_host_backend };
     part_init(&s->particles);
     if (grid_init(&s->grid, scene->resolution[0], scene->resolution[1], scene->resolution[2],
                   scene->cell_size) != 0 || sim_alloc(s) != 0) {
@@ -454,8 +564,8 @@ int sim_init(Sim *s, const Scene *scene, const Track *track)
 
 void sim_free(Sim *s)
 {
-    if (s->device)
-        s->device->close(s->device);
+    if (s->backend)
+        s->backend->close(s->backend);
     grid_free(&s->grid);
     part_free(&s->particles);
     free(s->solid);
@@ -598,7 +708,7 @@ int sim_load_state(Sim *s, const char *path, char *err, size_t errlen)
     s->time = time[0];
     s->stats.substeps = (long)substeps[0];
     given_classify(g, s->solid, &s->particles);
-    s->device_stale = true;
+    s->backend_stale = true;
     rc = 0;
 done:
     state_free(&sf);

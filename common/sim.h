@@ -8,7 +8,6 @@
 #include <stdint.h>
 #include "given.h"
 #include "scene.h"
-#include "surface.h"
 #include "track.h"
 
 /* Timing and counting per stage, for the end-of-run summary. Index by SimPhase. */
@@ -43,25 +42,32 @@ typedef struct {
 
 typedef struct Sim Sim;
 
-/* A device that runs whole substeps on its own copy of the state (the reference's OpenCL
- * pipeline, reference/pipeline.c). common/ sees it only through these calls, so the student
- * kit builds without OpenCL. Each returns 0, or -1 with one line in s->error. */
-typedef struct SimDevice {
-    const char *name;                   /* e.g. "opencl: Portable Computing Language / cpu" */
-    /* Copies the particles, the solid cells and p to the device (after set-up, events, resume). */
-    int (*upload)(struct SimDevice *d, Sim *s);
-    /* The largest particle speed squared, for the CFL substep. */
-    int (*max_speed2)(struct SimDevice *d, Sim *s, float *out);
-    /* One substep of length dt on the device; adds to s->stats like sim_substep. */
-    int (*substep)(struct SimDevice *d, Sim *s, float dt);
-    /* Copies the particles and p back into s (for frames, checkpoints). */
-    int (*download)(struct SimDevice *d, Sim *s);
-    /* Optional (NULL: surface_build on the host): the liquid surface of the device's own
-     * particles, as surface_build would make it, into m. Called only when the device's
-     * particles are current (after a frame's download, no event since). */
-    int (*surface)(struct SimDevice *d, Sim *s, const SurfaceSettings *set, Mesh *m);
-    void (*close)(struct SimDevice *d);
-} SimDevice;
+/* A backend: where the phases of a substep run. sim_substep (sim.c) is the only place that
+ * puts them in order; a backend only says how each one is done. The host backend (sim.c) runs
+ * the track's stages and the given steps on this CPU and checks each stage's output for
+ * NaN/Inf; the reference's OpenCL pipeline (reference/pipeline.c) runs them as kernels on its
+ * own copy of the state. Every call returns 0, or -1 with one line in s->error. Every member
+ * is required: sim_use_backend refuses a backend that lacks one, naming it. */
+typedef struct SimBackend {
+    const char *name;           /* e.g. "opencl: Portable Computing Language / cpu" */
+    /* the phases, one per SimPhase */
+    int (*p2g)(Sim *s);                     /* particles to faces; keeps a copy for FLIP */
+    int (*classify)(Sim *s);                /* FLUID where particles are, else AIR or SOLID */
+    int (*gravity)(Sim *s, float dt);
+    int (*divergence)(Sim *s);
+    int (*pressure)(Sim *s, float dt, SolveResult *res); /* rhs = (rho/dt) div; L p = rhs */
+    int (*gradient)(Sim *s, float dt);
+    int (*extrapolate)(Sim *s);             /* velocities into the air next to the fluid */
+    int (*g2p)(Sim *s);
+    int (*advect)(Sim *s, float dt);
+    int (*keep_inside)(Sim *s);
+    /* the state: to the backend (after set-up, events, resume), back for frames and
+     * checkpoints, and the largest particle speed squared for the CFL substep */
+    int (*upload)(Sim *s);
+    int (*download)(Sim *s);
+    int (*max_speed2)(Sim *s, float *out);
+    void (*close)(struct SimBackend *b);
+} SimBackend;
 
 struct Sim {
     const Scene *scene;
@@ -79,8 +85,9 @@ struct Sim {
     double time;
     SimStats stats;
     SimError error;
-    SimDevice *device;          /* NULL: the track's stages in C on this CPU */
-    bool device_stale;          /* the host's particles changed since the last upload */
+    SimBackend *backend;        /* where the phases run: sim_host_backend unless a device */
+    bool backend_stale;         /* the host's particles changed since the last upload */
+    SolveHistory *history;      /* the convergence lab's record of each solve, or NULL */
 };
 
 /* Bytes sim_init and the run will allocate for scene, at least: the grid's fields (cell types,
@@ -96,9 +103,15 @@ size_t sim_memory_need(const Scene *scene, size_t *particles);
 int sim_init(Sim *s, const Scene *scene, const Track *track);
 void sim_free(Sim *s);
 
-/* Hands the substeps to a device from now on (the sim closes it in sim_free). The device
- * then reads the scene's pressure.solver itself. */
-void sim_use_device(Sim *s, SimDevice *d);
+/* The backend every sim starts with: the track's stages and the given steps on this CPU. */
+extern SimBackend sim_host_backend;
+
+/* Hands the phases to backend b from now on (the sim closes it in sim_free). Returns 0, or -1
+ * with one line in s->error (naming the missing call) when b lacks one; b is closed then. */
+int sim_use_backend(Sim *s, SimBackend *b);
+/* True when a backend other than the host's holds the state and the host's copy of the
+ * particles is what it holds (after a frame's download, no event since). */
+bool sim_backend_current(const Sim *s);
 
 /* Advances to the next frame: CFL substeps up to time (frame+1)/frame_rate, then that
  * frame's events. Returns 0, or -1 with s->error set (e.g. a stage wrote NaN). */
@@ -117,10 +130,6 @@ int sim_save_state(const Sim *s, const char *path, char *err, size_t errlen);
 /* Restores particles, pressure, frame and time saved by sim_save_state into an initialised
  * sim of the same scene. Returns 0, or -1 with one line in err. */
 int sim_load_state(Sim *s, const char *path, char *err, size_t errlen);
-/* The liquid surface of the current particles (surface.h), into m: on the device when it
- * has a surface path and its particles are current, else surface_build on the host's.
- * Returns 0, or -1 with s->error set. */
-int sim_surface(Sim *s, const SurfaceSettings *set, Mesh *m);
 
 /* The scene JSON saved in a state file (malloc'd), or NULL with one line in err. */
 char *sim_state_scene(const char *path, char *err, size_t errlen);

@@ -48,9 +48,8 @@ int track_mix(Track *dst, const Track *base, const Track *other, const char *lis
     return 0;
 }
 
-void track_record_residual(const PressureSettings *set, int iteration, double residual)
+void track_record_residual(SolveHistory *h, int iteration, double residual)
 {
-    SolveHistory *h = set->history;
     if (!h || iteration < 0 || iteration >= h->capacity)
         return;
     /* A solver that skipped an iteration leaves a gap the lab can see, not a stale value. */

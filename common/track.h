@@ -16,21 +16,23 @@ typedef struct {
 } SolveResult;
 
 /* The relative residual |b - L p| / |b| of one solve after every iteration, for the convergence
- * lab (make solvers). A C solver fills it when PressureSettings.history points at one, and then
- * measures the residual after every iteration, even where it otherwise measures every few. */
+ * lab (make solvers). A C solver fills it when it is handed one (the history argument; NULL in
+ * every normal run), and then measures the residual after every iteration, even where it
+ * otherwise measures every few. */
 typedef struct SolveHistory {
     double *residual;   /* residual[i] after iteration i; [0] is the initial guess's */
     int capacity;       /* room in residual[]: the solve's iteration cap + 1 */
     int count;          /* entries written: the last iteration recorded + 1 */
 } SolveHistory;
 
-/* Records the residual after `iteration` in set->history; does nothing when history is NULL
- * (every normal run) or the iteration is beyond its capacity. */
-void track_record_residual(const PressureSettings *set, int iteration, double residual);
+/* Records the residual after `iteration` in h; does nothing when h is NULL (every normal run)
+ * or the iteration is beyond its capacity. */
+void track_record_residual(SolveHistory *h, int iteration, double residual);
 
-/* Solves L p = rhs in FLUID cells (p holds the initial guess and receives the answer). */
+/* Solves L p = rhs in FLUID cells (p holds the initial guess and receives the answer);
+ * records the residual of every iteration in history when it is not NULL. */
 typedef SolveResult (*PressureSolver)(const MacGrid *g, const float *rhs, float *p,
-                                      const PressureSettings *ps);
+                                      const PressureSettings *ps, SolveHistory *history);
 
 enum { STAGE_COUNT = 8 };
 extern const char *const stage_names[STAGE_COUNT]; /* in pipeline-independent, contract order */

@@ -1,6 +1,6 @@
-/* stages.cl — the eight stages of common/stages.h as OpenCL kernels, one work-item per
- * particle, face or cell. flipkit kernels/: the same arithmetic as the reference/ stage files in the same
- * order, so the golden cases hold within the C tolerances; see stages.h for the contract. */
+/* stages.cl — the stages of common/stages.h that run one work-item per particle, face or cell.
+ * flipkit kernels/: the same arithmetic as the reference/ stage files in the same order, so the
+ * golden cases hold within the C tolerances; p2g is pipeline.cl's p2g_scatter (a scatter by rows). */
 
 __kernel void advect(__global float *pos, __global const float *vel, float dt, int count)
 {
@@ -19,45 +19,6 @@ __kernel void gravity(__global float *vel, __global const char *cell, int4 n4, i
         return;
     if (!face_is_solid(cell, n, a, i, j, k))
         vel[flat_index(fn, i, j, k)] += dv;
-}
-
-/* p2g as a gather: face (a; i,j,k) sums the particles of the cells whose stencil can reach it
- * (2 cells along a, 3 along the others), each cell's particles in index order (sorted[] from
- * the counting sort), so the sum is the same on every run. */
-__kernel void p2g(__global float *vel, __global float *weight, __global const float *pos,
-                  __global const float *pvel, __global const int *cell_start,
-                  __global const int *sorted, int4 n4, float dx, int a)
-{
-    int3 n = n4.xyz, fn = face_dims(n, a);
-    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
-    if (i >= fn.x || j >= fn.y || k >= fn.z)
-        return;
-    int face[3] = { i, j, k };
-    int lo[3], hi[3];
-    int ns[3] = { n.x, n.y, n.z };
-    for (int d = 0; d < 3; d++) {
-        lo[d] = max(face[d] - 1, 0);
-        hi[d] = min(face[d] + (d == a ? 0 : 1), ns[d] - 1);
-    }
-    float sum = 0.0f, wsum = 0.0f;
-    for (int ck = lo[2]; ck <= hi[2]; ck++)
-        for (int cj = lo[1]; cj <= hi[1]; cj++)
-            for (int ci = lo[0]; ci <= hi[0]; ci++) {
-                size_t c = flat_index(n, ci, cj, ck);
-                for (int q = cell_start[c]; q < cell_start[c + 1]; q++) {
-                    int p = sorted[q];
-                    Stencil st = stencil_at(n, dx, a, load3(pos, p));
-                    int di = i - st.base.x, dj = j - st.base.y, dk = k - st.base.z;
-                    if (di < 0 || di > 1 || dj < 0 || dj > 1 || dk < 0 || dk > 1)
-                        continue;
-                    float w = corner_weight(st.t, di, dj, dk);
-                    sum += w * pvel[3 * p + a];
-                    wsum += w;
-                }
-            }
-    size_t f = flat_index(fn, i, j, k);
-    vel[f] = wsum > 0.0f ? sum / wsum : 0.0f;
-    weight[f] = wsum;
 }
 
 /* The particle's new velocity component a: PIC interpolates the grid, FLIP adds the grid's

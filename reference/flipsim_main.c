@@ -8,6 +8,6 @@
 
 int main(int argc, char **argv)
 {
-    static const CliDevices opencl = { pipeline_list_devices, pipeline_open };
+    static const CliDevices opencl = { pipeline_list_devices, pipeline_open, pipeline_surface };
     return cli_main(argc, argv, &student_track, &reference_track, &opencl);
 }

@@ -340,7 +340,7 @@ static double mg_norm(const float *v, size_t n)
 }
 
 SolveResult ref_solve_multigrid(const MacGrid *g, const float *rhs, float *p,
-                                const PressureSettings *set)
+                                const PressureSettings *set, SolveHistory *history)
 {
     SolveResult res = { 0, INFINITY, false };
     size_t n = grid_cells(g);
@@ -357,7 +357,7 @@ SolveResult ref_solve_multigrid(const MacGrid *g, const float *rhs, float *p,
         for (;;) {
             double rnorm = mg_residual_double(mg, b, x, r);
             res.residual = bnorm > 0.0 ? rnorm / bnorm : 0.0;
-            track_record_residual(set, res.iterations, res.residual);
+            track_record_residual(history, res.iterations, res.residual);
             if (res.residual <= set->tolerance || res.iterations >= set->iterations ||
                 !isfinite(res.residual))
                 break;

@@ -1,5 +1,5 @@
 /* opencl.h — the reference on OpenCL: the stage-by-stage track the tests run (TRACK=opencl).
- * flipkit reference/: kernels live in kernels/; clx.h finds them and picks the device. */
+ * flipkit reference/: the pipeline's own phases, one stage at a time (opencl_track.c). */
 #ifndef FLIPKIT_OPENCL_H
 #define FLIPKIT_OPENCL_H
 
@@ -7,11 +7,10 @@
 
 #include "track.h"
 
-/* The kernel files of the reference, in build order (common.cl first), NULL-terminated. */
-extern const char *const opencl_sources[];
-
-/* The eight stages as kernels; each call copies its data to the device and back. The first
- * call opens the default device (or $FLIPKIT_CL_DEVICE) unless opencl_track_open did. */
+/* The eight stages as the OpenCL pipeline runs them (reference/pipeline.c's phase code and
+ * kernels); each call copies its case to the device and its outputs back. The first call opens
+ * the default device (or $FLIPKIT_CL_DEVICE) unless opencl_track_open did. A call that fails
+ * writes NaN to its outputs and keeps the reason for opencl_track_error. */
 extern const Track opencl_track;
 
 /* Opens the device ("P:D", or NULL for the default) and builds the kernels. Returns 0, or -1
@@ -19,5 +18,7 @@ extern const Track opencl_track;
 int opencl_track_open(const char *selector, char *err, size_t errlen);
 /* "platform / device" of the open device. */
 const char *opencl_track_device(void);
+/* The first failure of a stage call, as one line, or NULL while there has been none. */
+const char *opencl_track_error(void);
 
 #endif

@@ -1,380 +1,221 @@
-/* opencl_track.c — the eight stages run as OpenCL kernels, one call at a time (TRACK=opencl).
- * flipkit reference/: the third implementation under the stage harness. Each call copies its
- * inputs to the device and its outputs back, which is slow and simple: the device-resident
- * pipeline keeps the data there instead, with the same kernels. */
+/* opencl_track.c — the eight stages on the OpenCL pipeline's own kernels and host code (TRACK=opencl).
+ * flipkit reference/: each stage uploads its case into a pipeline, runs that one phase with
+ * pipeline.c's code, and reads the outputs back, so the stage suites test what --device opencl runs. */
 #include "opencl.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "clx.h"
+#include "pipe.h"
+#include "pipeline.h"
 
-static Clx cl;
-static int cl_ready;
-
-enum { CL_MAX_KERNELS = 32 };
-static struct { const char *name; cl_kernel k; } cl_kernels[CL_MAX_KERNELS];
-
-const char *const opencl_sources[] = { "common.cl", "sort.cl", "stages.cl", NULL };
+static Pipe *track_pipe;            /* opened on first use, kept for the process */
+static char track_error[8192];      /* the first failure, for opencl_track_error */
 
 int opencl_track_open(const char *selector, char *err, size_t errlen)
 {
-    if (cl_ready)
+    if (track_pipe)
         return 0;
-    int nfiles = 0;
-    while (opencl_sources[nfiles])
-        nfiles++;
-    if (clx_open(&cl, selector, err, errlen) != 0)
+    SimBackend *b = pipeline_open(selector, err, errlen);
+    if (!b)
         return -1;
-    if (clx_build(&cl, opencl_sources, nfiles, err, errlen) != 0) {
-        clx_close(&cl);
-        return -1;
-    }
-    cl_ready = 1;
+    track_pipe = (Pipe *)b;
     return 0;
 }
 
 const char *opencl_track_device(void)
 {
-    return cl_ready ? cl.name : "(not open)";
+    return track_pipe ? track_pipe->cl.name : "(not open)";
 }
 
-/* A stage has no way to return an error, and a half-done stage would be a wrong answer, so an
- * OpenCL failure here ends the process with one line (a test reports it as that test's error). */
-static void cl_check(cl_int rc, const char *what)
+const char *opencl_track_error(void)
 {
-    if (rc == CL_SUCCESS)
-        return;
-    fprintf(stderr, "opencl track: %s failed: %s\n", what, clx_error_name(rc));
-    exit(1);
+    return track_error[0] ? track_error : NULL;
 }
 
-static void cl_ensure_open(void)
+/* The pipeline sized for this case (grid g or none, count particles), opened on first use. NULL, with
+ * the reason kept for opencl_track_error, when it cannot be had: a stage has no way to return
+ * an error, so the caller then writes NaN to its outputs and the suite reports that stage. */
+static Pipe *track_fit(const MacGrid *g, size_t count)
 {
-    char err[8192];
-    if (opencl_track_open(NULL, err, sizeof err) != 0) {
-        fprintf(stderr, "opencl track: %s\n", err);
-        exit(1);
-    }
+    if (!track_pipe && !track_error[0] &&
+        opencl_track_open(NULL, track_error, sizeof track_error) != 0)
+        return NULL;
+    if (!track_pipe || track_pipe->failure != CL_SUCCESS || pipe_fit(track_pipe, g, count) != 0)
+        return NULL;
+    return track_pipe;
 }
 
-static cl_kernel cl_kernel_named(const char *name)
+/* Waits for the stage and records the first OpenCL failure; true when all went well. */
+static bool track_done(Pipe *P, const char *stage)
 {
-    cl_ensure_open();
-    int q = 0;
-    for (; q < CL_MAX_KERNELS && cl_kernels[q].name; q++)
-        if (strcmp(cl_kernels[q].name, name) == 0)
-            return cl_kernels[q].k;
-    if (q == CL_MAX_KERNELS)
-        cl_check(CL_OUT_OF_RESOURCES, "the kernel table");
-    cl_int rc;
-    cl_kernels[q].k = clCreateKernel(cl.program, name, &rc);
-    cl_check(rc, name);
-    cl_kernels[q].name = name;
-    return cl_kernels[q].k;
+    pipe_ok(P, clFinish(P->cl.queue), "clFinish");
+    if (P->failure == CL_SUCCESS)
+        return true;
+    if (!track_error[0])
+        snprintf(track_error, sizeof track_error, "opencl track, stage %s: %s failed: %s", stage,
+                 P->failed_at, clx_error_name(P->failure));
+    return false;
 }
 
-/* A device copy of bytes at data (or zeros when data is NULL); never empty. */
-static cl_mem cl_upload(const void *data, size_t bytes)
+static void track_poison(float *v, size_t n)
 {
-    cl_int rc;
-    size_t size = bytes ? bytes : 4;
-    cl_mem m = clCreateBuffer(cl.context, CL_MEM_READ_WRITE, size, NULL, &rc);
-    cl_check(rc, "clCreateBuffer");
-    if (data && bytes)
-        cl_check(clEnqueueWriteBuffer(cl.queue, m, CL_TRUE, 0, bytes, data, 0, NULL, NULL),
-                 "clEnqueueWriteBuffer");
-    else {
-        int zero = 0;
-        cl_check(clEnqueueFillBuffer(cl.queue, m, &zero, sizeof zero, 0, size, 0, NULL, NULL),
-                 "clEnqueueFillBuffer");
-    }
-    return m;
+    for (size_t q = 0; q < n; q++)
+        v[q] = NAN;
 }
 
-static void cl_download(cl_mem m, void *dst, size_t bytes)
+static void track_poison_faces(MacGrid *g)
 {
-    if (bytes)
-        cl_check(clEnqueueReadBuffer(cl.queue, m, CL_TRUE, 0, bytes, dst, 0, NULL, NULL),
-                 "clEnqueueReadBuffer");
+    for (int a = 0; a < 3; a++)
+        track_poison(g->vel[a], grid_faces(g, a));
 }
 
-static void cl_arg(cl_kernel k, cl_uint index, size_t size, const void *value)
+static void track_write_faces(Pipe *P, cl_mem dst[3], float *const src[3], const MacGrid *g)
 {
-    cl_check(clSetKernelArg(k, index, size, value), "clSetKernelArg");
+    for (int a = 0; a < 3; a++)
+        pipe_write(P, dst[a], src[a], grid_faces(g, a) * sizeof(float));
 }
 
-static void cl_run(cl_kernel k, size_t x, size_t y, size_t z)
+static void track_read_faces(Pipe *P, cl_mem src[3], float *const dst[3], const MacGrid *g)
 {
-    size_t global[3] = { x ? x : 1, y ? y : 1, z ? z : 1 };
-    cl_check(clEnqueueNDRangeKernel(cl.queue, k, 3, NULL, global, NULL, 0, NULL, NULL),
-             "clEnqueueNDRangeKernel");
-    cl_check(clFinish(cl.queue), "clFinish");
+    for (int a = 0; a < 3; a++)
+        pipe_read(P, src[a], dst[a], grid_faces(g, a) * sizeof(float));
 }
 
-static cl_int4 cl_dims(const MacGrid *g)
+/* Particles in the host's order; p2g's sort then keeps each one's index in P->id. */
+static void track_write_particles(Pipe *P, const Particles *ps)
 {
-    cl_int4 n = { { g->nx, g->ny, g->nz, 0 } };
-    return n;
+    pipe_write(P, P->pos, ps->pos, ps->count * sizeof(Vec3));
+    pipe_write(P, P->vel, ps->vel, ps->count * sizeof(Vec3));
 }
 
-static size_t cl_face_bytes(const MacGrid *g, int a)
+static void track_write_cells(Pipe *P, const MacGrid *g)
 {
-    return grid_faces(g, a) * sizeof(float);
+    pipe_write(P, P->cell, g->cell, grid_cells(g));
 }
 
 /* ---- the stages ----------------------------------------------------------------------------- */
 
 static void cl_advect(Particles *ps, float dt)
 {
-    size_t bytes = ps->count * sizeof(Vec3);
-    cl_mem pos = cl_upload(ps->pos, bytes), vel = cl_upload(ps->vel, bytes);
-    cl_kernel k = cl_kernel_named("advect");
-    cl_int count = (cl_int)ps->count;
-    cl_arg(k, 0, sizeof pos, &pos);
-    cl_arg(k, 1, sizeof vel, &vel);
-    cl_arg(k, 2, sizeof dt, &dt);
-    cl_arg(k, 3, sizeof count, &count);
-    cl_run(k, ps->count, 1, 1);
-    cl_download(pos, ps->pos, bytes);
-    clReleaseMemObject(pos);
-    clReleaseMemObject(vel);
+    Pipe *P = track_fit(NULL, ps->count); /* advect reads no grid */
+    if (P) {
+        track_write_particles(P, ps);
+        pipe_advect(P, dt);
+        pipe_read(P, P->pos, ps->pos, ps->count * sizeof(Vec3));
+    }
+    if (!P || !track_done(P, "advect"))
+        track_poison(&ps->pos[0].x, 3 * ps->count);
 }
 
 static void cl_gravity(MacGrid *g, Vec3 gravity_ms2, float dt)
 {
-    cl_mem cell = cl_upload(g->cell, grid_cells(g));
-    cl_kernel k = cl_kernel_named("gravity");
-    cl_int4 n = cl_dims(g);
-    for (cl_int a = 0; a < 3; a++) {
-        cl_mem vel = cl_upload(g->vel[a], cl_face_bytes(g, a));
-        float dv = dt * vec3_get(gravity_ms2, a);
-        cl_arg(k, 0, sizeof vel, &vel);
-        cl_arg(k, 1, sizeof cell, &cell);
-        cl_arg(k, 2, sizeof n, &n);
-        cl_arg(k, 3, sizeof a, &a);
-        cl_arg(k, 4, sizeof dv, &dv);
-        const int *fn = g->face[a].n;
-        cl_run(k, (size_t)fn[0], (size_t)fn[1], (size_t)fn[2]);
-        cl_download(vel, g->vel[a], cl_face_bytes(g, a));
-        clReleaseMemObject(vel);
+    Pipe *P = track_fit(g, 0);
+    if (P) {
+        track_write_cells(P, g);
+        track_write_faces(P, P->face, g->vel, g);
+        pipe_gravity(P, g, gravity_ms2, dt);
+        track_read_faces(P, P->face, g->vel, g);
     }
-    clReleaseMemObject(cell);
+    if (!P || !track_done(P, "gravity"))
+        track_poison_faces(g);
 }
 
-/* Sorts the particles by cell on the device: cell_start (ncells + 1) and sorted (count). */
-static void cl_sort(const MacGrid *g, cl_mem pos, size_t count, cl_mem *start, cl_mem *sorted)
-{
-    size_t ncells = grid_cells(g);
-    cl_mem keys = cl_upload(NULL, count * sizeof(cl_int));
-    cl_mem counts = cl_upload(NULL, ncells * sizeof(cl_int));
-    cl_mem cursor = cl_upload(NULL, ncells * sizeof(cl_int));
-    *start = cl_upload(NULL, (ncells + 1) * sizeof(cl_int));
-    *sorted = cl_upload(NULL, count * sizeof(cl_int));
-    cl_int4 n = cl_dims(g);
-    cl_int cnt = (cl_int)count, nc = (cl_int)ncells;
-    float dx = g->dx;
-
-    cl_kernel k = cl_kernel_named("sort_keys");
-    cl_arg(k, 0, sizeof keys, &keys);
-    cl_arg(k, 1, sizeof counts, &counts);
-    cl_arg(k, 2, sizeof pos, &pos);
-    cl_arg(k, 3, sizeof n, &n);
-    cl_arg(k, 4, sizeof dx, &dx);
-    cl_arg(k, 5, sizeof cnt, &cnt);
-    cl_run(k, count, 1, 1);
-
-    k = cl_kernel_named("sort_scan");
-    size_t local = 64;
-    cl_arg(k, 0, sizeof *start, start);
-    cl_arg(k, 1, sizeof cursor, &cursor);
-    cl_arg(k, 2, sizeof counts, &counts);
-    cl_arg(k, 3, sizeof nc, &nc);
-    cl_arg(k, 4, local * sizeof(cl_int), NULL);
-    cl_check(clEnqueueNDRangeKernel(cl.queue, k, 1, NULL, &local, &local, 0, NULL, NULL), "sort_scan");
-
-    k = cl_kernel_named("sort_scatter");
-    cl_arg(k, 0, sizeof *sorted, sorted);
-    cl_arg(k, 1, sizeof cursor, &cursor);
-    cl_arg(k, 2, sizeof keys, &keys);
-    cl_arg(k, 3, sizeof cnt, &cnt);
-    cl_run(k, count, 1, 1);
-
-    /* Buckets in particle order: here a particle's id is its index in the host's arrays. */
-    cl_int *iota = malloc((count ? count : 1) * sizeof *iota);
-    if (!iota)
-        cl_check(CL_OUT_OF_HOST_MEMORY, "sorting the particles");
-    for (size_t p = 0; p < count; p++)
-        iota[p] = (cl_int)p;
-    cl_mem id = cl_upload(iota, count * sizeof(cl_int));
-    free(iota);
-    k = cl_kernel_named("sort_buckets");
-    cl_arg(k, 0, sizeof *sorted, sorted);
-    cl_arg(k, 1, sizeof *start, start);
-    cl_arg(k, 2, sizeof id, &id);
-    cl_arg(k, 3, sizeof nc, &nc);
-    cl_run(k, ncells, 1, 1);
-
-    clReleaseMemObject(id);
-    clReleaseMemObject(keys);
-    clReleaseMemObject(counts);
-    clReleaseMemObject(cursor);
-}
-
+/* The pipeline's p2g: sort by cell, scatter in nine row colours, normalise. */
 static void cl_p2g(const Particles *ps, MacGrid *g)
 {
-    size_t bytes = ps->count * sizeof(Vec3);
-    cl_mem pos = cl_upload(ps->pos, bytes), pvel = cl_upload(ps->vel, bytes);
-    cl_mem start, sorted;
-    cl_sort(g, pos, ps->count, &start, &sorted);
-    cl_kernel k = cl_kernel_named("p2g");
-    cl_int4 n = cl_dims(g);
-    float dx = g->dx;
-    for (cl_int a = 0; a < 3; a++) {
-        cl_mem vel = cl_upload(NULL, cl_face_bytes(g, a)), w = cl_upload(NULL, cl_face_bytes(g, a));
-        cl_arg(k, 0, sizeof vel, &vel);
-        cl_arg(k, 1, sizeof w, &w);
-        cl_arg(k, 2, sizeof pos, &pos);
-        cl_arg(k, 3, sizeof pvel, &pvel);
-        cl_arg(k, 4, sizeof start, &start);
-        cl_arg(k, 5, sizeof sorted, &sorted);
-        cl_arg(k, 6, sizeof n, &n);
-        cl_arg(k, 7, sizeof dx, &dx);
-        cl_arg(k, 8, sizeof a, &a);
-        const int *fn = g->face[a].n;
-        cl_run(k, (size_t)fn[0], (size_t)fn[1], (size_t)fn[2]);
-        cl_download(vel, g->vel[a], cl_face_bytes(g, a));
-        cl_download(w, g->weight[a], cl_face_bytes(g, a));
-        clReleaseMemObject(vel);
-        clReleaseMemObject(w);
+    Pipe *P = track_fit(g, ps->count);
+    if (P) {
+        cl_int *id = malloc((ps->count ? ps->count : 1) * sizeof *id);
+        if (!id)
+            pipe_ok(P, CL_OUT_OF_HOST_MEMORY, "p2g's particle ids");
+        for (size_t q = 0; id && q < ps->count; q++)
+            id[q] = (cl_int)q;
+        if (id)
+            pipe_write(P, P->id, id, ps->count * sizeof *id);
+        free(id);
+        track_write_particles(P, ps);
+        pipe_p2g(P, g);
+        track_read_faces(P, P->face, g->vel, g);
+        track_read_faces(P, P->weight, g->weight, g);
     }
-    clReleaseMemObject(pos);
-    clReleaseMemObject(pvel);
-    clReleaseMemObject(start);
-    clReleaseMemObject(sorted);
+    if (!P || !track_done(P, "p2g")) {
+        track_poison_faces(g);
+        for (int a = 0; a < 3; a++)
+            track_poison(g->weight[a], grid_faces(g, a));
+    }
 }
 
 static void cl_g2p(Particles *ps, const MacGrid *g, float *const vel_old[3], float alpha)
 {
-    size_t bytes = ps->count * sizeof(Vec3);
-    cl_mem pos = cl_upload(ps->pos, bytes), pvel = cl_upload(ps->vel, bytes);
-    cl_mem f[3], f_old[3];
-    for (int a = 0; a < 3; a++) {
-        f[a] = cl_upload(g->vel[a], cl_face_bytes(g, a));
-        f_old[a] = cl_upload(vel_old[a], cl_face_bytes(g, a));
+    Pipe *P = track_fit(g, ps->count);
+    if (P) {
+        track_write_particles(P, ps);
+        track_write_faces(P, P->face, g->vel, g);
+        track_write_faces(P, P->old, vel_old, g);
+        pipe_g2p(P, g, alpha);
+        pipe_read(P, P->vel, ps->vel, ps->count * sizeof(Vec3));
     }
-    cl_kernel k = cl_kernel_named("g2p");
-    cl_int4 n = cl_dims(g);
-    float dx = g->dx;
-    cl_int count = (cl_int)ps->count;
-    cl_arg(k, 0, sizeof pvel, &pvel);
-    cl_arg(k, 1, sizeof pos, &pos);
-    for (int a = 0; a < 3; a++) {
-        cl_arg(k, (cl_uint)(2 + a), sizeof f[a], &f[a]);
-        cl_arg(k, (cl_uint)(5 + a), sizeof f_old[a], &f_old[a]);
-    }
-    cl_arg(k, 8, sizeof n, &n);
-    cl_arg(k, 9, sizeof dx, &dx);
-    cl_arg(k, 10, sizeof alpha, &alpha);
-    cl_arg(k, 11, sizeof count, &count);
-    cl_run(k, ps->count, 1, 1);
-    cl_download(pvel, ps->vel, bytes);
-    for (int a = 0; a < 3; a++) {
-        clReleaseMemObject(f[a]);
-        clReleaseMemObject(f_old[a]);
-    }
-    clReleaseMemObject(pos);
-    clReleaseMemObject(pvel);
+    if (!P || !track_done(P, "g2p"))
+        track_poison(&ps->vel[0].x, 3 * ps->count);
 }
 
 static void cl_divergence(const MacGrid *g, float *div)
 {
-    cl_mem out = cl_upload(NULL, grid_cells(g) * sizeof(float));
-    cl_mem cell = cl_upload(g->cell, grid_cells(g));
-    cl_mem f[3];
-    for (int a = 0; a < 3; a++)
-        f[a] = cl_upload(g->vel[a], cl_face_bytes(g, a));
-    cl_kernel k = cl_kernel_named("divergence");
-    cl_int4 n = cl_dims(g);
-    float dx = g->dx;
-    cl_arg(k, 0, sizeof out, &out);
-    for (int a = 0; a < 3; a++)
-        cl_arg(k, (cl_uint)(1 + a), sizeof f[a], &f[a]);
-    cl_arg(k, 4, sizeof cell, &cell);
-    cl_arg(k, 5, sizeof n, &n);
-    cl_arg(k, 6, sizeof dx, &dx);
-    cl_run(k, (size_t)g->nx, (size_t)g->ny, (size_t)g->nz);
-    cl_download(out, div, grid_cells(g) * sizeof(float));
-    for (int a = 0; a < 3; a++)
-        clReleaseMemObject(f[a]);
-    clReleaseMemObject(cell);
-    clReleaseMemObject(out);
+    Pipe *P = track_fit(g, 0);
+    if (P) {
+        track_write_cells(P, g);
+        track_write_faces(P, P->face, g->vel, g);
+        pipe_divergence(P, g);
+        pipe_read(P, P->div, div, grid_cells(g) * sizeof(float));
+    }
+    if (!P || !track_done(P, "divergence"))
+        track_poison(div, grid_cells(g));
 }
 
 static void cl_laplacian(const MacGrid *g, const float *p, float *out)
 {
     size_t bytes = grid_cells(g) * sizeof(float);
-    cl_mem o = cl_upload(NULL, bytes), pin = cl_upload(p, bytes), cell = cl_upload(g->cell, grid_cells(g));
-    cl_kernel k = cl_kernel_named("laplacian");
-    cl_int4 n = cl_dims(g);
-    float dx = g->dx;
-    cl_arg(k, 0, sizeof o, &o);
-    cl_arg(k, 1, sizeof pin, &pin);
-    cl_arg(k, 2, sizeof cell, &cell);
-    cl_arg(k, 3, sizeof n, &n);
-    cl_arg(k, 4, sizeof dx, &dx);
-    cl_run(k, (size_t)g->nx, (size_t)g->ny, (size_t)g->nz);
-    cl_download(o, out, bytes);
-    clReleaseMemObject(o);
-    clReleaseMemObject(pin);
-    clReleaseMemObject(cell);
+    Pipe *P = track_fit(g, 0);
+    if (P) {
+        track_write_cells(P, g);
+        pipe_write(P, P->p, p, bytes);
+        pipe_laplacian(P, g, P->p, P->lap);
+        pipe_read(P, P->lap, out, bytes);
+    }
+    if (!P || !track_done(P, "laplacian"))
+        track_poison(out, grid_cells(g));
 }
 
 static void cl_jacobi(const MacGrid *g, const float *p, const float *rhs, float omega, float *p_out)
 {
     size_t bytes = grid_cells(g) * sizeof(float);
-    cl_mem o = cl_upload(NULL, bytes), pin = cl_upload(p, bytes), r = cl_upload(rhs, bytes);
-    cl_mem cell = cl_upload(g->cell, grid_cells(g));
-    cl_kernel k = cl_kernel_named("jacobi");
-    cl_int4 n = cl_dims(g);
-    float dx = g->dx;
-    cl_arg(k, 0, sizeof o, &o);
-    cl_arg(k, 1, sizeof pin, &pin);
-    cl_arg(k, 2, sizeof r, &r);
-    cl_arg(k, 3, sizeof cell, &cell);
-    cl_arg(k, 4, sizeof n, &n);
-    cl_arg(k, 5, sizeof dx, &dx);
-    cl_arg(k, 6, sizeof omega, &omega);
-    cl_run(k, (size_t)g->nx, (size_t)g->ny, (size_t)g->nz);
-    cl_download(o, p_out, bytes);
-    clReleaseMemObject(o);
-    clReleaseMemObject(pin);
-    clReleaseMemObject(r);
-    clReleaseMemObject(cell);
+    Pipe *P = track_fit(g, 0);
+    if (P) {
+        track_write_cells(P, g);
+        pipe_write(P, P->p, p, bytes);
+        pipe_write(P, P->rhs, rhs, bytes);
+        pipe_jacobi_sweep(P, g, P->p, P->s, omega);
+        pipe_read(P, P->s, p_out, bytes);
+    }
+    if (!P || !track_done(P, "jacobi"))
+        track_poison(p_out, grid_cells(g));
 }
 
 static void cl_gradient(MacGrid *g, const float *p, float scale)
 {
-    cl_mem pin = cl_upload(p, grid_cells(g) * sizeof(float)), cell = cl_upload(g->cell, grid_cells(g));
-    cl_kernel k = cl_kernel_named("gradient");
-    cl_int4 n = cl_dims(g);
-    float dx = g->dx;
-    for (cl_int a = 0; a < 3; a++) {
-        cl_mem vel = cl_upload(g->vel[a], cl_face_bytes(g, a));
-        cl_arg(k, 0, sizeof vel, &vel);
-        cl_arg(k, 1, sizeof pin, &pin);
-        cl_arg(k, 2, sizeof cell, &cell);
-        cl_arg(k, 3, sizeof n, &n);
-        cl_arg(k, 4, sizeof dx, &dx);
-        cl_arg(k, 5, sizeof scale, &scale);
-        cl_arg(k, 6, sizeof a, &a);
-        const int *fn = g->face[a].n;
-        cl_run(k, (size_t)fn[0], (size_t)fn[1], (size_t)fn[2]);
-        cl_download(vel, g->vel[a], cl_face_bytes(g, a));
-        clReleaseMemObject(vel);
+    Pipe *P = track_fit(g, 0);
+    if (P) {
+        track_write_cells(P, g);
+        pipe_write(P, P->p, p, grid_cells(g) * sizeof(float));
+        track_write_faces(P, P->face, g->vel, g);
+        pipe_gradient(P, g, scale);
+        track_read_faces(P, P->face, g->vel, g);
     }
-    clReleaseMemObject(pin);
-    clReleaseMemObject(cell);
+    if (!P || !track_done(P, "gradient"))
+        track_poison_faces(g);
 }
 
 const Track opencl_track = {

@@ -228,7 +228,8 @@ static void pcg_precondition(Pcg *m)
 
 /* Conjugate gradients from the residual in m->r, until the recurrence says converged or the
  * iterations run out. */
-static void pcg_run(Pcg *m, double bnorm, const PressureSettings *set, SolveResult *res)
+static void pcg_run(Pcg *m, double bnorm, const PressureSettings *set, SolveHistory *history,
+                    SolveResult *res)
 {
     pcg_precondition(m);
     memcpy(m->s, m->z, m->n * sizeof(float));
@@ -246,8 +247,8 @@ static void pcg_run(Pcg *m, double bnorm, const PressureSettings *set, SolveResu
         res->iterations++;
         res->residual = pcg_norm(m, m->r) / bnorm;
         /* The lab plots the true residual: the recurrence's drifts from it (see pcg_solve). */
-        if (set->history)
-            track_record_residual(set, res->iterations, pcg_residual(m, m->b, NULL) / bnorm);
+        if (history)
+            track_record_residual(history, res->iterations, pcg_residual(m, m->b, NULL) / bnorm);
         if (res->residual <= set->tolerance)
             return;
         pcg_precondition(m);
@@ -262,21 +263,22 @@ static void pcg_run(Pcg *m, double bnorm, const PressureSettings *set, SolveResu
 /* The recurrence residual drifts from the true one (s and t are float), so convergence is
  * confirmed on b - A x and CG restarts from it when short. */
 static void pcg_solve(Pcg *m, const float *b, double bnorm, const PressureSettings *set,
-                      SolveResult *res)
+                      SolveHistory *history, SolveResult *res)
 {
     enum { MAX_RESTARTS = 4 };
     res->residual = pcg_true_residual(m, b) / bnorm;
-    track_record_residual(set, 0, res->residual);
+    track_record_residual(history, 0, res->residual);
     for (int restart = 0; restart <= MAX_RESTARTS; restart++) {
         if (res->residual <= set->tolerance || res->iterations >= set->iterations)
             return;
-        pcg_run(m, bnorm, set, res);
+        pcg_run(m, bnorm, set, history, res);
         res->residual = pcg_true_residual(m, b) / bnorm;
     }
 }
 
 static SolveResult pcg_solve_with(const MacGrid *g, const float *rhs, float *p,
-                                  const PressureSettings *set, bool multigrid)
+                                  const PressureSettings *set, SolveHistory *history,
+                                  bool multigrid)
 {
     SolveResult res = { 0, 0.0, false };
     Pcg m;
@@ -298,7 +300,7 @@ static SolveResult pcg_solve_with(const MacGrid *g, const float *rhs, float *p,
     for (size_t c = 0; c < m.n; c++)
         m.x[c] = g->cell[c] == CELL_FLUID ? p[c] : 0.0;
     if (b2 > 0.0)
-        pcg_solve(&m, b, sqrt(b2), set, &res);
+        pcg_solve(&m, b, sqrt(b2), set, history, &res);
     for (size_t c = 0; c < m.n; c++)
         p[c] = (float)m.x[c];
     res.converged = res.residual <= set->tolerance;
@@ -306,12 +308,14 @@ static SolveResult pcg_solve_with(const MacGrid *g, const float *rhs, float *p,
     return res;
 }
 
-SolveResult ref_solve_pcg(const MacGrid *g, const float *rhs, float *p, const PressureSettings *set)
+SolveResult ref_solve_pcg(const MacGrid *g, const float *rhs, float *p, const PressureSettings *set,
+                          SolveHistory *history)
 {
-    return pcg_solve_with(g, rhs, p, set, false);
+    return pcg_solve_with(g, rhs, p, set, history, false);
 }
 
-SolveResult ref_solve_mgpcg(const MacGrid *g, const float *rhs, float *p, const PressureSettings *set)
+SolveResult ref_solve_mgpcg(const MacGrid *g, const float *rhs, float *p, const PressureSettings *set,
+                            SolveHistory *history)
 {
-    return pcg_solve_with(g, rhs, p, set, true);
+    return pcg_solve_with(g, rhs, p, set, history, true);
 }

@@ -11,17 +11,29 @@
 /* Work-items of every reduction: fixed, so a sum is added in the same order on every run. */
 enum { PIPE_PARTS = 256 };
 
-/* Every kernel the pipeline launches; pipe_kernel_names in pipeline.c names them in order. */
+/* Every kernel the pipeline launches, once: its enum K_<ID> and its name in kernels/. */
+#define PIPE_KERNELS(X) \
+    X(SORT_KEYS, sort_keys) X(SORT_SCAN, sort_scan) X(SORT_SCATTER, sort_scatter) \
+    X(SORT_BUCKETS, sort_buckets) X(SORT_PERMUTE, sort_permute) X(P2G_SCATTER, p2g_scatter) \
+    X(P2G_NORMALIZE, p2g_normalize) X(CLASSIFY, classify) X(GRAVITY, gravity) \
+    X(DIVERGENCE, divergence) X(PRESSURE_RHS, pressure_rhs) X(GRADIENT, gradient) \
+    X(EXTRAP_INIT, extrap_init) X(EXTRAP_LAYER, extrap_layer) X(EXTRAP_FINISH, extrap_finish) \
+    X(G2P, g2p) X(ADVECT, advect) X(KEEP_INSIDE, keep_inside) \
+    X(MAX_SPEED2, max_speed2) X(JACOBI, jacobi) X(LAPLACIAN, laplacian) \
+    X(RESIDUAL_L, residual_l) X(MG_COUNT, mg_count) X(MG_COARSEN, mg_coarsen) \
+    X(MG_SMOOTH, mg_smooth) X(MG_RESIDUAL, mg_residual) X(APPLY_A, apply_A) \
+    X(MG_RESTRICT, mg_restrict) X(MG_PROLONG, mg_prolong) X(MG_COARSEST, mg_coarsest) \
+    X(SOLVE_SETUP, solve_setup) X(RESIDUAL_D, residual_d) X(NORM2_D, norm2_d) \
+    X(NORM2_F, norm2_f) X(DOT_FD, dot_fd) X(DOT_FF, dot_ff) \
+    X(CG_UPDATE, cg_update) X(CG_DIRECTION, cg_direction) X(TO_FLOAT, to_float) \
+    X(ADD_CORRECTION, add_correction) X(SURFACE_FLAGS_OWN, surface_flags_own) X(SURFACE_FLAGS_X, surface_flags_x) \
+    X(SURFACE_FLAGS_YZ, surface_flags_yz) X(SURFACE_MARK, surface_mark) X(SURFACE_POSITIONS, surface_positions) \
+    X(SURFACE_FIELD, surface_field) X(SURFACE_APRON, surface_apron)
+
 typedef enum {
-    K_SORT_KEYS, K_SORT_SCAN, K_SORT_SCATTER, K_SORT_BUCKETS, K_SORT_PERMUTE, K_P2G_SCATTER,
-    K_P2G_NORMALIZE, K_CLASSIFY, K_GRAVITY,
-    K_DIVERGENCE, K_PRESSURE_RHS, K_GRADIENT, K_EXTRAP_INIT, K_EXTRAP_LAYER, K_EXTRAP_FINISH,
-    K_G2P, K_ADVECT, K_KEEP_INSIDE, K_MAX_SPEED2, K_JACOBI, K_LAPLACIAN, K_RESIDUAL_L,
-    K_MG_COUNT, K_MG_COARSEN, K_MG_SMOOTH, K_MG_RESIDUAL, K_APPLY_A, K_MG_RESTRICT,
-    K_MG_PROLONG, K_MG_COARSEST, K_SOLVE_SETUP, K_RESIDUAL_D, K_NORM2_D, K_NORM2_F, K_DOT_FD,
-    K_DOT_FF, K_CG_UPDATE, K_CG_DIRECTION, K_TO_FLOAT, K_ADD_CORRECTION,
-    K_SURFACE_FLAGS_OWN, K_SURFACE_FLAGS_X, K_SURFACE_FLAGS_YZ, K_SURFACE_MARK, K_SURFACE_POSITIONS, K_SURFACE_FIELD,
-    K_SURFACE_APRON,
+#define PIPE_KERNEL_ID(id, name) K_##id,
+    PIPE_KERNELS(PIPE_KERNEL_ID)
+#undef PIPE_KERNEL_ID
     K_COUNT
 } PipeKernel;
 
@@ -33,7 +45,7 @@ typedef struct {
 } PipeLevel;
 
 typedef struct {
-    SimDevice base;             /* first, so a SimDevice * is a Pipe * */
+    SimBackend base;            /* first, so a SimBackend * is a Pipe * */
     Clx cl;
     char name[300];
     cl_kernel k[K_COUNT];
@@ -54,6 +66,7 @@ typedef struct {
     cl_mem xd, rd, s, t, rf;
     PipeLevel level[MG_MAX_LEVELS];
     int levels;
+    int grid_n[3];              /* the grid the cell and face buffers are sized for */
     /* the surface (pipesurface.c), made on first use: per cell, per brick of the fine grid
      * (surf_bricks of them), and the field of up to surf_capacity listed bricks */
     cl_mem surf_own, surf_flags[2], surf_mark, surf_list, surf_slot, surf_phi, surf_pos;
@@ -107,12 +120,31 @@ double pipe_clock(void);
 void pipe_sort_index(Pipe *P, const MacGrid *g);
 void pipe_sort(Pipe *P, const MacGrid *g);
 
-/* The SimDevice surface call (pipesurface.c) and the release of its buffers. */
-int pipe_surface(SimDevice *d, Sim *s, const SurfaceSettings *set, Mesh *m);
+/* The release of the surface's buffers (pipesurface.c; pipeline_surface makes them). */
 void pipe_surface_release(Pipe *P);
 
 /* Solves L p = rhs on the device with the scene's pressure.solver (rhs in P->rhs, p in P->p). */
 SolveResult pipe_solve(Pipe *P, const Sim *s);
+
+/* The phases of a substep on the device's buffers, each enqueued without a wait; pipeline.c's
+ * backend calls run them on the resident state, opencl_track.c on one stage's case. */
+void pipe_p2g(Pipe *P, const MacGrid *g);
+void pipe_classify(Pipe *P, const MacGrid *g);
+void pipe_gravity(Pipe *P, const MacGrid *g, Vec3 gravity, float dt);
+void pipe_divergence(Pipe *P, const MacGrid *g);
+void pipe_gradient(Pipe *P, const MacGrid *g, float scale);
+void pipe_extrapolate(Pipe *P, const MacGrid *g);
+void pipe_g2p(Pipe *P, const MacGrid *g, float alpha);
+void pipe_advect(Pipe *P, float dt);
+void pipe_keep_inside(Pipe *P, const MacGrid *g);
+/* out = L in, and one weighted Jacobi sweep out from in (the jacobi solver's two steps). */
+void pipe_laplacian(Pipe *P, const MacGrid *g, cl_mem in, cl_mem out);
+void pipe_jacobi_sweep(Pipe *P, const MacGrid *g, cl_mem in, cl_mem out, float omega);
+
+/* Makes the grid's buffers fit g (remade when its size changes; g NULL: left as they are, for
+ * a phase that reads particles only) and the particles' hold count; returns 0, or -1 with the
+ * failure recorded in P. */
+int pipe_fit(Pipe *P, const MacGrid *g, size_t count);
 /* Allocates the multigrid levels for grid g (level 0 shares P->cell). Returns 0 or -1. */
 int pipe_alloc_levels(Pipe *P, const MacGrid *g);
 

@@ -1,6 +1,6 @@
 /* pipeline.c — the reference's substep on an OpenCL device with the state resident there.
- * flipkit reference/: the same steps in the same order as sim_substep, as kernels from kernels/;
- * the host enqueues, waits once per phase (for the timings) and reads back only frames. */
+ * flipkit reference/: a SimBackend; sim_substep orders the phases, this file runs each as kernels
+ * from kernels/, waits once per phase (for the timings) and reads back only frames. */
 #include "pipeline.h"
 
 #include <math.h>
@@ -14,18 +14,12 @@ static const char *const pipe_sources[] = { "common.cl", "sort.cl", "stages.cl",
                                             "solvers.cl", "surface.cl" };
 
 static const char *const pipe_kernel_names[K_COUNT] = {
-    "sort_keys", "sort_scan", "sort_scatter", "sort_buckets", "sort_permute", "p2g_scatter",
-    "p2g_normalize", "classify", "gravity",
-    "divergence", "pressure_rhs", "gradient", "extrap_init", "extrap_layer", "extrap_finish",
-    "g2p", "advect", "keep_inside", "max_speed2", "jacobi", "laplacian", "residual_l",
-    "mg_count", "mg_coarsen", "mg_smooth", "mg_residual", "apply_A", "mg_restrict",
-    "mg_prolong", "mg_coarsest", "solve_setup", "residual_d", "norm2_d", "norm2_f", "dot_fd",
-    "dot_ff", "cg_update", "cg_direction", "to_float", "add_correction",
-    "surface_flags_own", "surface_flags_x", "surface_flags_yz", "surface_mark",
-    "surface_positions", "surface_field", "surface_apron",
+#define PIPE_KERNEL_NAME(id, name) #name,
+    PIPE_KERNELS(PIPE_KERNEL_NAME)
+#undef PIPE_KERNEL_NAME
 };
 
-/* Layers of velocity extrapolated into the air, as in sim.c. */
+/* Work-items of sort_scan's one work-group. */
 enum { PIPE_SCAN_GROUP = 64 };
 
 /* ---- helpers shared with pipesolve.c ------------------------------------------------------- */
@@ -147,9 +141,13 @@ void pipe_read(Pipe *P, cl_mem m, void *data, size_t bytes)
                 "clEnqueueReadBuffer");
 }
 
-/* Grid-sized buffers, made on the first upload (the device is opened before the grid exists). */
+/* Grid-sized buffers, made on the first upload (the device is opened before the grid exists)
+ * and again for a grid of another size (the stage track's cases). */
 static void pipe_alloc_grid(Pipe *P, const MacGrid *g)
 {
+    P->grid_n[0] = g->nx;
+    P->grid_n[1] = g->ny;
+    P->grid_n[2] = g->nz;
     size_t n = grid_cells(g), fmax = 0;
     cl_mem *floats[] = { &P->p, &P->div, &P->rhs, &P->lap, &P->s, &P->t, &P->rf };
     for (size_t q = 0; q < sizeof floats / sizeof *floats; q++)
@@ -175,6 +173,32 @@ static void pipe_alloc_grid(Pipe *P, const MacGrid *g)
     pipe_alloc_levels(P, g);
 }
 
+static void pipe_release_grid(Pipe *P)
+{
+    cl_mem *bufs[] = { &P->solid, &P->cell, &P->p, &P->div, &P->rhs, &P->lap, &P->counts,
+                       &P->cursor, &P->start, &P->known[0], &P->known[1], &P->partial_d,
+                       &P->partial_f, &P->xd, &P->rd, &P->s, &P->t, &P->rf };
+    for (size_t q = 0; q < sizeof bufs / sizeof *bufs; q++)
+        pipe_release(bufs[q]);
+    for (int a = 0; a < 3; a++) {
+        pipe_release(&P->face[a]);
+        pipe_release(&P->weight[a]);
+        pipe_release(&P->old[a]);
+    }
+    pipe_surface_release(P);
+    for (int q = 0; q < P->levels; q++) {
+        PipeLevel *l = &P->level[q];
+        if (q > 0)
+            pipe_release(&l->type);
+        pipe_release(&l->count);
+        pipe_release(&l->x);
+        pipe_release(&l->b);
+        pipe_release(&l->r);
+    }
+    P->level[0].type = NULL; /* it was P->cell */
+    P->levels = 0;
+}
+
 static void pipe_reserve_particles(Pipe *P, size_t count)
 {
     if (count <= P->capacity && P->pos)
@@ -192,6 +216,17 @@ static void pipe_reserve_particles(Pipe *P, size_t count)
     }
 }
 
+int pipe_fit(Pipe *P, const MacGrid *g, size_t count)
+{
+    if (g && P->p && (P->grid_n[0] != g->nx || P->grid_n[1] != g->ny || P->grid_n[2] != g->nz))
+        pipe_release_grid(P);
+    if (g && !P->p)
+        pipe_alloc_grid(P, g);
+    pipe_reserve_particles(P, count);
+    P->count = count;
+    return P->failure == CL_SUCCESS ? 0 : -1;
+}
+
 int pipe_report(Pipe *P, Sim *s)
 {
     if (P->failure == CL_SUCCESS)
@@ -201,16 +236,19 @@ int pipe_report(Pipe *P, Sim *s)
     return -1;
 }
 
-/* ---- SimDevice calls ----------------------------------------------------------------------- */
+/* ---- moving the state (SimBackend calls) --------------------------------------------------- */
 
-static int pipe_upload(SimDevice *d, Sim *s)
+static Pipe *pipe_of(Sim *s)
 {
-    Pipe *P = (Pipe *)d;
+    return (Pipe *)s->backend;
+}
+
+static int pipe_upload(Sim *s)
+{
+    Pipe *P = pipe_of(s);
     const MacGrid *g = &s->grid;
-    if (!P->p)
-        pipe_alloc_grid(P, g);
-    pipe_reserve_particles(P, s->particles.count);
-    P->count = s->particles.count;
+    if (pipe_fit(P, g, s->particles.count) != 0)
+        return pipe_report(P, s);
     size_t n = grid_cells(g);
     pipe_write(P, P->solid, s->solid, n);
     pipe_write(P, P->p, g->p, n * sizeof(float));
@@ -259,9 +297,9 @@ static int pipe_unpermute(Pipe *P, Sim *s)
     return rc;
 }
 
-static int pipe_download(SimDevice *d, Sim *s)
+static int pipe_download(Sim *s)
 {
-    Pipe *P = (Pipe *)d;
+    Pipe *P = pipe_of(s);
     if (pipe_unpermute(P, s) != 0)
         return -1;
     pipe_read(P, P->p, s->grid.p, grid_cells(&s->grid) * sizeof(float));
@@ -280,9 +318,9 @@ static int pipe_download(SimDevice *d, Sim *s)
     return 0;
 }
 
-static int pipe_max_speed2(SimDevice *d, Sim *s, float *out)
+static int pipe_max_speed2(Sim *s, float *out)
 {
-    Pipe *P = (Pipe *)d;
+    Pipe *P = pipe_of(s);
     float part[PIPE_PARTS];
     cl_int n = (cl_int)P->count, chunk = pipe_chunk(P->count);
     LAUNCH(P, K_MAX_SPEED2, PIPE_PARTS, 1, 1, ARG(P->partial_f), ARG(P->vel), ARG(n), ARG(chunk));
@@ -336,7 +374,7 @@ void pipe_sort(Pipe *P, const MacGrid *g)
 }
 
 /* Zeroed sums, the nine row colours of p2g_scatter in a fixed order, then the division. */
-static void pipe_p2g(Pipe *P, const MacGrid *g)
+void pipe_p2g(Pipe *P, const MacGrid *g)
 {
     cl_int4 n = pipe_grid_dims(g);
     float dx = g->dx;
@@ -361,14 +399,14 @@ static void pipe_p2g(Pipe *P, const MacGrid *g)
     }
 }
 
-static void pipe_classify(Pipe *P, const MacGrid *g)
+void pipe_classify(Pipe *P, const MacGrid *g)
 {
     cl_int ncells = (cl_int)grid_cells(g);
     LAUNCH(P, K_CLASSIFY, grid_cells(g), 1, 1, ARG(P->cell), ARG(P->p), ARG(P->solid),
            ARG(P->start), ARG(ncells));
 }
 
-static void pipe_gravity(Pipe *P, const MacGrid *g, Vec3 gravity, float dt)
+void pipe_gravity(Pipe *P, const MacGrid *g, Vec3 gravity, float dt)
 {
     cl_int4 n = pipe_grid_dims(g);
     for (cl_int a = 0; a < 3; a++) {
@@ -379,7 +417,7 @@ static void pipe_gravity(Pipe *P, const MacGrid *g, Vec3 gravity, float dt)
     }
 }
 
-static void pipe_divergence(Pipe *P, const MacGrid *g)
+void pipe_divergence(Pipe *P, const MacGrid *g)
 {
     cl_int4 n = pipe_grid_dims(g);
     float dx = g->dx;
@@ -387,23 +425,7 @@ static void pipe_divergence(Pipe *P, const MacGrid *g)
            ARG(P->face[0]), ARG(P->face[1]), ARG(P->face[2]), ARG(P->cell), ARG(n), ARG(dx));
 }
 
-/* rhs = (rho/dt) div, then the solve; b = 0 means p = 0 solves it, as in sim.c. */
-static SolveResult pipe_pressure(Pipe *P, const Sim *s, float dt)
-{
-    const MacGrid *g = &s->grid;
-    size_t cells = grid_cells(g);
-    cl_int n = (cl_int)cells, chunk = pipe_chunk(cells);
-    float scale = s->scene->density / dt;
-    LAUNCH(P, K_PRESSURE_RHS, PIPE_PARTS, 1, 1, ARG(P->rhs), ARG(P->p), ARG(P->partial_d),
-           ARG(P->div), ARG(P->cell), ARG(scale), ARG(n), ARG(chunk));
-    if (pipe_sum(P) == 0.0) {
-        pipe_zero(P, P->p, cells * sizeof(float));
-        return (SolveResult){ 0, 0.0, true };
-    }
-    return pipe_solve(P, s);
-}
-
-static void pipe_gradient(Pipe *P, const MacGrid *g, float scale)
+void pipe_gradient(Pipe *P, const MacGrid *g, float scale)
 {
     cl_int4 n = pipe_grid_dims(g);
     float dx = g->dx;
@@ -414,7 +436,7 @@ static void pipe_gradient(Pipe *P, const MacGrid *g, float scale)
     }
 }
 
-static void pipe_extrapolate(Pipe *P, const MacGrid *g)
+void pipe_extrapolate(Pipe *P, const MacGrid *g)
 {
     cl_int4 n = pipe_grid_dims(g);
     for (cl_int a = 0; a < 3; a++) {
@@ -430,7 +452,7 @@ static void pipe_extrapolate(Pipe *P, const MacGrid *g)
     }
 }
 
-static void pipe_g2p(Pipe *P, const MacGrid *g, float alpha)
+void pipe_g2p(Pipe *P, const MacGrid *g, float alpha)
 {
     cl_int4 n = pipe_grid_dims(g);
     float dx = g->dx;
@@ -440,13 +462,13 @@ static void pipe_g2p(Pipe *P, const MacGrid *g, float alpha)
            ARG(alpha), ARG(count));
 }
 
-static void pipe_advect(Pipe *P, float dt)
+void pipe_advect(Pipe *P, float dt)
 {
     cl_int count = (cl_int)P->count;
     LAUNCH(P, K_ADVECT, P->count, 1, 1, ARG(P->pos), ARG(P->vel), ARG(dt), ARG(count));
 }
 
-static void pipe_keep_inside(Pipe *P, const MacGrid *g)
+void pipe_keep_inside(Pipe *P, const MacGrid *g)
 {
     cl_int4 n = pipe_grid_dims(g);
     float dx = g->dx;
@@ -455,45 +477,92 @@ static void pipe_keep_inside(Pipe *P, const MacGrid *g)
            ARG(dx), ARG(count));
 }
 
-/* Waits for the phase's kernels and books the time to it, so the per-stage table of a device
- * run means the same as on the CPU. */
-static void pipe_finish_phase(Pipe *P, Sim *s, SimPhase phase, double *t0)
+/* ---- the phases (SimBackend calls) ---------------------------------------------------------- */
+
+/* Waits for the phase's kernels, so sim_substep books each phase's own time (the per-stage
+ * table of a device run means what it means on the CPU), and turns a failure into one line. */
+static int pipe_finish(Pipe *P, Sim *s)
 {
     pipe_ok(P, clFinish(P->cl.queue), "clFinish");
-    double now = pipe_clock();
-    s->stats.seconds[phase] += now - *t0;
-    *t0 = now;
+    return pipe_report(P, s);
 }
 
-static int pipe_substep(SimDevice *d, Sim *s, float dt)
+static int pipe_phase_p2g(Sim *s)
 {
-    Pipe *P = (Pipe *)d;
-    const Scene *sc = s->scene;
-    const MacGrid *g = &s->grid;
-    double t0 = pipe_clock();
-    pipe_p2g(P, g);                              pipe_finish_phase(P, s, PHASE_P2G, &t0);
-    pipe_classify(P, g);                         pipe_finish_phase(P, s, PHASE_CLASSIFY, &t0);
-    pipe_gravity(P, g, sc->gravity, dt);         pipe_finish_phase(P, s, PHASE_GRAVITY, &t0);
-    pipe_divergence(P, g);                       pipe_finish_phase(P, s, PHASE_DIVERGENCE, &t0);
-    SolveResult res = pipe_pressure(P, s, dt);   pipe_finish_phase(P, s, PHASE_PRESSURE, &t0);
-    pipe_gradient(P, g, dt / sc->density);       pipe_finish_phase(P, s, PHASE_GRADIENT, &t0);
-    pipe_extrapolate(P, g);                      pipe_finish_phase(P, s, PHASE_EXTRAPOLATE, &t0);
-    pipe_g2p(P, g, sc->pic_flip_alpha);          pipe_finish_phase(P, s, PHASE_G2P, &t0);
-    pipe_advect(P, dt);                          pipe_finish_phase(P, s, PHASE_ADVECT, &t0);
-    pipe_keep_inside(P, g);                      pipe_finish_phase(P, s, PHASE_KEEP_INSIDE, &t0);
-    s->stats.last_solve = res;
-    s->stats.solve_iterations += res.iterations;
-    s->stats.unconverged_solves += !res.converged;
-    s->stats.substeps++;
-    s->stats.frame_substeps++;
-    if (pipe_report(P, s) != 0)
+    pipe_p2g(pipe_of(s), &s->grid);
+    return pipe_finish(pipe_of(s), s);
+}
+
+static int pipe_phase_classify(Sim *s)
+{
+    pipe_classify(pipe_of(s), &s->grid);
+    return pipe_finish(pipe_of(s), s);
+}
+
+static int pipe_phase_gravity(Sim *s, float dt)
+{
+    pipe_gravity(pipe_of(s), &s->grid, s->scene->gravity, dt);
+    return pipe_finish(pipe_of(s), s);
+}
+
+static int pipe_phase_divergence(Sim *s)
+{
+    pipe_divergence(pipe_of(s), &s->grid);
+    return pipe_finish(pipe_of(s), s);
+}
+
+/* rhs = (rho/dt) div, then the solve; b = 0 means p = 0 solves it, as on the host. */
+static int pipe_phase_pressure(Sim *s, float dt, SolveResult *res)
+{
+    Pipe *P = pipe_of(s);
+    size_t cells = grid_cells(&s->grid);
+    cl_int n = (cl_int)cells, chunk = pipe_chunk(cells);
+    float scale = s->scene->density / dt;
+    LAUNCH(P, K_PRESSURE_RHS, PIPE_PARTS, 1, 1, ARG(P->rhs), ARG(P->p), ARG(P->partial_d),
+           ARG(P->div), ARG(P->cell), ARG(scale), ARG(n), ARG(chunk));
+    *res = (SolveResult){ 0, 0.0, true };
+    if (pipe_sum(P) == 0.0)
+        pipe_zero(P, P->p, cells * sizeof(float));
+    else
+        *res = pipe_solve(P, s);
+    if (pipe_finish(P, s) != 0)
         return -1;
-    if (!isfinite(res.residual)) {
+    if (!isfinite(res->residual)) {
         snprintf(s->error.message, sizeof s->error.message,
                  "opencl pressure solve (%s) produced a non-finite residual", s->solver_name);
         return -1;
     }
     return 0;
+}
+
+static int pipe_phase_gradient(Sim *s, float dt)
+{
+    pipe_gradient(pipe_of(s), &s->grid, dt / s->scene->density);
+    return pipe_finish(pipe_of(s), s);
+}
+
+static int pipe_phase_extrapolate(Sim *s)
+{
+    pipe_extrapolate(pipe_of(s), &s->grid);
+    return pipe_finish(pipe_of(s), s);
+}
+
+static int pipe_phase_g2p(Sim *s)
+{
+    pipe_g2p(pipe_of(s), &s->grid, s->scene->pic_flip_alpha);
+    return pipe_finish(pipe_of(s), s);
+}
+
+static int pipe_phase_advect(Sim *s, float dt)
+{
+    pipe_advect(pipe_of(s), dt);
+    return pipe_finish(pipe_of(s), s);
+}
+
+static int pipe_phase_keep_inside(Sim *s)
+{
+    pipe_keep_inside(pipe_of(s), &s->grid);
+    return pipe_finish(pipe_of(s), s);
 }
 
 /* ---- opening and closing -------------------------------------------------------------------- */
@@ -511,33 +580,16 @@ static void pipe_print_profile(const Pipe *P)
         fprintf(stderr, "%-16s %8s %10.3f\n", "(host) polygonise", "", P->surf_march_seconds);
 }
 
-static void pipe_close(SimDevice *d)
+static void pipe_close(SimBackend *b)
 {
-    Pipe *P = (Pipe *)d;
+    Pipe *P = (Pipe *)b;
     if (P->profile)
         pipe_print_profile(P);
     cl_mem *bufs[] = { &P->pos, &P->vel, &P->id, &P->keys, &P->sorted, &P->spare_pos,
-                       &P->spare_vel, &P->spare_id, &P->solid, &P->cell, &P->p,
-                       &P->div, &P->rhs, &P->lap, &P->counts, &P->cursor, &P->start,
-                       &P->known[0], &P->known[1], &P->partial_d, &P->partial_f, &P->xd, &P->rd,
-                       &P->s, &P->t, &P->rf };
+                       &P->spare_vel, &P->spare_id };
     for (size_t q = 0; q < sizeof bufs / sizeof *bufs; q++)
         pipe_release(bufs[q]);
-    for (int a = 0; a < 3; a++) {
-        pipe_release(&P->face[a]);
-        pipe_release(&P->weight[a]);
-        pipe_release(&P->old[a]);
-    }
-    pipe_surface_release(P);
-    for (int q = 0; q < P->levels; q++) {
-        PipeLevel *l = &P->level[q];
-        if (q > 0)
-            pipe_release(&l->type);
-        pipe_release(&l->count);
-        pipe_release(&l->x);
-        pipe_release(&l->b);
-        pipe_release(&l->r);
-    }
+    pipe_release_grid(P);
     for (int q = 0; q < K_COUNT; q++)
         if (P->k[q])
             clReleaseKernel(P->k[q]);
@@ -545,16 +597,22 @@ static void pipe_close(SimDevice *d)
     free(P);
 }
 
-SimDevice *pipeline_open(const char *selector, char *err, size_t errlen)
+SimBackend *pipeline_open(const char *selector, char *err, size_t errlen)
 {
     Pipe *P = calloc(1, sizeof *P);
     if (!P) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    P->base = (SimDevice){ .name = P->name, .upload = pipe_upload, .max_speed2 = pipe_max_speed2,
-                           .substep = pipe_substep, .download = pipe_download,
-                           .surface = pipe_surface, .close = pipe_close };
+    P->base = (SimBackend){
+        .name = P->name,
+        .p2g = pipe_phase_p2g, .classify = pipe_phase_classify, .gravity = pipe_phase_gravity,
+        .divergence = pipe_phase_divergence, .pressure = pipe_phase_pressure,
+        .gradient = pipe_phase_gradient, .extrapolate = pipe_phase_extrapolate,
+        .g2p = pipe_phase_g2p, .advect = pipe_phase_advect, .keep_inside = pipe_phase_keep_inside,
+        .upload = pipe_upload, .download = pipe_download, .max_speed2 = pipe_max_speed2,
+        .close = pipe_close,
+    };
     if (clx_open(&P->cl, selector, err, errlen) != 0 ||
         clx_build(&P->cl, pipe_sources, (int)(sizeof pipe_sources / sizeof *pipe_sources), err,
                   errlen) != 0) {

@@ -1,22 +1,28 @@
 /* pipeline.h — the reference on OpenCL as one device-resident pipeline: whole substeps on the
  * device, only frames and the CFL maximum read back. flipkit reference/: plugs into the driver
- * as a SimDevice (common/sim.h), so common/ never includes OpenCL. */
+ * as a SimBackend (common/sim.h), so common/ never includes OpenCL. */
 #ifndef FLIPKIT_PIPELINE_H
 #define FLIPKIT_PIPELINE_H
 
 #include <stddef.h>
 #include <stdio.h>
 
+#include "output.h"
 #include "sim.h"
 
 /* Opens device selector ("P:D"; NULL or "" for $FLIPKIT_CL_DEVICE or the first device) and
  * builds the kernels. Returns the device, or NULL with one line (or the build log) in err. */
-SimDevice *pipeline_open(const char *selector, char *err, size_t errlen);
+SimBackend *pipeline_open(const char *selector, char *err, size_t errlen);
 
-/* Where the last surface call (SimDevice.surface) spent its time, in seconds: the field on the
+/* The liquid surface of the device's own particles, as surface_build would make it, into m (an
+ * OutputMesher: output_mesh calls it when the device's particles are current). Returns 0, or
+ * -1 with one line in s->error. b must be pipeline_open's. */
+int pipeline_surface(SimBackend *b, Sim *s, const SurfaceSettings *set, Mesh *m);
+
+/* Where the last pipeline_surface call spent its time, in seconds: the field on the
  * device with its transfers, and the host's surface_polygonise. d must be pipeline_open's. */
 typedef struct { double field, polygonise; } PipelineSurfaceTimes;
-PipelineSurfaceTimes pipeline_surface_times(const SimDevice *d);
+PipelineSurfaceTimes pipeline_surface_times(const SimBackend *b);
 
 /* Prints every OpenCL platform and device with its selector; returns how many devices. */
 int pipeline_list_devices(FILE *out);

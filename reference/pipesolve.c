@@ -150,12 +150,25 @@ static void pipe_store_p(Pipe *P, size_t cells)
 
 /* ---- jacobi: the jacobi stage repeated, as the driver does on the CPU ---------------------- */
 
-static double pipe_jacobi_residual(Pipe *P, const MacGrid *g, cl_mem p, double bnorm)
+void pipe_laplacian(Pipe *P, const MacGrid *g, cl_mem in, cl_mem out)
 {
     cl_int4 n = pipe_grid_dims(g);
     float dx = g->dx;
+    LAUNCH_CELLS(P, 0, K_LAPLACIAN, ARG(out), ARG(in), ARG(P->cell), ARG(n), ARG(dx));
+}
+
+void pipe_jacobi_sweep(Pipe *P, const MacGrid *g, cl_mem in, cl_mem out, float omega)
+{
+    cl_int4 n = pipe_grid_dims(g);
+    float dx = g->dx;
+    LAUNCH_CELLS(P, 0, K_JACOBI, ARG(out), ARG(in), ARG(P->rhs), ARG(P->cell), ARG(n), ARG(dx),
+                 ARG(omega));
+}
+
+static double pipe_jacobi_residual(Pipe *P, const MacGrid *g, cl_mem p, double bnorm)
+{
     cl_int cells = (cl_int)grid_cells(g), chunk = pipe_chunk(grid_cells(g));
-    LAUNCH_CELLS(P, 0, K_LAPLACIAN, ARG(P->lap), ARG(p), ARG(P->cell), ARG(n), ARG(dx));
+    pipe_laplacian(P, g, p, P->lap);
     LAUNCH(P, K_RESIDUAL_L, PIPE_PARTS, 1, 1, ARG(P->partial_d), ARG(P->rhs), ARG(P->lap),
            ARG(P->cell), ARG(cells), ARG(chunk));
     return sqrt(pipe_sum(P)) / bnorm;
@@ -164,15 +177,12 @@ static double pipe_jacobi_residual(Pipe *P, const MacGrid *g, cl_mem p, double b
 static SolveResult pipe_jacobi(Pipe *P, const MacGrid *g, const PressureSettings *set)
 {
     size_t cells = grid_cells(g);
-    cl_int4 n = pipe_grid_dims(g);
-    float dx = g->dx, omega = set->jacobi_omega;
     double bnorm = pipe_norm_f(P, P->rhs, cells);
     cl_mem p = P->p, next = P->s;
     SolveResult res = { 0, pipe_jacobi_residual(P, g, p, bnorm), false };
     res.converged = res.residual <= set->tolerance;
     while (!res.converged && res.iterations < set->iterations && isfinite(res.residual)) {
-        LAUNCH_CELLS(P, 0, K_JACOBI, ARG(next), ARG(p), ARG(P->rhs), ARG(P->cell), ARG(n), ARG(dx),
-                     ARG(omega));
+        pipe_jacobi_sweep(P, g, p, next, set->jacobi_omega);
         cl_mem tmp = p;
         p = next;
         next = tmp;

@@ -1,4 +1,4 @@
-/* pipesurface.c — the liquid surface from the OpenCL device's own particles (SimDevice.surface).
+/* pipesurface.c — the liquid surface from the OpenCL device's own particles (pipeline_surface).
  * flipkit reference/: surface.c's steps 1-4 (cell flags, bricks, the field) as kernels/surface.cl,
  * then the host marches the bricks it reads back with surface_polygonise, as the C path does. */
 #include <limits.h>
@@ -173,9 +173,9 @@ static long pipe_surface_bricks_field(Pipe *P, const MacGrid *g, const SurfaceGr
  * only as indices (sorted[], start[]): the particles stay where they are, so the sim's state
  * on the device is as the substeps left it. A fine grid too big for the device's buffers is
  * meshed by surface_build instead, from the host's copy of the same particles. */
-int pipe_surface(SimDevice *d, Sim *s, const SurfaceSettings *set, Mesh *m)
+int pipeline_surface(SimBackend *b, Sim *s, const SurfaceSettings *set, Mesh *m)
 {
-    Pipe *P = (Pipe *)d;
+    Pipe *P = (Pipe *)b;
     const MacGrid *g = &s->grid;
     SurfaceGrid fine;
     double t0 = pipe_clock();
@@ -212,8 +212,8 @@ int pipe_surface(SimDevice *d, Sim *s, const SurfaceSettings *set, Mesh *m)
     return rc;
 }
 
-PipelineSurfaceTimes pipeline_surface_times(const SimDevice *d)
+PipelineSurfaceTimes pipeline_surface_times(const SimBackend *b)
 {
-    const Pipe *P = (const Pipe *)d;
+    const Pipe *P = (const Pipe *)b;
     return (PipelineSurfaceTimes){ P->surf_last[0], P->surf_last[1] };
 }

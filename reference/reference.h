@@ -17,16 +17,19 @@ void ref_gradient(MacGrid *g, const float *p, float scale);
 
 /* Conjugate gradients preconditioned with modified incomplete Cholesky, MIC(0)
  * (Bridson, Fluid Simulation for Computer Graphics, 2nd ed., ch. 5). */
-SolveResult ref_solve_pcg(const MacGrid *g, const float *rhs, float *p, const PressureSettings *s);
+SolveResult ref_solve_pcg(const MacGrid *g, const float *rhs, float *p, const PressureSettings *s,
+                          SolveHistory *history);
 /* CG preconditioned with one multigrid V-cycle (McAdams, Sifakis, Teran, SCA 2010). */
-SolveResult ref_solve_mgpcg(const MacGrid *g, const float *rhs, float *p, const PressureSettings *s);
+SolveResult ref_solve_mgpcg(const MacGrid *g, const float *rhs, float *p, const PressureSettings *s,
+                            SolveHistory *history);
 /* Multigrid V-cycles on the residual, alone. */
 SolveResult ref_solve_multigrid(const MacGrid *g, const float *rhs, float *p,
-                                const PressureSettings *s);
+                                const PressureSettings *s, SolveHistory *history);
 /* Red-black Gauss-Seidel, and red-black SOR with pressure.sor_omega. */
 SolveResult ref_solve_gauss_seidel(const MacGrid *g, const float *rhs, float *p,
-                                   const PressureSettings *s);
-SolveResult ref_solve_sor(const MacGrid *g, const float *rhs, float *p, const PressureSettings *s);
+                                   const PressureSettings *s, SolveHistory *history);
+SolveResult ref_solve_sor(const MacGrid *g, const float *rhs, float *p, const PressureSettings *s,
+                          SolveHistory *history);
 
 extern const Track reference_track;
 

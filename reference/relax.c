@@ -20,7 +20,7 @@ static double relax_norm(const float *v, size_t n)
  * x += d in double and a fresh residual. For a stationary method that is the same iteration as
  * sweeping x itself, but the iterate keeps the precision float32 would lose (see pcg.c). */
 static SolveResult relax_solve(const MacGrid *g, const float *rhs, float *p,
-                               const PressureSettings *set, float omega)
+                               const PressureSettings *set, SolveHistory *history, float omega)
 {
     SolveResult res = { 0, INFINITY, false };
     size_t n = grid_cells(g);
@@ -35,11 +35,11 @@ static SolveResult relax_solve(const MacGrid *g, const float *rhs, float *p,
         }
         double bnorm = relax_norm(b, n);
         /* The convergence lab's history wants every sweep's residual: one sweep per correction. */
-        int every = set->history ? 1 : RELAX_CHECK_EVERY;
+        int every = history ? 1 : RELAX_CHECK_EVERY;
         for (;;) {
             double rnorm = mg_residual_double(mg, b, x, r);
             res.residual = bnorm > 0.0 ? rnorm / bnorm : 0.0;
-            track_record_residual(set, res.iterations, res.residual);
+            track_record_residual(history, res.iterations, res.residual);
             if (res.residual <= set->tolerance || res.iterations >= set->iterations ||
                 !isfinite(res.residual))
                 break;
@@ -69,12 +69,13 @@ static SolveResult relax_solve(const MacGrid *g, const float *rhs, float *p,
 }
 
 SolveResult ref_solve_gauss_seidel(const MacGrid *g, const float *rhs, float *p,
-                                   const PressureSettings *set)
+                                   const PressureSettings *set, SolveHistory *history)
 {
-    return relax_solve(g, rhs, p, set, 1.0f);
+    return relax_solve(g, rhs, p, set, history, 1.0f);
 }
 
-SolveResult ref_solve_sor(const MacGrid *g, const float *rhs, float *p, const PressureSettings *set)
+SolveResult ref_solve_sor(const MacGrid *g, const float *rhs, float *p, const PressureSettings *set,
+                          SolveHistory *history)
 {
-    return relax_solve(g, rhs, p, set, set->sor_omega);
+    return relax_solve(g, rhs, p, set, history, set->sor_omega);
 }

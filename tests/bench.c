@@ -164,10 +164,13 @@ static int bench_start(Sim *s, Scene *sc, const char *path, const char *const *s
         return -1;
     }
     if (device) {
-        SimDevice *d = pipeline_open(NULL, err, errlen);
+        SimBackend *d = pipeline_open(NULL, err, errlen);
         if (!d)
             return -1;
-        sim_use_device(s, d);
+        if (sim_use_backend(s, d) != 0) {
+            snprintf(err, errlen, "%s", s->error.message);
+            return -1;
+        }
     }
     return 0;
 }
@@ -308,9 +311,9 @@ static MeshResult bench_mesh(const MeshCase *c)
         bad = surface_build(&s.particles, &s.grid, NULL, &m[0], s.error.message,
                             sizeof s.error.message) != 0;
         double t1 = bench_clock();
-        bad = bad || sim_surface(&s, NULL, &m[1]) != 0;
+        bad = bad || output_mesh(pipeline_surface, &s, NULL, &m[1]) != 0;
         double t2 = bench_clock();
-        PipelineSurfaceTimes pt = pipeline_surface_times(s.device);
+        PipelineSurfaceTimes pt = pipeline_surface_times(s.backend);
         if (q >= 0) {
             t[0][q] = 1e3 * (t1 - t0);
             t[1][q] = 1e3 * (t2 - t1);

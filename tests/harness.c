@@ -67,7 +67,13 @@ int harness_run_stage(Suite *s)
     else
         printf("Testing the %s track\n", name);
     fflush(stdout);
-    return harness_run(s);
+    int failed = harness_run(s);
+#ifdef FLIPKIT_HAVE_REFERENCE
+    /* A stage that could not run on the device wrote NaN; this says why. */
+    if (strcmp(name, "opencl") == 0 && opencl_track_error())
+        printf("%s\n", opencl_track_error());
+#endif
+    return failed;
 }
 
 int harness_run(Suite *s)

@@ -83,8 +83,9 @@ static int lab_solve(LabCurve *c, int cap, SolveHistory *h, SolveResult *out, do
     int rc = -1;
     if (scene_load(LAB_SCENE, sets, sizeof sets / sizeof *sets, &sc, err, errlen) != 0)
         goto done;
-    sc.pressure.history = h;
-    if (sim_init(&s, &sc, &reference_track) != 0 || sim_advance_frame(&s) != 0) {
+    int failed = sim_init(&s, &sc, &reference_track);
+    s.history = h; /* the driver hands it to every solve */
+    if (failed || sim_advance_frame(&s) != 0) {
         snprintf(err, errlen, "%s", s.error.message);
     } else if (s.stats.substeps != 1) {
         snprintf(err, errlen, "frame 1 took %ld substeps, expected 1", s.stats.substeps);

@@ -34,16 +34,16 @@ static void run_start(Run *r, const char *path, const char *const *sets, int nse
     ck_assert_msg(sim_init(&r->sim, &r->scene, &reference_track) == 0, "%s", r->sim.error.message);
     if (!device)
         return;
-    SimDevice *d = pipeline_open(NULL, err, sizeof err);
+    SimBackend *d = pipeline_open(NULL, err, sizeof err);
     ck_assert_msg(d != NULL, "no OpenCL device: %s", err);
-    sim_use_device(&r->sim, d);
+    ck_assert_msg(sim_use_backend(&r->sim, d) == 0, "%s", r->sim.error.message);
 }
 
 static void run_frames(Run *r, int frames)
 {
     for (int f = 0; f < frames; f++)
         ck_assert_msg(sim_advance_frame(&r->sim) == 0, "%s (%s): frame %d: %s", r->scene.name,
-                      r->sim.device ? "opencl" : "C", r->sim.frame + 1, r->sim.error.message);
+                      r->sim.backend != &sim_host_backend ? "opencl" : "C", r->sim.frame + 1, r->sim.error.message);
 }
 
 static void run_end(Run *r)
@@ -254,13 +254,12 @@ START_TEST(surface_agrees_with_c)
     Run r;
     run_start(&r, path, NULL, 0, 1);
     run_frames(&r, surface_cases[_i].frames);
-    SimDevice *d = r.sim.device;
-    ck_assert_msg(d->surface != NULL, "the OpenCL pipeline has no surface hook");
+    SimBackend *d = r.sim.backend;
     Mesh dev, c;
     mesh_init(&dev);
     mesh_init(&c);
     char err[512];
-    ck_assert_msg(d->surface(d, &r.sim, NULL, &dev) == 0, "%s: opencl surface: %s", path,
+    ck_assert_msg(pipeline_surface(d, &r.sim, NULL, &dev) == 0, "%s: opencl surface: %s", path,
                   r.sim.error.message);
     ck_assert_msg(surface_build(&r.sim.particles, &r.sim.grid, NULL, &c, err, sizeof err) == 0,
                   "%s: %s", path, err);
@@ -295,7 +294,7 @@ START_TEST(surface_agrees_with_c)
 }
 END_TEST
 
-/* sim_surface takes the device path, twice gives the same bytes, and leaves the run as it was:
+/* output_mesh takes the device path, twice gives the same bytes, and leaves the run as it was:
  * a run that meshes every frame ends bit for bit where one that never meshes does. */
 START_TEST(surface_is_repeatable_and_harmless)
 {
@@ -309,7 +308,8 @@ START_TEST(surface_is_repeatable_and_harmless)
     for (int f = 0; f < 8; f++) {
         run_frames(&a, 1);
         run_frames(&b, 1);
-        ck_assert_msg(sim_surface(&a.sim, NULL, &m1) == 0 && sim_surface(&a.sim, NULL, &m2) == 0,
+        ck_assert_msg(output_mesh(pipeline_surface, &a.sim, NULL, &m1) == 0 &&
+                      output_mesh(pipeline_surface, &a.sim, NULL, &m2) == 0,
                       "dam_break frame %d: %s", a.sim.frame, a.sim.error.message);
         ck_assert_msg(m1.ntris > 0 && m1.ntris == m2.ntris && m1.nverts == m2.nverts &&
                       memcmp(m1.xyz, m2.xyz, m1.nverts * 3 * sizeof(float)) == 0 &&
@@ -317,11 +317,11 @@ START_TEST(surface_is_repeatable_and_harmless)
                       "dam_break frame %d: two OpenCL surfaces of the same particles differ "
                       "(%zu and %zu triangles)", a.sim.frame, m1.ntris, m2.ntris);
     }
-    SimDevice *d = a.sim.device;
-    ck_assert_int_eq(d->surface(d, &a.sim, NULL, &direct), 0);
+    SimBackend *d = a.sim.backend;
+    ck_assert_int_eq(pipeline_surface(d, &a.sim, NULL, &direct), 0);
     ck_assert_msg(direct.nverts == m1.nverts &&
                   memcmp(direct.xyz, m1.xyz, m1.nverts * 3 * sizeof(float)) == 0,
-                  "sim_surface did not give the device's surface");
+                  "output_mesh did not give the device's surface");
     size_t bytes = a.sim.particles.count * sizeof(Vec3);
     ck_assert_msg(a.sim.particles.count == b.sim.particles.count &&
                   memcmp(a.sim.particles.pos, b.sim.particles.pos, bytes) == 0 &&
@@ -330,7 +330,7 @@ START_TEST(surface_is_repeatable_and_harmless)
     /* bad settings: one line naming the setting, as surface_build gives */
     SurfaceSettings bad = surface_defaults();
     bad.refine = SURFACE_MAX_REFINE + 1;
-    ck_assert_int_eq(d->surface(d, &a.sim, &bad, &m1), -1);
+    ck_assert_int_eq(pipeline_surface(d, &a.sim, &bad, &m1), -1);
     ck_assert_msg(strstr(a.sim.error.message, "refine") && !strchr(a.sim.error.message, '\n'),
                   "bad refine: expected one line naming it, got \"%s\"", a.sim.error.message);
     mesh_free(&m1);
@@ -363,7 +363,7 @@ END_TEST
 START_TEST(missing_device_is_one_line)
 {
     char err[8192] = "";
-    SimDevice *d = pipeline_open("7:3", err, sizeof err);
+    SimBackend *d = pipeline_open("7:3", err, sizeof err);
     ck_assert_msg(d == NULL, "device 7:3 should not exist here");
     ck_assert_msg(strchr(err, '\n') == NULL && strstr(err, "7") != NULL,
                   "expected one line naming the selector, got \"%s\"", err);

@@ -147,8 +147,8 @@ START_TEST(sor_solves_a_one_dimensional_column)
     float *rhs = calloc(grid_cells(&g), sizeof(float));
     for (int i = 1; i < 8; i++)
         rhs[grid_cell_index(&g, i, 1, 1)] = 1.0f;
-    PressureSettings set = { "sor", 2000, 1e-6, 1.0f, 1.5f, NULL };
-    SolveResult r = given_solve_sor(&g, rhs, g.p, &set, 1.5f);
+    PressureSettings set = { "sor", 2000, 1e-6, 1.0f, 1.5f };
+    SolveResult r = given_solve_sor(&g, rhs, g.p, &set, 1.5f, NULL);
     ck_assert(r.converged);
     ck_assert(r.iterations > 0 && r.iterations < 2000);
     /* Independent check of L p = rhs in the middle cell: N = 4 (two FLUID along x, AIR above

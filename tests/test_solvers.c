@@ -82,8 +82,8 @@ START_TEST(converge)
     MacGrid g;
     float *rhs;
     make_problem(&g, &rhs, n[0], n[1], n[2], 5 + (uint64_t)_i);
-    PressureSettings set = { "", 50000, 1e-6, 1.0f, 1.7f, NULL };
-    SolveResult res = s->solve(&g, rhs, g.p, &set);
+    PressureSettings set = { "", 50000, 1e-6, 1.0f, 1.7f };
+    SolveResult res = s->solve(&g, rhs, g.p, &set, NULL);
     double r = residual_of(&g, rhs, g.p);
     fprintf(stderr, "solvers: %-12s %dx%dx%d: %5d iterations, residual %.2e (recomputed %.2e)\n",
             s->name, n[0], n[1], n[2], res.iterations, res.residual, r);
@@ -111,8 +111,8 @@ START_TEST(says_when_it_did_not_converge)
     MacGrid g;
     float *rhs;
     make_problem(&g, &rhs, 24, 20, 28, 99);
-    PressureSettings set = { "", 2, 1e-6, 1.0f, 1.7f, NULL };
-    SolveResult res = s->solve(&g, rhs, g.p, &set);
+    PressureSettings set = { "", 2, 1e-6, 1.0f, 1.7f };
+    SolveResult res = s->solve(&g, rhs, g.p, &set, NULL);
     ck_assert_msg(!res.converged && res.iterations <= 2, "%s: %d iterations, converged %d; expected "
                   "not converged within 2", s->name, res.iterations, res.converged);
     ck_assert_msg(fabs(res.residual - residual_of(&g, rhs, g.p)) <= 1e-3 * res.residual + 1e-6,
@@ -130,8 +130,8 @@ START_TEST(zero_rhs_needs_no_work)
     float *rhs;
     make_problem(&g, &rhs, 13, 17, 11, 3);
     memset(rhs, 0, grid_cells(&g) * sizeof *rhs);
-    PressureSettings set = { "", 100, 1e-6, 1.0f, 1.7f, NULL };
-    SolveResult res = s->solve(&g, rhs, g.p, &set);
+    PressureSettings set = { "", 100, 1e-6, 1.0f, 1.7f };
+    SolveResult res = s->solve(&g, rhs, g.p, &set, NULL);
     ck_assert_msg(res.converged && res.iterations == 0, "%s: rhs = 0 took %d iterations (converged %d)",
                   s->name, res.iterations, res.converged);
     free(rhs);
@@ -175,9 +175,9 @@ START_TEST(vcycle_is_symmetric)
 END_TEST
 
 static SolveResult given_gauss_seidel(const MacGrid *g, const float *rhs, float *p,
-                                      const PressureSettings *set)
+                                      const PressureSettings *set, SolveHistory *history)
 {
-    return given_solve_sor(g, rhs, p, set, 1.0f);
+    return given_solve_sor(g, rhs, p, set, 1.0f, history);
 }
 
 START_TEST(records_its_history)
@@ -194,8 +194,8 @@ START_TEST(records_its_history)
     double *residual = malloc((CAP + 1) * sizeof *residual);
     ck_assert_ptr_nonnull(residual);
     SolveHistory h = { residual, CAP + 1, 0 };
-    PressureSettings set = { "", CAP, 1e-6, 1.0f, 1.7f, &h };
-    SolveResult res = s->solve(&g, rhs, g.p, &set);
+    PressureSettings set = { "", CAP, 1e-6, 1.0f, 1.7f };
+    SolveResult res = s->solve(&g, rhs, g.p, &set, &h);
     ck_assert_msg(res.converged && h.count == res.iterations + 1, "%s: %d residuals recorded for "
                   "%d iterations (converged %d)", s->name, h.count, res.iterations, res.converged);
     ck_assert_msg(fabs(residual[0] - 1.0) <= 1e-6, "%s: residual at iteration 0 is %.9g, expected 1 "
@@ -226,11 +226,10 @@ START_TEST(no_history_no_change)
     float *plain = calloc(n, sizeof *plain);
     double *residual = malloc(201 * sizeof *residual);
     ck_assert(plain && residual);
-    PressureSettings set = { "", 200, 1e-6, 1.0f, 1.7f, NULL };
-    SolveResult a = s->solve(&g, rhs, plain, &set);
+    PressureSettings set = { "", 200, 1e-6, 1.0f, 1.7f };
+    SolveResult a = s->solve(&g, rhs, plain, &set, NULL);
     SolveHistory h = { residual, 201, 0 };
-    set.history = &h;
-    SolveResult b = s->solve(&g, rhs, g.p, &set);
+    SolveResult b = s->solve(&g, rhs, g.p, &set, &h);
     ck_assert_msg(a.iterations == b.iterations && a.residual == b.residual &&
                   memcmp(plain, g.p, n * sizeof *plain) == 0, "%s: %d iterations to %.9g without "
                   "a history, %d to %.9g with one", s->name, a.iterations, a.residual,

@@ -490,6 +490,51 @@ START_TEST(meaning_fields)
 }
 END_TEST
 
+/* ---- backends: sim_substep's outline runs whatever backend it is handed ------------------ */
+
+static int closed;
+static void count_close(SimBackend *b)
+{
+    (void)b;
+    closed++;
+}
+
+/* A backend without a phase is refused when it is handed over, naming what it lacks, and
+ * closed; the run keeps the host's. A copy of the host's calls runs the same substeps. */
+START_TEST(backend_lacking_a_phase_is_refused)
+{
+    Scene sc;
+    char err[1024];
+    ck_assert_msg(scene_load_text(meaning_scene, "tiny.json", NULL, 0, &sc, err, sizeof err) == 0, "%s", err);
+    Sim a, b;
+    ck_assert_int_eq(sim_init(&a, &sc, harness_track()), 0);
+    ck_assert_int_eq(sim_init(&b, &sc, harness_track()), 0);
+    SimBackend lacking = sim_host_backend;
+    lacking.name = "lacking";
+    lacking.gradient = NULL;
+    lacking.close = count_close;
+    closed = 0;
+    ck_assert_int_eq(sim_use_backend(&a, &lacking), -1);
+    ck_assert_msg(strstr(a.error.message, "backend lacking has no gradient") != NULL &&
+                  strchr(a.error.message, '\n') == NULL, "message \"%s\"", a.error.message);
+    ck_assert_int_eq(closed, 1);
+    ck_assert_ptr_eq(a.backend, &sim_host_backend);
+    SimBackend copy = sim_host_backend;
+    copy.name = "copy";
+    ck_assert_int_eq(sim_use_backend(&b, &copy), 0);
+    for (int f = 0; f < 3; f++) {
+        ck_assert_msg(sim_advance_frame(&a) == 0, "%s", a.error.message);
+        ck_assert_msg(sim_advance_frame(&b) == 0, "%s", b.error.message);
+    }
+    ck_assert_int_eq(a.stats.substeps, b.stats.substeps);
+    ck_assert_uint_eq(a.particles.count, b.particles.count);
+    ck_assert(memcmp(a.particles.pos, b.particles.pos, a.particles.count * sizeof(Vec3)) == 0);
+    sim_free(&a);
+    sim_free(&b);
+    scene_free(&sc);
+}
+END_TEST
+
 static Suite *state_suite(void)
 {
     Suite *s = suite_create("state");
@@ -513,6 +558,7 @@ static Suite *state_suite(void)
     TCase *meaning = tcase_create("meaning");
     tcase_add_test(meaning, meaning_counters);
     tcase_add_test(meaning, meaning_fields);
+    tcase_add_test(meaning, backend_lacking_a_phase_is_refused);
     suite_add_tcase(s, meaning);
 
     TCase *fuzz = tcase_create("fuzz");
