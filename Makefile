@@ -1,7 +1,9 @@
 # flipkit — one entry point. `make run` runs the default scene, `make check` is the self-check.
 # `make help` lists every target. Objects and binaries live under build/ (build/asan with SANITIZE=1).
 
-STAGES   := advect gravity p2g g2p divergence laplacian jacobi gradient
+# The eight stages, read from common/stagelist.h (the one list; C reads it as STAGE_LIST).
+STAGES   := $(shell sed -n 's/^ *X([0-9]*, *\([a-z0-9_]*\)).*/\1/p' common/stagelist.h)
+export STAGES
 SCENE    ?= scenes/ball_drop.json
 ARGS     ?=
 CC       ?= cc
@@ -183,7 +185,7 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_SUPPORT) $(SIM_OBJ)
 	$(call say,LD,$@)
 	$(CC) $(ALL_LDFLAGS) $^ $(CHECK_LIBS) $(LIBS) -o $@
 
-$(MKGOLDEN): $(BUILD)/tests/mkgolden.o $(SIM_OBJ)
+$(MKGOLDEN): $(BUILD)/tests/mkgolden.o $(BUILD)/tests/stagecase.o $(BUILD)/tests/fielddiff.o $(SIM_OBJ)
 	$(call say,LD,$@)
 	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -o $@
 
@@ -253,7 +255,7 @@ $(GRADE_KIT)/libkit.a: $(COMMON_OBJ) $(BUILD)/tests/stagecase.o $(BUILD)/tests/f
 # that is missing or does not compile.
 $(GRADE_KIT)/stub_%.o: reference/%.c reference/mkstub.awk | $(DEPS_OK)
 	@mkdir -p $(@D)
-	awk -v stage=$* -f reference/mkstub.awk $< > $(GRADE_KIT)/stub_$*.c
+	awk -v stage=$* -v stages="$(STAGES)" -f reference/mkstub.awk $< > $(GRADE_KIT)/stub_$*.c
 	$(call say,CC,$(GRADE_KIT)/stub_$*.c)
 	$(CC) $(ALL_CFLAGS) -c $(GRADE_KIT)/stub_$*.c -o $@
 
@@ -364,7 +366,7 @@ check-handout: $(MKFIGURES) $(SOLVERLAB) $(HANDOUT_TABLE) check-mutants
 
 $(BUILD)/handout/stubs/%.c: reference/%.c reference/mkstub.awk
 	@mkdir -p $(@D)
-	awk -v stage=$* -f reference/mkstub.awk $< > $@
+	awk -v stage=$* -v stages="$(STAGES)" -f reference/mkstub.awk $< > $@
 
 # Only when grader/config says handout.reference_objects = true: the reference's stages,
 # compiled without debug information (no source lines) for the students' --use-reference.
@@ -411,12 +413,12 @@ check-movie: $(FLIPSIM)
 
 # ---- stubs: assignment/ is reference/ with the solution blocks stripped ----------------
 stubs:
-	@for s in $(STAGES); do awk -v stage=$$s -f reference/mkstub.awk reference/$$s.c > assignment/$$s.c; done
+	@for s in $(STAGES); do awk -v stage=$$s -v stages="$(STAGES)" -f reference/mkstub.awk reference/$$s.c > assignment/$$s.c; done
 	@echo "assignment/: regenerated $(words $(STAGES)) stubs from reference/"
 
 check-stubs:
 	@fail=0; for s in $(STAGES); do \
-	  awk -v stage=$$s -f reference/mkstub.awk reference/$$s.c | cmp -s - assignment/$$s.c \
+	  awk -v stage=$$s -v stages="$(STAGES)" -f reference/mkstub.awk reference/$$s.c | cmp -s - assignment/$$s.c \
 	    || { echo "check-stubs: assignment/$$s.c differs from what 'make stubs' makes from reference/$$s.c" >&2; fail=1; }; \
 	done; exit $$fail
 	@echo "check-stubs: assignment/ matches reference/"

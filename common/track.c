@@ -1,29 +1,28 @@
-/* track.c — stage names, mixing two tracks (for --use-reference=p2g,g2p), solve histories.
- * flipkit common/: the one list of the eight stage names; tests, the grader and the CLI
- * all take names from here so a stage is spelled the same everywhere. */
+/* track.c — mixing two tracks (for --use-reference=p2g,g2p) and recording solve histories.
+ * flipkit common/: the stages are stagelist.h's, their slots stagetable.c's; nothing here
+ * names a stage. */
 #include "track.h"
+
+#include "stagetable.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-const char *const stage_names[STAGE_COUNT] = {
-    "advect", "gravity", "p2g", "g2p", "divergence", "laplacian", "jacobi", "gradient",
-};
-
-/* Copies one stage's function pointer; returns 0, or -1 for a name that is not a stage. */
-static int track_take(Track *dst, const Track *src, const char *name)
+/* Copies one stage's function pointer (the slot the table names); every slot is a function
+ * pointer of its own type, so the bytes are copied, not the value through another type. */
+static void track_take(Track *dst, const Track *src, const StageInfo *st)
 {
-    if (strcmp(name, "advect") == 0) dst->advect = src->advect;
-    else if (strcmp(name, "gravity") == 0) dst->gravity = src->gravity;
-    else if (strcmp(name, "p2g") == 0) dst->p2g = src->p2g;
-    else if (strcmp(name, "g2p") == 0) dst->g2p = src->g2p;
-    else if (strcmp(name, "divergence") == 0) dst->divergence = src->divergence;
-    else if (strcmp(name, "laplacian") == 0) dst->laplacian = src->laplacian;
-    else if (strcmp(name, "jacobi") == 0) dst->jacobi = src->jacobi;
-    else if (strcmp(name, "gradient") == 0) dst->gradient = src->gradient;
-    else return -1;
-    return 0;
+    memcpy((char *)dst + st->slot, (const char *)src + st->slot, sizeof dst->advect);
+}
+
+/* "advect, gravity, ..." for the message that lists the stages. */
+static void track_list_stages(char *out, size_t n)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int q = 0; q < STAGE_COUNT && used < n; q++)
+        used += (size_t)snprintf(out + used, n - used, "%s%s", q ? ", " : "", stage_table[q].name);
 }
 
 int track_mix(Track *dst, const Track *base, const Track *other, const char *list,
@@ -34,13 +33,17 @@ int track_mix(Track *dst, const Track *base, const Track *other, const char *lis
     snprintf(buf, sizeof buf, "%s", list);
     for (char *save = NULL, *name = strtok_r(buf, ",", &save); name;
          name = strtok_r(NULL, ",", &save)) {
+        const StageInfo *st = stage_find(name);
         if (strcmp(name, "all") == 0) {
             for (int q = 0; q < STAGE_COUNT; q++)
-                track_take(dst, other, stage_names[q]);
-        } else if (track_take(dst, other, name) != 0) {
-            snprintf(err, errlen,
-                     "--use-reference=%s: \"%s\" is not a stage (stages: advect, gravity, p2g, "
-                     "g2p, divergence, laplacian, jacobi, gradient)", list, name);
+                track_take(dst, other, &stage_table[q]);
+        } else if (st) {
+            track_take(dst, other, st);
+        } else {
+            char stages[256];
+            track_list_stages(stages, sizeof stages);
+            snprintf(err, errlen, "--use-reference=%s: \"%s\" is not a stage (stages: %s)", list,
+                     name, stages);
             return -1;
         }
     }

@@ -5,8 +5,9 @@
 #define FLIPKIT_TRACK_H
 
 #include <stdbool.h>
-#include "stages.h"
 #include "scene.h"
+#include "stagelist.h"
+#include "stages.h"
 
 /* What a pressure solve did; solvers return it and only the driver prints. */
 typedef struct {
@@ -34,8 +35,10 @@ void track_record_residual(SolveHistory *h, int iteration, double residual);
 typedef SolveResult (*PressureSolver)(const MacGrid *g, const float *rhs, float *p,
                                       const PressureSettings *ps, SolveHistory *history);
 
-enum { STAGE_COUNT = 8 };
-extern const char *const stage_names[STAGE_COUNT]; /* in pipeline-independent, contract order */
+#define TRACK_COUNT_ONE(number, name) +1
+enum { STAGE_COUNT = 0 STAGE_LIST(TRACK_COUNT_ONE) };
+#undef TRACK_COUNT_ONE
+extern const char *const stage_names[STAGE_COUNT]; /* stagelist.h's order: stage_names[n - 1] is stage n */
 
 typedef struct {
     const char *name;               /* "student", "reference", or "mixed" */

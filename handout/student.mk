@@ -4,7 +4,9 @@
 # This Makefile is made for the tarball by `make handout` from the kit's handout/student.mk.
 # Its deps, compile and grader-kit rules are the kit Makefile's own; make handout checks they still are.
 
-STAGES   := advect gravity p2g g2p divergence laplacian jacobi gradient
+# The eight stages, read from common/stagelist.h (the one list; C reads it as STAGE_LIST).
+STAGES   := $(shell sed -n 's/^ *X([0-9]*, *\([a-z0-9_]*\)).*/\1/p' common/stagelist.h)
+export STAGES
 SCENE    ?= scenes/first_drop.json
 ARGS     ?=
 CC       ?= cc

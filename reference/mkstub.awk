@@ -1,5 +1,6 @@
 # mkstub.awk — makes a student stub (assignment/STAGE.c) from a reference stage file.
-# flipkit reference/: `make stubs` runs it; `make check` fails if assignment/ differs.
+# flipkit reference/: `make stubs` runs it (awk -v stage=S -v stages="$(STAGES)"); `make check`
+# fails if assignment/ differs.
 # Between "// BEGIN SOLUTION" and "// END SOLUTION" every line is dropped except "// STUB: "
 # lines, which are kept without that prefix (the stub's documented "not done" behaviour).
 /^ \* flipkit reference\/:/ {
@@ -7,7 +8,7 @@
     next
 }
 /^ \* The contract — .* is in common\/stages\.h\. \*\/$/ {
-    n = split("advect gravity p2g g2p divergence laplacian jacobi gradient", order, " ")
+    n = split(stages, order, " ")   # -v stages="$(STAGES)": common/stagelist.h's order
     for (i = 1; i <= n; i++) if (order[i] == stage) number = i
     print " * The contract is in common/stages.h; handout/README.md, \"Stage " number ": " stage "\", explains it. */"
     next

@@ -218,15 +218,11 @@ static void cl_gradient(MacGrid *g, const float *p, float scale)
         track_poison_faces(g);
 }
 
+/* One slot per line of stagelist.h: a stage added there and not here fails to compile. */
+#define CL_SLOT(number, stage) .stage = cl_##stage,
 const Track opencl_track = {
     .name = "opencl",
-    .advect = cl_advect,
-    .gravity = cl_gravity,
-    .p2g = cl_p2g,
-    .g2p = cl_g2p,
-    .divergence = cl_divergence,
-    .laplacian = cl_laplacian,
-    .jacobi = cl_jacobi,
-    .gradient = cl_gradient,
+    STAGE_LIST(CL_SLOT)
     .solvers = NULL,
 };
+#undef CL_SLOT

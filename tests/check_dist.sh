@@ -6,7 +6,7 @@
 # Usage: check_dist.sh TARBALL   (run from the kit's root; STAGES in the environment)
 set -u
 tarball=${1:?usage: check_dist.sh TARBALL}
-stages=${STAGES:-advect gravity p2g g2p divergence laplacian jacobi gradient}
+stages=${STAGES:?run me from make, which reads the stages from common/stagelist.h}
 kit=$(pwd)
 work=$(mktemp -d) || exit 1
 trap 'rm -rf "$work"' EXIT

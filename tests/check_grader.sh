@@ -5,6 +5,7 @@
 # stages are each reported for what they did while the rest is graded and nothing escapes.
 # Usage: check_grader.sh FLIPGRADE CALIBRATE   (make grade-kit grade-data first)
 set -u
+: "${STAGES:?run me from make, which reads the stages from common/stagelist.h}"
 grade=$1 calibrate=$2
 out=build/check-grader
 rm -rf "$out"; mkdir -p "$out/subs" "$out/tmp"
@@ -25,7 +26,7 @@ total_of() { awk '/^  "total":/ { t = $2; sub(/,$/, "", t); print t }' "$1"; }
 
 submission() {   # submission NAME: a directory of the reference's eight stage files
     mkdir -p "$out/subs/$1/assignment"
-    for s in advect gravity p2g g2p divergence laplacian jacobi gradient; do
+    for s in $STAGES; do
         cp "reference/$s.c" "$out/subs/$1/assignment/$s.c"
     done
 }
@@ -66,7 +67,7 @@ tar -czf "$out/subs/reference.tar.gz" -C "$out/subs/reference" assignment
 if command -v python3 > /dev/null; then
     (cd "$out/subs/reference" && python3 -c 'import sys, zipfile
 z = zipfile.ZipFile(sys.argv[1], "w")
-[z.write("assignment/%s.c" % s) for s in sys.argv[2:]]' ../reference.zip advect gravity p2g g2p divergence laplacian jacobi gradient)
+[z.write("assignment/%s.c" % s) for s in sys.argv[2:]]' ../reference.zip $STAGES)
     "$grade" --quiet --parts stages --out "$out/reports/zip" "$out/subs/reference.zip" > /dev/null ||
         fail "the reference as .zip did not score full marks"
 else
@@ -186,7 +187,7 @@ for s in advect g2p laplacian jacobi gradient; do full hostile-c "$s"; done
 #    root (when this is root) and as an unprivileged user, on a copy of the kit it can read.
 attack_sub() {   # attack_sub DIR ATTACK... : the reference's files with these attacks appended
     mkdir -p "$1/assignment"
-    for s in advect gravity p2g g2p divergence laplacian jacobi gradient; do cp "reference/$s.c" "$1/assignment/$s.c"; done
+    for s in $STAGES; do cp "reference/$s.c" "$1/assignment/$s.c"; done
     d=$1; shift
     for a in "$@"; do cat "tests/attacks/$a.c" >> "$d/assignment/${a%%-*}.c"; done
 }

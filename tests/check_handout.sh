@@ -8,7 +8,7 @@
 set -u
 dir=${1:?usage: check_handout.sh HANDOUT_DIR MUTANT_LOG_DIR}
 mutlogs=${2:?usage: check_handout.sh HANDOUT_DIR MUTANT_LOG_DIR}
-stages="advect gravity p2g g2p divergence laplacian jacobi gradient"
+stages=${STAGES:?run me from make, which reads the stages from common/stagelist.h}
 readme=$dir/README.md
 files="$readme $(for s in $stages; do echo "$dir/stages/$s.md"; done)"
 fail=0

@@ -8,7 +8,7 @@ pct() { # pct FILTER... -> "NN.N% (covered/total)" of line coverage
     gcovr -r . --object-directory "$cov" "$@" 2>/dev/null | awk '/^TOTAL/ { print $4 " (" $3 " of " $2 " lines)" }'
 }
 echo "coverage: your stages ($dir/), line coverage by the stage suites:"
-for s in advect gravity p2g g2p divergence laplacian jacobi gradient; do
+for s in ${STAGES:?run me from make, which reads the stages from common/stagelist.h}; do
     printf '  %-12s %s\n' "$s" "$(pct -f "$dir/$s\\.c")"
 done
 echo "coverage: common/ and reference/ together: $(pct -f common/ -f reference/)"

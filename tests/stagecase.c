@@ -1,6 +1,6 @@
 /* stagecase.c — run a stage on a golden case; check its output with the stage's tolerances.
- * flipkit tests/: the tolerances below are the stage suites' golden tolerances, each with the
- * reason for its size; the grader uses them unchanged (its calibration checks they suffice). */
+ * flipkit tests/: which sections a stage reads and writes and how closely each must match are
+ * common/stagetable.c's; the calls, by stage, are here. The grader uses both unchanged. */
 #include "stagecase.h"
 
 #include <stdarg.h>
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fielddiff.h"
+#include "stagetable.h"
 
 static const char letters[3] = { 'u', 'v', 'w' };
 
@@ -181,7 +182,7 @@ static void add_spare_changes(StateFile *out, const Particles *ps)
 /* The stage once on another, smaller grid before the case's (its output thrown away): the
  * driver and the grader call a stage on many grids in one process, and a stage that keeps the
  * first one's sizes or cell types in a static gets every later one wrong. */
-static void run_decoy(const Track *t, const char *stage)
+static void run_decoy(const Track *t, StageId stage)
 {
     MacGrid d;
     if (grid_init(&d, 4, 5, 3, 0.3f) != 0)
@@ -197,31 +198,33 @@ static void run_decoy(const Track *t, const char *stage)
     Particles none;
     part_init(&none);
     if (a && b && c && old[0] && old[1] && old[2]) {
-        if (!strcmp(stage, "advect")) t->advect(&none, 0.01f);
-        else if (!strcmp(stage, "p2g")) t->p2g(&none, &d);
-        else if (!strcmp(stage, "g2p")) t->g2p(&none, &d, old, 0.5f);
-        else if (!strcmp(stage, "gravity")) t->gravity(&d, (Vec3){ 0, -9.81f, 0 }, 0.01f);
-        else if (!strcmp(stage, "gradient")) t->gradient(&d, a, 0.01f);
-        else if (!strcmp(stage, "divergence")) t->divergence(&d, a);
-        else if (!strcmp(stage, "laplacian")) t->laplacian(&d, a, b);
-        else if (!strcmp(stage, "jacobi")) t->jacobi(&d, a, b, 1.0f, c);
+        switch (stage) {
+        case STAGE_ID_advect: t->advect(&none, 0.01f); break;
+        case STAGE_ID_p2g: t->p2g(&none, &d); break;
+        case STAGE_ID_g2p: t->g2p(&none, &d, old, 0.5f); break;
+        case STAGE_ID_gravity: t->gravity(&d, (Vec3){ 0, -9.81f, 0 }, 0.01f); break;
+        case STAGE_ID_gradient: t->gradient(&d, a, 0.01f); break;
+        case STAGE_ID_divergence: t->divergence(&d, a); break;
+        case STAGE_ID_laplacian: t->laplacian(&d, a, b); break;
+        case STAGE_ID_jacobi: t->jacobi(&d, a, b, 1.0f, c); break;
+        }
     }
     free(a), free(b), free(c), free(old[0]), free(old[1]), free(old[2]);
     grid_free(&d);
 }
 
-static void run_particle_stage(const Track *t, const char *stage, Reader *rd, MacGrid *g,
+static void run_particle_stage(const Track *t, StageId stage, Reader *rd, MacGrid *g,
                                StateFile *out)
 {
     Particles ps;
     part_init(&ps);
     read_particles(rd, "in.", &ps);
     add_spare_slots(&ps);
-    if (strcmp(stage, "advect") == 0) {
+    if (stage == STAGE_ID_advect) {
         float dt = read_param(rd, "dt");
         if (!rd->failed)
             t->advect(&ps, dt);
-    } else if (strcmp(stage, "p2g") == 0) {
+    } else if (stage == STAGE_ID_p2g) {
         fill_faces(g, g->vel, 123.0f);
         fill_faces(g, g->weight, 123.0f);
         if (!rd->failed) {
@@ -243,25 +246,25 @@ static void run_particle_stage(const Track *t, const char *stage, Reader *rd, Ma
         for (int a = 0; a < 3; a++)
             free(old[a]);
     }
-    if (!rd->failed && strcmp(stage, "p2g") != 0)
+    if (!rd->failed && stage != STAGE_ID_p2g)
         add_particles(out, &ps);
     if (!rd->failed)
         add_spare_changes(out, &ps);
     part_free(&ps);
 }
 
-static void run_cell_stage(const Track *t, const char *stage, Reader *rd, MacGrid *g,
+static void run_cell_stage(const Track *t, StageId stage, Reader *rd, MacGrid *g,
                            StateFile *out)
 {
     size_t n = grid_cells(g);
     float *got = alloc_cells(rd, g, 999.0f);
-    if (strcmp(stage, "divergence") == 0) {
+    if (stage == STAGE_ID_divergence) {
         read_faces(rd, g, "in.", "", g->vel);
         if (!rd->failed) {
             t->divergence(g, got);
             state_add(out, "out.div", STATE_F32, got, n);
         }
-    } else if (strcmp(stage, "laplacian") == 0) {
+    } else if (stage == STAGE_ID_laplacian) {
         const float *p = read_f32(rd, "in.p", n);
         if (!rd->failed) {
             t->laplacian(g, p, got);
@@ -278,12 +281,12 @@ static void run_cell_stage(const Track *t, const char *stage, Reader *rd, MacGri
     free(got);
 }
 
-static void run_face_stage(const Track *t, const char *stage, Reader *rd, MacGrid *g,
+static void run_face_stage(const Track *t, StageId stage, Reader *rd, MacGrid *g,
                            StateFile *out)
 {
     read_faces(rd, g, "in.", "", g->vel);
-    float dt_or_scale = read_param(rd, strcmp(stage, "gravity") == 0 ? "dt" : "scale");
-    if (strcmp(stage, "gravity") == 0) {
+    float dt_or_scale = read_param(rd, stage == STAGE_ID_gravity ? "dt" : "scale");
+    if (stage == STAGE_ID_gravity) {
         const float *gr = read_f32(rd, "gravity", 3);
         if (!rd->failed)
             t->gravity(g, (Vec3){ gr[0], gr[1], gr[2] }, dt_or_scale);
@@ -296,10 +299,23 @@ static void run_face_stage(const Track *t, const char *stage, Reader *rd, MacGri
         add_faces(out, "out.", g, g->vel);
 }
 
+/* Every section the table says the stage reads, before it runs: one line naming the first
+ * one missing, rather than a stage run on half a case. */
+static void require_inputs(Reader *rd, const StageInfo *st)
+{
+    char list[256];
+    snprintf(list, sizeof list, "%s", st->inputs);
+    for (char *save = NULL, *tag = strtok_r(list, " ", &save); tag && !rd->failed;
+         tag = strtok_r(NULL, " ", &save))
+        if (!state_find(rd->sf, tag, STATE_F32, NULL))
+            reader_fail(rd, "section \"%s\" is missing", tag);
+}
+
 int stagecase_run(const Track *t, const char *stage, const StateFile *in, StateFile *out,
                   char *err, size_t errlen)
 {
-    if (!stagecase_outputs(stage)) {
+    const StageInfo *st = stage_find(stage);
+    if (!st) {
         snprintf(err, errlen, "no stage \"%s\"", stage);
         return -1;
     }
@@ -307,32 +323,42 @@ int stagecase_run(const Track *t, const char *stage, const StateFile *in, StateF
     if (stagecase_grid(in, &g, err, errlen) != 0)
         return -1;
     Reader rd = { in, err, errlen, 0 };
-    run_decoy(t, stage);
-    if (!strcmp(stage, "advect") || !strcmp(stage, "p2g") || !strcmp(stage, "g2p"))
-        run_particle_stage(t, stage, &rd, &g, out);
-    else if (!strcmp(stage, "gravity") || !strcmp(stage, "gradient"))
-        run_face_stage(t, stage, &rd, &g, out);
+    StageId id = (StageId)(st->number - 1);
+    require_inputs(&rd, st);
+    run_decoy(t, id);
+    if (rd.failed)
+        ;
+    else if (strncmp(st->inputs, "in.pos", 6) == 0) /* advect, p2g, g2p */
+        run_particle_stage(t, id, &rd, &g, out);
+    else if (st->outputs[0].kind == FIELD_FACES)
+        run_face_stage(t, id, &rd, &g, out);
     else
-        run_cell_stage(t, stage, &rd, &g, out);
+        run_cell_stage(t, id, &rd, &g, out);
     grid_free(&g);
     return rd.failed ? -1 : 0;
 }
 
 const char *const *stagecase_outputs(const char *stage)
 {
-    static const char *const particles[] = { "out.pos", "out.vel", NULL };
-    static const char *const faces[] = { "out.u", "out.v", "out.w", NULL };
-    static const char *const p2g[] = { "out.u", "out.v", "out.w", "out.wu", "out.wv", "out.ww", NULL };
-    static const char *const div[] = { "out.div", NULL }, *const lp[] = { "out.Lp", NULL },
-                             *const p[] = { "out.p", NULL };
-    static const struct { const char *stage; const char *const *out; } table[] = {
-        { "advect", particles }, { "gravity", faces }, { "p2g", p2g }, { "g2p", particles },
-        { "divergence", div },   { "laplacian", lp },  { "jacobi", p }, { "gradient", faces },
-    };
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (strcmp(table[i].stage, stage) == 0)
-            return table[i].out;
-    return NULL;
+    /* Each stage's section names, spelled out from the table once (faces as their u, v, w). */
+    enum { MAX_TAGS = 3 * STAGE_MAX_OUTPUTS + 1 };
+    static char names[STAGE_COUNT][MAX_TAGS][STATE_TAG_LEN];
+    static const char *lists[STAGE_COUNT][MAX_TAGS];
+    const StageInfo *st = stage_find(stage);
+    if (!st)
+        return NULL;
+    int q = st->number - 1, n = 0;
+    for (int o = 0; o < STAGE_MAX_OUTPUTS && st->outputs[o].tag; o++)
+        for (int a = 0; a < (st->outputs[o].kind == FIELD_FACES ? 3 : 1); a++) {
+            if (st->outputs[o].kind == FIELD_FACES)
+                snprintf(names[q][n], STATE_TAG_LEN, "%s%c", st->outputs[o].tag, letters[a]);
+            else
+                snprintf(names[q][n], STATE_TAG_LEN, "%s", st->outputs[o].tag);
+            lists[q][n] = names[q][n];
+            n++;
+        }
+    lists[q][n] = NULL;
+    return lists[q];
 }
 
 /* ---- checking ---------------------------------------------------------------------------------- */
@@ -408,89 +434,64 @@ static float faces_max(Check *c, const char *prefix)
     return m;
 }
 
-/* The tolerances: each is the rounding of the stage's float arithmetic, with room. */
-static void check_advect(Check *c, char *what, size_t n)
+/* The largest |value| of a section (faces: of its u, v and w) of the case, or 0. */
+static float section_max(Check *c, const StageOutput *o)
 {
-    /* pos + dt v in float: one rounding per component; positions are a few metres. */
-    snprintf(what, n, "position (golden case %s, dt %g)", c->name, (double)read_param(&c->want, "dt"));
-    check_particles(c, "out.pos", what, (Tol){ 1e-5f, 1e-6f });
-    snprintf(what, n, "velocity, which advect must not change (golden case %s)", c->name);
-    check_particles(c, "out.vel", what, (Tol){ 0.0f, 0.0f });
+    if (o->kind == FIELD_FACES)
+        return faces_max(c, o->tag);
+    size_t n = o->kind == FIELD_CELLS ? grid_cells(&c->g) : 3 * read_particle_count(&c->want, "in.");
+    const float *v = read_f32(&c->want, o->tag, n);
+    return v ? max_abs(v, n) : 0.0f;
 }
 
-static void check_p2g(Check *c, char *what, size_t n)
+/* The table's tolerance for output o of this case: abs times the size of what it adds up. */
+static Tol output_tolerance(Check *c, const StageOutput *o)
 {
-    /* Sums of up to ~30 weighted terms in float, then a division: relative 1e-5. */
-    float vmax = faces_max(c, "out.");
-    snprintf(what, n, "weight (golden case %s)", c->name);
-    check_faces(c, "out.w", what, (Tol){ 1e-5f, 1e-5f });
-    snprintf(what, n, "velocity (golden case %s)", c->name);
-    check_faces(c, "out.", what, (Tol){ 1e-5f * (1.0f + vmax), 1e-5f });
-}
-
-static void check_g2p(Check *c, char *what, size_t n)
-{
-    /* Two 8-term weighted sums and a blend in float: relative 1e-5 of the velocities. */
-    size_t np = read_particle_count(&c->want, "in.");
-    const float *want = read_f32(&c->want, "out.vel", 3 * np);
-    float vmax = want ? max_abs(want, 3 * np) : 0.0f;
-    snprintf(what, n, "velocity (golden case %s, alpha %g)", c->name,
-             (double)read_param(&c->want, "alpha"));
-    check_particles(c, "out.vel", what, (Tol){ 1e-5f * (1.0f + vmax), 1e-5f });
-    snprintf(what, n, "position, which g2p must not change (golden case %s)", c->name);
-    check_particles(c, "out.pos", what, (Tol){ 0.0f, 0.0f });
-}
-
-static void check_cell_stage(Check *c, char *what, size_t n)
-{
+    float scale = 1.0f;
     size_t cells = grid_cells(&c->g);
-    if (strcmp(c->stage, "divergence") == 0) {
+    const float *p = o->scale == TOL_P_OVER_DX2 || o->scale == TOL_GRADIENT_TERM
+                         ? read_f32(&c->want, "in.p", cells) : NULL;
+    if (o->scale == TOL_OUT_MAX)
+        scale = 1.0f + section_max(c, o);
+    else if (o->scale == TOL_P_OVER_DX2)
+        scale = 1.0f + (p ? max_abs(p, cells) / (c->g.dx * c->g.dx) : 0.0f);
+    else if (o->scale == TOL_GRADIENT_TERM)
+        scale = 1.0f + (p ? read_param(&c->want, "scale") * max_abs(p, cells) / c->g.dx : 0.0f);
+    return (Tol){ o->abs * scale, o->rel };
+}
+
+/* One output, checked as the table says: "velocity (golden case c, alpha 0.05)". */
+static void check_output(Check *c, const StageOutput *o)
+{
+    char what[160];
+    if (o->param)
+        snprintf(what, sizeof what, "%s (golden case %s, %s %g)", o->field, c->name, o->param,
+                 (double)read_param(&c->want, o->param));
+    else
+        snprintf(what, sizeof what, "%s (golden case %s)", o->field, c->name);
+    Tol tol = output_tolerance(c, o);
+    if (o->kind == FIELD_PARTICLES) {
+        check_particles(c, o->tag, what, tol);
+    } else if (o->kind == FIELD_FACES) {
+        check_faces(c, o->tag, what, tol);
+    } else if (o->explain == EXPLAIN_FACE_TERMS) {
         float *const vel[3] = { c->g.vel[0], c->g.vel[1], c->g.vel[2] };
         read_faces(&c->want, &c->g, "in.", "", vel); /* for the face terms in the text */
-        const float *want = read_f32(&c->want, "out.div", cells);
-        snprintf(what, n, "div (golden case %s)", c->name);
-        check_cells(c, "out.div", what, (Tol){ 1e-5f * (1.0f + (want ? max_abs(want, cells) : 0.0f)), 1e-5f },
-                    explain_face_terms, NULL);
-    } else if (strcmp(c->stage, "laplacian") == 0) {
-        /* (sum - N p) / dx^2 cancels: the rounding is about 8 eps max|p| / dx^2. */
-        const float *p = read_f32(&c->want, "in.p", cells);
-        float scale = p ? max_abs(p, cells) / (c->g.dx * c->g.dx) : 0.0f;
-        snprintf(what, n, "L p (golden case %s)", c->name);
-        check_cells(c, "out.Lp", what, (Tol){ 1e-5f * (1.0f + scale), 1e-5f }, explain_neighbours, p);
-    } else { /* jacobi */
-        /* A few float operations on values of size max|p|: relative 1e-5 of that. */
-        const float *p = read_f32(&c->want, "in.p", cells), *want = read_f32(&c->want, "out.p", cells);
-        snprintf(what, n, "p_out (golden case %s, omega %g)", c->name,
-                 (double)read_param(&c->want, "omega"));
-        check_cells(c, "out.p", what, (Tol){ 1e-5f * (1.0f + (want ? max_abs(want, cells) : 0.0f)), 1e-5f },
-                    explain_neighbours, p);
+        check_cells(c, o->tag, what, tol, explain_face_terms, NULL);
+    } else {
+        const float *p = read_f32(&c->want, "in.p", grid_cells(&c->g));
+        check_cells(c, o->tag, what, tol, o->explain == EXPLAIN_NEIGHBOURS ? explain_neighbours : NULL, p);
     }
-}
-
-static void check_face_stage(Check *c, char *what, size_t n)
-{
-    if (strcmp(c->stage, "gravity") == 0) {
-        /* One float addition per face: rounding is 1e-7 of the velocity. */
-        snprintf(what, n, "velocity (golden case %s)", c->name);
-        check_faces(c, "out.", what, (Tol){ 1e-6f, 1e-6f });
-        return;
-    }
-    /* gradient: one subtraction per face of a term of size scale max|p| / dx. */
-    size_t cells = grid_cells(&c->g);
-    const float *p = read_f32(&c->want, "in.p", cells);
-    float scale = read_param(&c->want, "scale");
-    snprintf(what, n, "velocity (golden case %s, scale %g)", c->name, (double)scale);
-    float term = p ? scale * max_abs(p, cells) / c->g.dx : 0.0f;
-    check_faces(c, "out.", what, (Tol){ 1e-5f * (1.0f + term), 1e-5f });
 }
 
 size_t stagecase_check(const char *stage, const char *name, const StateFile *expected,
                        const StateFile *got, char *msg, size_t msglen)
 {
-    char werr[256] = "", gerr[256] = "", what[160];
+    char werr[256] = "", gerr[256] = "";
     Check c = { .stage = stage, .name = name, .want = { expected, werr, sizeof werr, 0 },
                 .got = { got, gerr, sizeof gerr, 0 }, .msg = msg, .msglen = msglen };
-    if (!stagecase_outputs(stage)) {
+    const StageInfo *st = stage_find(stage);
+    if (!st) {
         snprintf(msg, msglen, "no stage \"%s\"", stage);
         return 1;
     }
@@ -507,16 +508,8 @@ size_t stagecase_check(const char *stage, const char *name, const StateFile *exp
         grid_free(&c.g);
         return 1;
     }
-    if (strcmp(stage, "advect") == 0)
-        check_advect(&c, what, sizeof what);
-    else if (strcmp(stage, "p2g") == 0)
-        check_p2g(&c, what, sizeof what);
-    else if (strcmp(stage, "g2p") == 0)
-        check_g2p(&c, what, sizeof what);
-    else if (!strcmp(stage, "gravity") || !strcmp(stage, "gradient"))
-        check_face_stage(&c, what, sizeof what);
-    else
-        check_cell_stage(&c, what, sizeof what);
+    for (int o = 0; o < STAGE_MAX_OUTPUTS && st->outputs[o].tag; o++)
+        check_output(&c, &st->outputs[o]);
     grid_free(&c.g);
     return c.differing;
 }
