@@ -43,11 +43,11 @@ PKG_LIBS   = $(shell pkg-config --libs jansson libpng OpenCL 2>/dev/null)
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 
-ALL_CFLAGS  = $(STD) $(WARN) $(CFLAGS) $(SANFLAGS) -Icommon $(PKG_CFLAGS) -MMD -MP
+ALL_CFLAGS  = $(STD) $(WARN) $(CFLAGS) $(SANFLAGS) -Icommon -Icommon/writers $(PKG_CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 LIBS        = $(PKG_LIBS) -lm
 
-COMMON_SRC := $(filter-out common/flipsim_main.c,$(wildcard common/*.c))
+COMMON_SRC := $(filter-out common/flipsim_main.c,$(wildcard common/*.c common/writers/*.c))
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 REF_STAGE_OBJ := $(STAGES:%=$(BUILD)/reference/%.o)
 REF_OTHER_SRC := $(filter-out $(STAGES:%=reference/%.c) reference/flipsim_main.c,$(wildcard reference/*.c))
@@ -260,7 +260,7 @@ $(GRADE_KIT)/stub_%.o: reference/%.c reference/mkstub.awk | $(DEPS_OK)
 	$(CC) $(ALL_CFLAGS) -c $(GRADE_KIT)/stub_$*.c -o $@
 
 # The headers a student file may include: a copy, so a compile can read nothing else of the kit.
-$(GRADE_KIT)/include/.made: $(wildcard common/*.h)
+$(GRADE_KIT)/include/.made: $(wildcard common/*.h common/writers/*.h)
 	@mkdir -p $(@D)
 	cp $^ $(@D)/
 	@touch $@
@@ -500,11 +500,11 @@ FUZZ_TINY    := {"name": "tiny", "grid": {"resolution": [6, 5, 4], "cell_size": 
 $(FUZZ_DIR)/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(call say,CC,$<)
-	$(FUZZ_CC) $(STD) -O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN) -Icommon $(PKG_CFLAGS) -c $< -o $@
+	$(FUZZ_CC) $(STD) -O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN) -Icommon -Icommon/writers $(PKG_CFLAGS) -c $< -o $@
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz_%.c tests/fuzzfile.h $(FUZZ_OBJ)
 	$(call say,LD,$@)
-	$(FUZZ_CC) $(STD) -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) -Icommon $(PKG_CFLAGS) \
+	$(FUZZ_CC) $(STD) -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) -Icommon -Icommon/writers $(PKG_CFLAGS) \
 	  $< $(FUZZ_OBJ) $(LIBS) -o $@
 
 # Seeds from the kit's own files: its scenes, a tiny scene's checkpoints and frames (of the

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "checkpoint.h"
 #include "output.h"
 #include "ply.h"
 #include "sim.h"
@@ -223,7 +224,7 @@ static int cli_load_scene(Run *r)
     char err[1024];
     int rc;
     if (o->resume) {
-        char *json = sim_state_scene(o->resume, err, sizeof err);
+        char *json = checkpoint_scene(o->resume, err, sizeof err);
         if (!json)
             return cli_error("%s", err);
         rc = scene_load_text(json, o->resume, NULL, 0, &r->scene, err, sizeof err);
@@ -296,7 +297,7 @@ static int cli_write_frame(Run *r)
     int every = r->opt->checkpoint_every;
     if (every > 0 && s->frame % every == 0 && s->frame != r->first_frame) {
         snprintf(path, sizeof path, "%s/state/%06d.state", r->out, s->frame);
-        if (sim_save_state(s, path, err, sizeof err) != 0) {
+        if (checkpoint_save(s, path, err, sizeof err) != 0) {
             fprintf(stderr, "flipsim: %s\n", err);
             return EXIT_IO;
         }
@@ -574,7 +575,7 @@ static int cli_start(Run *r, const Track *track)
         fprintf(stderr, "flipsim: %s\n", r->sim.error.message);
         return r->sim.error.out_of_memory ? EXIT_MEMORY : EXIT_IO;
     }
-    if (o->resume && sim_load_state(&r->sim, o->resume, err, sizeof err) != 0)
+    if (o->resume && checkpoint_load(&r->sim, o->resume, err, sizeof err) != 0)
         return cli_error("%s", err);
     rc = cli_clear_out(r, o->resume ? r->sim.frame : -1);
     if (rc)

@@ -125,13 +125,4 @@ int sim_substep(Sim *s, float dt);
 float sim_cfl_dt(const Sim *s);
 float sim_cfl_dt_for(const Sim *s, float vmax2);
 
-/* Checkpoints: everything a run needs to continue bit for bit, and the scene itself. */
-int sim_save_state(const Sim *s, const char *path, char *err, size_t errlen);
-/* Restores particles, pressure, frame and time saved by sim_save_state into an initialised
- * sim of the same scene. Returns 0, or -1 with one line in err. */
-int sim_load_state(Sim *s, const char *path, char *err, size_t errlen);
-
-/* The scene JSON saved in a state file (malloc'd), or NULL with one line in err. */
-char *sim_state_scene(const char *path, char *err, size_t errlen);
-
 #endif

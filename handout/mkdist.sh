@@ -33,6 +33,7 @@ mkdir -p "$root"
 mv "$stage/Makefile.tmp" "$root/Makefile"
 
 put common common/*.c common/*.h common/movie.sh
+put common/writers common/writers/*.c common/writers/*.h common/writers/README.md
 put assignment assignment/track.c
 for s in $STAGES; do put assignment "$stubs/$s.c"; done
 put scenes scenes/*.json scenes/README.md

@@ -45,7 +45,7 @@ CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 
 # The golden cases come recorded in tests/golden/public (the kit's reference made them).
-ALL_CFLAGS  = $(STD) $(WARN) $(CFLAGS) $(SANFLAGS) -Icommon $(PKG_CFLAGS) -MMD -MP \
+ALL_CFLAGS  = $(STD) $(WARN) $(CFLAGS) $(SANFLAGS) -Icommon -Icommon/writers $(PKG_CFLAGS) -MMD -MP \
               -DFLIPKIT_GOLDEN_DIR='"tests/golden/public"' $(REF_CFLAGS)
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 LIBS        = $(PKG_LIBS) -lm
@@ -55,7 +55,7 @@ LIBS        = $(PKG_LIBS) -lm
 REF_LIB    := $(wildcard lib/reference_stages.a)
 REF_CFLAGS := $(if $(REF_LIB),-DFLIPKIT_REFERENCE_OBJECTS)
 
-COMMON_SRC := $(filter-out common/flipsim_main.c,$(wildcard common/*.c))
+COMMON_SRC := $(filter-out common/flipsim_main.c,$(wildcard common/*.c common/writers/*.c))
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 STU_OBJ    := $(STAGES:%=$(BUILD)/assignment/%.o) $(BUILD)/assignment/track.o
 SIM_OBJ    := $(COMMON_OBJ) $(STU_OBJ)
@@ -192,7 +192,7 @@ $(GRADE_KIT)/stub_%.o: grader/stubs/%.c | $(DEPS_OK)
 	$(call say,CC,$<)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(GRADE_KIT)/include/.made: $(wildcard common/*.h)
+$(GRADE_KIT)/include/.made: $(wildcard common/*.h common/writers/*.h)
 	@mkdir -p $(@D)
 	cp $^ $(@D)/
 	@touch $@

@@ -1,8 +1,8 @@
-/* surface.cl — the liquid surface's field on the device: common/surface.c's steps 1-4.
+/* surface.cl — the liquid surface's field on the device: common/writers/surface.c's steps 1-4.
  * flipkit kernels/: the same flags, the same formula and the same brick layout as the C path,
  * so the host's surface_polygonise marches either; sums are gathered per node, never scattered. */
 
-/* The brick: common/surface.h's SURFACE_BRICK (a build option, reference/clx.c), with its apron. */
+/* The brick: common/writers/surface.h's SURFACE_BRICK (a build option, reference/clx.c), with its apron. */
 #define BRICK SURFACE_BRICK
 #define PAD (BRICK + 1)
 #define PAD3 (PAD * PAD * PAD)

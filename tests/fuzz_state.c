@@ -1,7 +1,7 @@
 /* fuzz_state.c — libFuzzer target: the state reader and the checkpoint loader on any bytes.
  * flipkit tests/: each input is read as it is (the checksum catches most changes), then again
  * with its last 8 bytes made the right checksum, so the fuzzer reaches the sections, the
- * counts and sim_load_state's range checks. Seeds: checkpoints and golden cases. */
+ * counts and checkpoint_load's range checks. Seeds: checkpoints and golden cases. */
 #define _GNU_SOURCE /* memfd_create */
 #include <stdint.h>
 #include <stdlib.h>
@@ -9,6 +9,7 @@
 
 #include "fuzzfile.h"
 #include "scene.h"
+#include "checkpoint.h"
 #include "sim.h"
 #include "state.h"
 #include "track.h"
@@ -45,7 +46,7 @@ static void fuzz_read(const uint8_t *data, size_t size)
         abort();
     state_free(&sf);
     err[0] = '\0';
-    if (sim_load_state(fuzz_sim(), path, err, sizeof err) != 0 && (!err[0] || strchr(err, '\n')))
+    if (checkpoint_load(fuzz_sim(), path, err, sizeof err) != 0 && (!err[0] || strchr(err, '\n')))
         abort();
 }
 

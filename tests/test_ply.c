@@ -1,4 +1,4 @@
-/* test_ply.c — Check suite for common/ply.c: exact layout, bit-exact round trips, foreign
+/* test_ply.c — Check suite for common/writers/ply.c: exact layout, bit-exact round trips, foreign
  * files, and one-line errors for broken ones (with a small fuzz). CK_FORK=no runs in-process
  * for gdb; CK_RUN_CASE=errors build/tests/test_ply runs one test case (see tcase_create). */
 #include "atomic.h"

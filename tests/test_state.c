@@ -1,8 +1,9 @@
-/* test_state.c — Check suite for common/state.c: the byte layout, exact round trips of every
+/* test_state.c — Check suite for common/writers/state.c: the byte layout, exact round trips of every
  * type, and one-line errors for corrupt, truncated or foreign files. CK_FORK=no runs
  * in-process for gdb; CK_RUN_CASE=errors build/tests/test_state runs one test case. */
 #include "harness.h"
 #include "scene.h"
+#include "checkpoint.h"
 #include "sim.h"
 #include "state.h"
 
@@ -431,7 +432,7 @@ static const char meaning_scene[] =
     " \"fluid\": [{\"box\": {\"min\": [0.5, 0.5, 0.5], \"max\": [1.5, 1.5, 1.5]}}]}";
 
 /* A real checkpoint of the tiny scene, then one section replaced (the checksum is rewritten
- * with it); sim_load_state must refuse it with a message that has want in it. */
+ * with it); checkpoint_load must refuse it with a message that has want in it. */
 static void expect_refused(const char *tag, uint32_t type, const void *data, uint64_t count,
                            uint64_t index, const char *want)
 {
@@ -441,7 +442,7 @@ static void expect_refused(const char *tag, uint32_t type, const void *data, uin
     Sim sim;
     ck_assert_int_eq(sim_init(&sim, &sc, harness_track()), 0);
     const char *path = tmp_path("meaning.state");
-    ck_assert_msg(sim_save_state(&sim, path, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(checkpoint_save(&sim, path, err, sizeof err) == 0, "%s", err);
     StateFile sf;
     state_init(&sf);
     ck_assert_int_eq(state_read(&sf, path, err, sizeof err), 0);
@@ -457,7 +458,7 @@ static void expect_refused(const char *tag, uint32_t type, const void *data, uin
     ck_assert_int_eq(state_write(&sf, path, err, sizeof err), 0);
     state_free(&sf);
     err[0] = '\0';
-    ck_assert_int_eq(sim_load_state(&sim, path, err, sizeof err), -1);
+    ck_assert_int_eq(checkpoint_load(&sim, path, err, sizeof err), -1);
     ck_assert_msg(strstr(err, want) != NULL, "message \"%s\" does not say \"%s\"", err, want);
     ck_assert_msg(strstr(err, path) != NULL, "message \"%s\" does not name the file", err);
     sim_free(&sim);

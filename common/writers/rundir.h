@@ -1,6 +1,6 @@
 /* rundir.h — a run's output directory, owned by one flipsim at a time and never mixed.
- * flipkit common/: cli.c claims OUT before writing anything there and clears what an earlier
- * run left that this run will not rewrite; each call returns one line and never prints. */
+ * flipkit common/writers/: cli.c claims OUT before writing anything there and clears what an
+ * earlier run left that this run will not rewrite; each call returns one line and never prints. */
 #ifndef FLIPKIT_RUNDIR_H
 #define FLIPKIT_RUNDIR_H
 

@@ -1,6 +1,7 @@
 /* surface.h — a closed, outward-oriented triangle mesh around the liquid particles, as PLY.
- * flipkit common/: the liquid surface for renders next to the particle PLYs (output.surface; the
- * OpenCL device computes the same field itself); mesh_stats checks it is a closed 2-manifold. */
+ * flipkit common/writers/: the liquid surface for renders next to the particle PLYs
+ * (output.surface; the OpenCL device computes the same field itself); mesh_stats checks it is a
+ * closed 2-manifold. */
 #ifndef FLIPKIT_SURFACE_H
 #define FLIPKIT_SURFACE_H
 

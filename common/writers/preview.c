@@ -1,6 +1,7 @@
 /* preview.c — PNG previews: a perspective view of a particle frame and a grid slice.
- * flipkit common/: look-at-a-run-without-Blender pictures and slice debug images (flipsim: issue 7).
- * Everything is drawn into an RGB canvas here (own 5x7 font, own colour maps); libpng saves. */
+ * flipkit common/writers/: look-at-a-run-without-Blender pictures and slice debug images
+ * (flipsim: issue 7). Everything is drawn into an RGB canvas here (own 5x7 font, own colour
+ * maps); libpng saves. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif

@@ -1,6 +1,6 @@
 /* state.c — state files: named arrays in a versioned, checksummed, little-endian container.
- * flipkit common/: checkpoints, golden test cases and the grader. The reader trusts nothing:
- * counts are checked against the bytes left in the file before anything is allocated. */
+ * flipkit common/writers/: checkpoints, golden test cases and the grader. The reader trusts
+ * nothing: counts are checked against the bytes left in the file before anything is allocated. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* fileno, fstat, fsync */
 #endif

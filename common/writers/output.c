@@ -1,6 +1,6 @@
 /* output.c — per frame: the liquid surface PLY, a USD time sample, a preview PNG, slice PNGs.
- * flipkit common/: the glue between the driver and surface.c, usd.c and preview.c; it decides
- * paths and scales, they do the work. Messages are one line and name the file. */
+ * flipkit common/writers/: the glue between the driver and surface.c, usd.c and preview.c; it
+ * decides paths and scales, they do the work. Messages are one line and name the file. */
 #include "output.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* ply.c — particles as binary little-endian PLY: an atomic writer and a strict reader.
- * flipkit common/: frames for Blender, MeshLab, ParaView and the grader. The reader trusts
+ * flipkit common/writers/: frames for Blender, MeshLab, ParaView and the grader. The reader trusts
  * nothing in the file: every count is checked against the file size before it is used. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* fileno, fstat, fseeko */

@@ -1,5 +1,5 @@
 /* surface.c — the liquid's surface: a particle field on a sparse fine grid, marching tetrahedra.
- * flipkit common/: called once per frame by the frame writer, so it touches only the bricks
+ * flipkit common/writers/: called once per frame by the frame writer, so it touches only the bricks
  * of the fine grid near particles; nothing of the fine grid's full size is ever allocated. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L

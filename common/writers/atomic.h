@@ -1,6 +1,7 @@
 /* atomic.h — writing a whole file or none of it: PATH.tmp, written and closed, renamed over PATH.
- * flipkit common/: particle frames, surfaces, previews, checkpoints and grade reports all go
- * through here, so a crash or a full disk never leaves half a file where a whole one belongs. */
+ * flipkit common/writers/: particle frames, surfaces, previews, checkpoints and grade reports
+ * all go through here, so a crash or a full disk never leaves half a file where a whole one
+ * belongs. */
 #ifndef FLIPKIT_ATOMIC_H
 #define FLIPKIT_ATOMIC_H
 

@@ -1,6 +1,7 @@
 /* usd.h — one ASCII USD stage per run: the particles, and optionally a surface, per frame.
- * flipkit common/: OUT/scene.usda plays in real time (one time code per frame, timeCodesPerSecond
- * = framesPerSecond = the frame rate); output.c writes it when a scene sets output.usd. */
+ * flipkit common/writers/: OUT/scene.usda plays in real time (one time code per frame,
+ * timeCodesPerSecond = framesPerSecond = the frame rate); output.c writes it when a scene sets
+ * output.usd. */
 #ifndef FLIPKIT_USD_H
 #define FLIPKIT_USD_H
 

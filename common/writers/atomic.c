@@ -1,6 +1,7 @@
 /* atomic.c — PATH.tmp, then rename: the one way flipkit writes a file that someone reads whole.
- * flipkit common/: rename within a directory replaces the old file in one step, so a reader sees
- * the old file or the new one, never a mixture; on failure the old file is left as it was. */
+ * flipkit common/writers/: rename within a directory replaces the old file in one step, so a
+ * reader sees the old file or the new one, never a mixture; on failure the old file is left as
+ * it was. */
 #include "atomic.h"
 
 #include <errno.h>

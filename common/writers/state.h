@@ -1,19 +1,12 @@
 /* state.h — state files: a versioned, checksummed container of named arrays.
- * flipkit common/: used for checkpoints and resume, for golden test cases and by the grader.
- *
- * Format, version 1, all integers little-endian:
- *   "FLIPKIT\0"            8 bytes magic
- *   u32 version            = 1
- *   u32 section count
- *   per section:
- *     char tag[16]         NUL-padded name, e.g. "pos", "u", "cell", "scene"
- *     u32 type             1 = float32, 2 = int8, 3 = uint8 (text/bytes), 4 = float64, 5 = int32
- *     u32 reserved         0
- *     u64 count            number of elements
- *     data                 count * sizeof(type) bytes, little-endian
- *   u64 checksum           FNV-1a 64 of every byte before it
- * A reader rejects a wrong magic, an unknown version, a truncated file or a bad checksum
- * with one line saying which. */
+ * flipkit common/writers/: used for checkpoints and resume, for golden test cases and by the
+ * grader.  Format, version 1, all integers little-endian: "FLIPKIT\0"            8 bytes magic
+ * u32 version            = 1 u32 section count per section: char tag[16]         NUL-padded
+ * name, e.g. "pos", "u", "cell", "scene" u32 type             1 = float32, 2 = int8, 3 = uint8
+ * (text/bytes), 4 = float64, 5 = int32 u32 reserved         0 u64 count            number of
+ * elements data                 count * sizeof(type) bytes, little-endian u64 checksum
+ * FNV-1a 64 of every byte before it A reader rejects a wrong magic, an unknown version, a
+ * truncated file or a bad checksum with one line saying which. */
 #ifndef FLIPKIT_STATE_H
 #define FLIPKIT_STATE_H
 

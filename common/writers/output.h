@@ -1,6 +1,6 @@
 /* output.h — the files a frame writes besides the particles: surface, USD stage, previews, slices.
- * flipkit common/: the scene's output.* keys and flipsim's --slice choose them; each call returns
- * what went wrong as one line and never prints (cli.c prints). */
+ * flipkit common/writers/: the scene's output.* keys and flipsim's --slice choose them; each
+ * call returns what went wrong as one line and never prints (cli.c prints). */
 #ifndef FLIPKIT_OUTPUT_H
 #define FLIPKIT_OUTPUT_H
 

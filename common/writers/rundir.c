@@ -1,6 +1,6 @@
 /* rundir.c — the lock on a run's output directory, and clearing an earlier run's frames.
- * flipkit common/: two runs into one OUT used to interleave their files; a shorter rerun left
- * the old run's later frames beside its own. See rundir.h. */
+ * flipkit common/writers/: two runs into one OUT used to interleave their files; a shorter
+ * rerun left the old run's later frames beside its own. See rundir.h. */
 #define _DEFAULT_SOURCE /* flock, DT_DIR */
 #include "rundir.h"
 

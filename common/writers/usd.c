@@ -1,5 +1,5 @@
 /* usd.c — streams particle (and surface) frames into one ASCII USD stage, OUT/scene.usda.
- * flipkit common/: each frame's samples are appended to part files in OUT/.usd, which are
+ * flipkit common/writers/: each frame's samples are appended to part files in OUT/.usd, which are
  * assembled into the stage now and then and at the end, so a killed run loses nothing. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* mkdir */

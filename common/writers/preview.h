@@ -1,6 +1,7 @@
 /* preview.h — PNG previews: a 3D view of a particle frame, and a debug slice of the grid.
- * flipkit common/: OUT/preview/ frames (output.preview: a run looked at without Blender) and
- * flipsim --slice's debug images (cell types, pressure, divergence); output.c calls both. */
+ * flipkit common/writers/: OUT/preview/ frames (output.preview: a run looked at without
+ * Blender) and flipsim --slice's debug images (cell types, pressure, divergence); output.c
+ * calls both. */
 #ifndef FLIPKIT_PREVIEW_H
 #define FLIPKIT_PREVIEW_H
 

@@ -1,6 +1,6 @@
 /* fileerr.c — "PATH: message" into a caller's buffer, for every module that reads or writes files.
- * flipkit common/: modules return the message and never print it (only the driver prints), so
- * this formats and nothing more. */
+ * flipkit common/writers/: modules return the message and never print it (only the driver
+ * prints), so this formats and nothing more. */
 #include "fileerr.h"
 
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /* ply.h — particles as binary little-endian PLY, written and read back.
- * flipkit common/: vertex-only files with float x y z vx vy vz, which Blender, MeshLab and
+ * flipkit common/writers/: vertex-only files with float x y z vx vy vz, which Blender, MeshLab and
  * ParaView open; the grader reads them back with ply_read_particles. */
 #ifndef FLIPKIT_PLY_H
 #define FLIPKIT_PLY_H

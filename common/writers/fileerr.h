@@ -1,6 +1,6 @@
 /* fileerr.h — the one-line message that names a file: "PATH: what went wrong".
- * flipkit common/: every reader and writer of files (PLY, states, previews, USD, the grader's
- * reports and images) says what failed this way, so the first word is always the file. */
+ * flipkit common/writers/: every reader and writer of files (PLY, states, previews, USD, the
+ * grader's reports and images) says what failed this way, so the first word is always the file. */
 #ifndef FLIPKIT_FILEERR_H
 #define FLIPKIT_FILEERR_H
 
