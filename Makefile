@@ -160,6 +160,15 @@ $(DEPS_OK): Makefile
 	@mkdir -p $(@D) && touch $@
 
 # ---- compiling ------------------------------------------------------------------------
+# common/constants.h as a C string literal: reference/clx.c puts it in front of the kernels.
+CONSTANTS_INC := $(BUILD)/gen/constants_cl.inc
+$(CONSTANTS_INC): common/constants.h
+	@mkdir -p $(@D)
+	$(call say,GEN,$@)
+	{ printf '%s\n' '"#line 1 \"common/constants.h\"\n"'; sed 's/\\/\\\\/g; s/"/\\"/g; s/.*/"&\\n"/' $<; } > $@.tmp && mv $@.tmp $@
+$(BUILD)/reference/clx.o: $(CONSTANTS_INC)
+$(BUILD)/reference/clx.o: ALL_CFLAGS += -I$(BUILD)/gen
+
 # Reference stages share their names with the student's; they are renamed ref_<stage> at
 # compile time so both tracks live in one binary (--use-reference swaps between them).
 $(REF_STAGE_OBJ): $(BUILD)/reference/%.o: reference/%.c | $(DEPS_OK)

@@ -7,8 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Cell types. The outermost layer of cells is always SOLID. */
-enum { CELL_SOLID = -1, CELL_AIR = 0, CELL_FLUID = 1 };
+#include "constants.h"
+
+/* Cell types are CELL_SOLID, CELL_AIR and CELL_FLUID (constants.h, which the OpenCL kernels
+ * read too). The outermost layer of cells is always SOLID. */
 
 typedef struct { float x, y, z; } Vec3;
 

@@ -3,7 +3,8 @@
  * into fused multiply-adds is off, so a kernel rounds the way the C reference does. */
 #pragma OPENCL FP_CONTRACT OFF
 
-/* CELL_SOLID, CELL_AIR and CELL_FLUID come from common/grid.h, as build options (reference/clx.c). */
+/* CELL_SOLID, CELL_AIR and CELL_FLUID are common/constants.h's, which reference/clx.c puts in
+ * front of the kernels. */
 
 /* Face counts of component a: u is (nx+1) x ny x nz, v is nx x (ny+1) x nz, w is nx x ny x (nz+1). */
 inline int3 face_dims(int3 n, int a)

@@ -2,7 +2,8 @@
  * flipkit kernels/: the same flags, the same formula and the same brick layout as the C path,
  * so the host's surface_polygonise marches either; sums are gathered per node, never scattered. */
 
-/* The brick: common/writers/surface.h's SURFACE_BRICK (a build option, reference/clx.c), with its apron. */
+/* The brick: SURFACE_BRICK of common/constants.h (put in front of the kernels by reference/clx.c),
+ * with its apron. */
 #define BRICK SURFACE_BRICK
 #define PAD (BRICK + 1)
 #define PAD3 (PAD * PAD * PAD)
@@ -11,11 +12,10 @@
  * is filled when it is SOLID or its bucket of the counting sort (sort.cl) holds a particle:
  * sort.cl's cell_of, which clamps a particle outside the grid into it (the gather finds it
  * there) and may differ from surface.c's x * (1 / dx) within an ulp of a cell face. */
-#define SF_NEAR_SOLID 1     /* a SOLID cell within reach; cells beyond the grid count */
-#define SF_SHALLOW 2        /* a cell not filled within kernel_cells; cells beyond the grid
-                             * count, so nodes near the domain's faces are never deep */
-#define SF_NEAR_PARTICLE 4  /* a bucket holding particles within kernel_cells: no node
-                             * without it has a particle within R, or is deep */
+/* The flags are common/constants.h's: SF_NEAR_SOLID, a SOLID cell within reach (cells beyond
+ * the grid count); SF_SHALLOW, a cell not filled within kernel_cells (cells beyond the grid
+ * count, so nodes near the domain's faces are never deep); SF_NEAR_PARTICLE, a bucket holding
+ * particles within kernel_cells (no node without it has a particle within R, or is deep). */
 
 /* The bits a cell has before dilation, and those of the cells beyond the grid. */
 inline uchar own_flags(__global const char *solid, __global const int *start, size_t c)
@@ -24,7 +24,6 @@ inline uchar own_flags(__global const char *solid, __global const int *start, si
     return (solid[c] ? SF_NEAR_SOLID : 0) | (held || solid[c] ? 0 : SF_SHALLOW) |
            (held ? SF_NEAR_PARTICLE : 0);
 }
-#define SF_BEYOND (SF_NEAR_SOLID | SF_SHALLOW)
 
 /* The dilation's mask at s cells away: the bits whose reach is at least |s|. */
 inline uchar reaching(int s, int reach_solid, int reach_kernel)
@@ -34,9 +33,8 @@ inline uchar reaching(int s, int reach_solid, int reach_kernel)
            (d <= reach_kernel ? SF_SHALLOW | SF_NEAR_PARTICLE : 0);
 }
 
-/* Rows of the padded copy the x pass reads: SF_PAD cells of SF_BEYOND before each row and
- * after it (more than any reach, and room for a vector past the row's end). */
-#define SF_PAD 8
+/* Rows of the padded copy the x pass reads: SF_PAD (constants.h) cells of SF_BEYOND before
+ * each row and after it (more than any reach, and room for a vector past the row's end). */
 #define SF_STRIDE(nx) ((nx) + 4 * SF_PAD)
 
 /* Each cell's own bits, into the padded rows (whose pads hold SF_BEYOND already). */
@@ -144,11 +142,8 @@ __kernel void surface_mark(__global uchar *mark, __global const uchar *flags, in
     mark[flat_index(nb4.xyz, bx, by, bz)] = near && open;
 }
 
-/* The constants of surface.h's SurfaceGrid, as one kernel argument. */
-typedef struct {
-    float dx, h, r, R, far, clear;
-    int refine, pad;
-} SurfaceConsts;
+/* SurfaceConsts (common/constants.h): the constants of surface.h's SurfaceGrid, as one
+ * kernel argument. */
 
 /* A row's cells along one axis: those that can hold a particle within R of coordinates
  * a..b, i.e. closer than R (a particle exactly R away weighs 0), clamped into the grid. */

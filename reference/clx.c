@@ -4,7 +4,6 @@
 #include "clx.h"
 
 #include "grid.h"
-#include "surface.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -198,31 +197,34 @@ static char *clx_read_source(const char *dir, const char *file, char *err, size_
     return text;
 }
 
+/* common/constants.h as the C code was compiled with it (the Makefile turns the file into this
+ * string literal), so the kernels read the very numbers the C does. */
+static const char clx_constants[] =
+#include "constants_cl.inc"
+    ;
+
 int clx_build(Clx *cx, const char *const *files, int nfiles, char *err, size_t errlen)
 {
     const char *dir = clx_kernel_dir();
-    char *src[CLX_MAX_FILES] = { 0 };
+    char *src[CLX_MAX_FILES + 1] = { 0 };
     int rc = -1;
     if (nfiles > CLX_MAX_FILES) {
         snprintf(err, errlen, "too many kernel files (%d)", nfiles);
         return -1;
     }
     for (int q = 0; q < nfiles; q++)
-        if (!(src[q] = clx_read_source(dir, files[q], err, errlen)))
+        if (!(src[q + 1] = clx_read_source(dir, files[q], err, errlen)))
             goto done;
+    src[0] = (char *)clx_constants;
     cl_int cr;
-    cx->program = clCreateProgramWithSource(cx->context, (cl_uint)nfiles, (const char **)src, NULL, &cr);
+    cx->program = clCreateProgramWithSource(cx->context, (cl_uint)nfiles + 1, (const char **)src,
+                                            NULL, &cr);
     if (cr != CL_SUCCESS) {
         snprintf(err, errlen, "cannot create the OpenCL program: %s", clx_error_name(cr));
         goto done;
     }
-    /* No fast-math: the kernels must do the same float arithmetic as the C reference. The
-     * constants the kernels share with C come from the C headers, so each is written once
-     * (in parentheses: PoCL takes -DX=-1 apart at the minus). */
-    char options[256];
-    snprintf(options, sizeof options, "-cl-std=CL1.2 -DCELL_SOLID=(%d) -DCELL_AIR=(%d) -DCELL_FLUID=(%d) "
-             "-DSURFACE_BRICK=%d", CELL_SOLID, CELL_AIR, CELL_FLUID, SURFACE_BRICK);
-    cr = clBuildProgram(cx->program, 1, &cx->device, options, NULL, NULL);
+    /* No fast-math: the kernels must do the same float arithmetic as the C reference. */
+    cr = clBuildProgram(cx->program, 1, &cx->device, "-cl-std=CL1.2", NULL, NULL);
     if (cr != CL_SUCCESS) {
         size_t used = (size_t)snprintf(err, errlen, "the OpenCL kernels in %s do not build "
                                                     "(%s):\n", dir, clx_error_name(cr));
@@ -234,7 +236,7 @@ int clx_build(Clx *cx, const char *const *files, int nfiles, char *err, size_t e
     rc = 0;
 done:
     for (int q = 0; q < nfiles; q++)
-        free(src[q]);
+        free(src[q + 1]);
     return rc;
 }
 

@@ -8,17 +8,11 @@
 #include "pipe.h"
 #include "pipeline.h"
 
-/* kernels/surface.cl's SF_PAD and SF_BEYOND (SF_NEAR_SOLID | SF_SHALLOW); the x pass reaches
- * at most SF_PAD cells along a row, and surface_grid's settings keep the reaches <= 6. */
-enum { PIPE_SF_PAD = 8, PIPE_SF_BEYOND = 3 };
+/* The x pass reaches at most SF_PAD (constants.h) cells along a row; surface_grid's settings
+ * keep the reaches <= 6. */
 enum { PIPE_PAD = SURFACE_BRICK + 1, PIPE_PAD3 = PIPE_PAD * PIPE_PAD * PIPE_PAD,
        PIPE_APRON = PIPE_PAD3 - SURFACE_BRICK * SURFACE_BRICK * SURFACE_BRICK };
 
-/* surface.cl's SurfaceConsts, member for member. */
-typedef struct {
-    cl_float dx, h, r, R, far, clear;
-    cl_int refine, pad;
-} PipeSurfaceConsts;
 
 void pipe_surface_release(Pipe *P)
 {
@@ -41,8 +35,8 @@ static void pipe_surface_alloc(Pipe *P, int nx, size_t cells, size_t bricks)
     if (!P->surf_flags[0]) {
         /* padded rows for the x pass (kernels/surface.cl's SF_PAD, SF_STRIDE), the pads
          * filled with SF_BEYOND once: the cells beyond the grid */
-        cl_uchar beyond = PIPE_SF_BEYOND;
-        size_t padded = (size_t)(nx + 4 * PIPE_SF_PAD) * cells / (size_t)nx;
+        cl_uchar beyond = SF_BEYOND;
+        size_t padded = (size_t)(nx + 4 * SF_PAD) * cells / (size_t)nx;
         P->surf_own = pipe_buffer(P, padded);
         pipe_ok(P, clEnqueueFillBuffer(P->cl.queue, P->surf_own, &beyond, 1, 0, padded, 0, NULL,
                                        NULL), "clEnqueueFillBuffer");
@@ -114,7 +108,7 @@ static void pipe_surface_field(Pipe *P, const MacGrid *g, const SurfaceGrid *fin
                                float *phi)
 {
     cl_int4 n = pipe_grid_dims(g), nfine = pipe_dims(fine->n), nb = pipe_dims(fine->nb);
-    PipeSurfaceConsts k = { g->dx, fine->h, fine->r, fine->R, fine->far, fine->clear,
+    SurfaceConsts k = { g->dx, fine->h, fine->r, fine->R, fine->far, fine->clear,
                             fine->refine, 0 };
     cl_int nlisted = (cl_int)count;
     size_t bytes = (size_t)count * PIPE_PAD3 * sizeof *phi;
@@ -184,8 +178,8 @@ int pipeline_surface(SimBackend *b, Sim *s, const SurfaceSettings *set, Mesh *m)
     if (surface_grid(g, set, &fine, s->error.message, sizeof s->error.message) != 0)
         return -1;
     size_t bricks = (size_t)fine.nb[0] * (size_t)fine.nb[1] * (size_t)fine.nb[2];
-    if (!pipe_surface_fits(P, bricks * sizeof(cl_int)) || fine.reach > PIPE_SF_PAD ||
-        fine.kernel_cells > PIPE_SF_PAD)
+    if (!pipe_surface_fits(P, bricks * sizeof(cl_int)) || fine.reach > SF_PAD ||
+        fine.kernel_cells > SF_PAD)
         return surface_build(&s->particles, g, set, m, s->error.message, sizeof s->error.message);
     cl_int *list = malloc(bricks * sizeof *list), *slot = malloc(bricks * sizeof *slot);
     float *phi = NULL;

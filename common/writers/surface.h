@@ -49,7 +49,6 @@ SurfaceSettings surface_defaults(void);
  *   xbar the mean of the particles within R weighted by (1 - |x - x_p|^2 / R^2)^3, or far
  *   when none is within R; then phi = max(phi, clear - dist(x, SOLID)) (cells beyond the
  *   grid count as SOLID), and phi >= clear on the domain's faces. */
-#define SURFACE_BRICK 8 /* nodes per axis of a brick; kernels/surface.cl gets it as a build option */
 typedef struct {
     int refine;
     int n[3];           /* fine cells per axis; nodes are 0..n[d] */

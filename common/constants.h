@@ -1,0 +1,31 @@
+/* constants.h — the numbers and layouts the C code and the OpenCL kernels share, each written once.
+ * flipkit common/: plain C that OpenCL C reads too. The build embeds this file in reference/clx.c,
+ * which puts it in front of the kernel sources, so the kernels and the C cannot disagree. */
+#ifndef FLIPKIT_CONSTANTS_H
+#define FLIPKIT_CONSTANTS_H
+
+/* What a cell of the grid is this substep (grid.h). */
+#define CELL_SOLID (-1)
+#define CELL_AIR 0
+#define CELL_FLUID 1
+
+/* Nodes per axis of a brick of the liquid surface's fine grid (surface.h, kernels/surface.cl). */
+#define SURFACE_BRICK 8
+
+/* The OpenCL mesher's flags per cell (kernels/surface.cl): a SOLID cell within reach; a cell
+ * not filled within kernel_cells; particles within kernel_cells. Cells beyond the grid are
+ * SF_BEYOND, and the x pass reads rows padded with SF_PAD of them (reference/pipesurface.c). */
+#define SF_NEAR_SOLID 1
+#define SF_SHALLOW 2
+#define SF_NEAR_PARTICLE 4
+#define SF_BEYOND (SF_NEAR_SOLID | SF_SHALLOW)
+#define SF_PAD 8
+
+/* The OpenCL mesher's settings, one argument of its kernels: 4-byte members only, so C and
+ * OpenCL C lay it out alike. */
+typedef struct {
+    float dx, h, r, R, far, clear;
+    int refine, pad;
+} SurfaceConsts;
+
+#endif
