@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "flipgrade.h"
+#include "grading.h"
 #include "guard.h"
 
 #ifndef FLIPGRADE_CC

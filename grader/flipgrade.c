@@ -1,6 +1,6 @@
-/* flipgrade.c — the grader: one submission in, a grade table, report.json and report.html out.
- * flipkit grader/: reads grader/config, takes the eight stage files, builds each on its own,
- * grades the stage-isolated parts and the whole-scene parts, and only here prints anything. */
+/* flipgrade.c — the grader's main: one submission in, a grade table, report.json and report.html out.
+ * flipkit grader/: reads the command line and grader/config, sets up a Grading (grading.h) and
+ * runs the parts (build.c, stagepart.c, scenepart.c); only here is anything printed. */
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
 #include <errno.h>
@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "flipgrade.h"
+#include "grading.h"
 #include "intake.h"
 #include "report.h"
 #include "scene.h"
@@ -112,105 +112,6 @@ static int parse_options(int argc, char **argv, Options *o)
         return 2;
     }
     return 0;
-}
-
-/* ---- shared helpers (flipgrade.h) ----------------------------------------------------------- */
-
-int grading_mkdirs(const char *path)
-{
-    char buf[PATH_MAX];
-    textf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
-}
-
-static double now(void);
-
-SandboxLimits grading_limits(const Grading *gr, double wall_seconds)
-{
-    const GradeConfig *c = gr->cfg;
-    double left = gr->deadline - now();
-    wall_seconds = left < wall_seconds ? (left > 0.1 ? left : 0.1) : wall_seconds;
-    return (SandboxLimits){ .wall_seconds = wall_seconds, .cpu_seconds = wall_seconds + 1.0,
-                            .memory_mib = (size_t)c->memory_mib, .file_mib = (size_t)c->file_mib,
-                            .output_kib = (size_t)c->output_kib, .processes = (int)c->processes,
-                            .confine_writes = sandbox_can_confine(), .isolate = true,
-                            .disk_mib = (size_t)c->disk_mib, .stage_calls = true };
-}
-
-bool grading_time_left(const Grading *gr, char *why, size_t n)
-{
-    if (now() < gr->deadline - 0.1)
-        return true;
-    textf(why, n, "not run: the submission's time budget (limits.submission_seconds = %g s) is spent",
-          gr->cfg->submission_seconds);
-    return false;
-}
-
-GradePart *grading_add_part(Grading *gr, const char *name, bool is_scene, double max)
-{
-    static GradePart spare;
-    GradeReport *r = &gr->report;
-    GradePart *p = r->nparts < GRADE_MAX_PARTS ? &r->parts[r->nparts++] : &spare;
-    memset(p, 0, sizeof *p);
-    textf(p->name, sizeof p->name, "%s", name);
-    p->is_scene = is_scene;
-    p->max = max;
-    return p;
-}
-
-void grading_log(Grading *gr, GradePart *part, const char *fmt, ...)
-{
-    char path[GC_PATH + GRADE_PATH_MAX];
-    if (!part->detail_log[0]) {
-        textf(path, sizeof path, "%s/logs", gr->out);
-        grading_mkdirs(path);
-        textf(part->detail_log, sizeof part->detail_log, "logs/%s.log", part->name);
-        textf(path, sizeof path, "%s/%s", gr->out, part->detail_log);
-        remove(path);
-    }
-    textf(path, sizeof path, "%s/%s", gr->out, part->detail_log);
-    FILE *f = fopen(path, "a");
-    if (!f)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(f, fmt, ap);
-    va_end(ap);
-    fclose(f);
-}
-
-void grading_log_output(Grading *gr, GradePart *part, const char *output)
-{
-    size_t len = strlen(output);
-    char *quoted = malloc(3 * len + 3); /* "| " and "\n" per line: at most 3 bytes per byte */
-    if (!quoted)
-        return;
-    char *q = quoted;
-    while (*output) {
-        size_t n = strcspn(output, "\n");
-        q += sprintf(q, "| %.*s\n", (int)n, output);
-        output += n + (output[n] == '\n');
-    }
-    *q = '\0';
-    grading_log(gr, part, "what it printed (quoted):\n%s", quoted);
-    free(quoted);
-}
-
-bool grading_owned_file(const char *dir, const char *path)
-{
-    struct stat st;
-    char real_dir[PATH_MAX], real[PATH_MAX];
-    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || !realpath(dir, real_dir) || !realpath(path, real))
-        return false;
-    size_t n = strlen(real_dir);
-    return strncmp(real, real_dir, n) == 0 && real[n] == '/';
 }
 
 /* ---- the work directory ------------------------------------------------------------------------ */
@@ -409,13 +310,6 @@ static int setup(Grading *gr, const Options *o)
     return 0;
 }
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static int write_reports(Grading *gr)
 {
     char path[GC_PATH + 32], err[512];
@@ -539,7 +433,7 @@ static int grade(const Options *o, const GradeConfig *cfg)
     static Grading gr;
     memset(&gr, 0, sizeof gr);
     gr.cfg = cfg;
-    double t0 = now();
+    double t0 = grading_now();
     gr.deadline = t0 + cfg->submission_seconds;
     textf(gr.report.sandbox, sizeof gr.report.sandbox, "%s", sandbox_isolation());
     if (setup(&gr, o) != 0) {
@@ -569,7 +463,7 @@ static int grade(const Options *o, const GradeConfig *cfg)
         r->total += r->parts[i].points;
         r->max += r->parts[i].max;
     }
-    r->seconds = now() - t0;
+    r->seconds = grading_now() - t0;
     report_print_table(stdout, r);
     int rc = write_reports(&gr) != 0 ? 2 : r->total >= r->max - 1e-9 ? 0 : 1;
     if (gr.data_missing[0] || r->nparts == 0) {

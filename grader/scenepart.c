@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flipgrade.h"
+#include "grading.h"
 #include "metrics.h"
 #include "ply.h"
 #include "render.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flipgrade.h"
+#include "grading.h"
 #include "stagecase.h"
 
 enum { MAX_CASES = 64 };

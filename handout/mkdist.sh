@@ -32,7 +32,7 @@ cp handout/student.mk "$stage/Makefile.tmp"
 mkdir -p "$root"
 mv "$stage/Makefile.tmp" "$root/Makefile"
 
-put common common/*.c common/*.h common/movie.sh
+put common common/*.c common/*.h common/movie.sh common/build.mk
 put common/writers common/writers/*.c common/writers/*.h common/writers/README.md
 put assignment assignment/track.c
 for s in $STAGES; do put assignment "$stubs/$s.c"; done
@@ -45,7 +45,8 @@ put handout/figures handout/figures/*.svg
 # golden cases, recorded (the reference that records them does not ship).
 for s in $STAGES; do put tests "tests/test_$s.c"; done
 put tests tests/harness.c tests/harness.h tests/golden.c tests/golden.h tests/compare.c tests/compare.h \
-          tests/fielddiff.c tests/fielddiff.h tests/stagecase.c tests/stagecase.h tests/run_suites.sh
+          tests/run_suites.sh
+put tests/lib tests/lib/fielddiff.c tests/lib/fielddiff.h tests/lib/stagecase.c tests/lib/stagecase.h
 put tests/golden tests/golden/*.json
 for s in $STAGES; do
     set -- "$golden/$s"/*.state
@@ -55,12 +56,12 @@ done
 
 # The self-check grader: its program and config, the untouched stubs (they stand in for a file
 # that does not compile), no hidden cases and no calibration (that links the reference).
-put grader grader/flipgrade.c grader/flipgrade.h grader/gradeconfig.c grader/gradeconfig.h \
+put grader grader/flipgrade.c grader/grading.c grader/grading.h grader/gradeconfig.c grader/gradeconfig.h \
            grader/intake.c grader/intake.h grader/metrics.c grader/metrics.h grader/build.c \
            grader/stagepart.c grader/scenepart.c grader/report.c grader/report.h grader/render.c \
            grader/render.h grader/sandbox.c grader/sandbox.h grader/sbjail.c grader/sbjail.h \
            grader/sbcalls.c grader/sbcalls.h grader/guard.c grader/guard.h grader/runsettings.h \
-           grader/stagerun.c grader/scenerun.c grader/grade.h
+           grader/stagerun.c grader/scenerun.c grader/grade.h grader/kit.mk
 # The config without the hidden cases (their list is the instructor's business), and a README
 # for the self-check instead of grader/README.md, which is the instructor's manual.
 awk '/^ *cases = \[/ { skipping = 1 } skipping { if (/\];/) skipping = 0; next } { print }' \

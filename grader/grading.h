@@ -1,8 +1,9 @@
-/* flipgrade.h — what the parts of the grader share while grading one submission.
- * flipkit grader/: flipgrade.c reads the command line and the config and runs the parts;
- * build.c compiles and links the student's files, stagepart.c and scenepart.c grade. */
-#ifndef FLIPKIT_FLIPGRADE_H
-#define FLIPKIT_FLIPGRADE_H
+/* grading.h — what the parts of the grader share while grading one submission.
+ * flipkit grader/: flipgrade.c (main) reads the command line and the config and runs the parts;
+ * grading.c holds the shared helpers; build.c compiles and links the student's files,
+ * stagepart.c and scenepart.c grade. */
+#ifndef FLIPKIT_GRADING_H
+#define FLIPKIT_GRADING_H
 
 #include <stdbool.h>
 
@@ -31,6 +32,8 @@ typedef struct {
     GradeReport report;
 } Grading;
 
+/* CLOCK_MONOTONIC in seconds, the clock of Grading.deadline. */
+double grading_now(void);
 /* Limits for builds, stage cases and scene runs, from the config: isolated, with the disk
  * budget, wall_seconds cut to what is left of the submission's time budget. */
 SandboxLimits grading_limits(const Grading *gr, double wall_seconds);

@@ -1,0 +1,126 @@
+# common/build.mk — compiling, system packages and `make help`, for the kit and the student kit.
+# flipkit common/: the kit's Makefile and the student kit's (handout/student.mk) both include it, so
+# the two compile alike. The includer sets DEB_PKGS, PKGS_LIB (pkg-config modules the build needs),
+# PKG_MODULES (those whose flags every compile gets) and, if it wants, KIT_CFLAGS and TEST_CFLAGS.
+#
+# Help: a target's line ends in `## what it does` (or `## [name] ...` to show another name, e.g.
+# test-<stage>); a line starting `#:` is printed as it is. `make help` prints them in file order.
+
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+STD      := -std=c11 -D_POSIX_C_SOURCE=200809L
+SANITIZE ?= 0
+
+# The eight stages, read from common/stagelist.h (the one list; C reads it as STAGE_LIST).
+STAGES   := $(shell sed -n 's/^ *X([0-9]*, *\([a-z0-9_]*\)).*/\1/p' common/stagelist.h)
+export STAGES
+
+# Quiet builds: one short line per file made (CC, LD, AR, GEN); `make V=1` prints every command.
+# Warnings and errors are the compiler's own output, printed in full either way.
+V ?= 0
+ifeq ($(V),1)
+say =
+else
+.SILENT:
+say = @printf '  %-3s %s\n' '$(1)' '$(2)'
+endif
+
+ifeq ($(SANITIZE),1)
+BUILD    := build/asan
+SANFLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer \
+            -fno-sanitize-recover=undefined,float-cast-overflow
+else
+BUILD    := build
+SANFLAGS :=
+endif
+
+PKG_CFLAGS   = $(shell pkg-config --cflags $(PKG_MODULES) 2>/dev/null)
+PKG_LIBS     = $(shell pkg-config --libs $(PKG_MODULES) 2>/dev/null)
+CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
+
+ALL_CFLAGS  = $(STD) $(WARN) $(CFLAGS) $(SANFLAGS) -Icommon -Icommon/writers $(PKG_CFLAGS) -MMD -MP \
+              $(KIT_CFLAGS)
+ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
+LIBS        = $(PKG_LIBS) -lm
+
+COMMON_SRC := $(filter-out common/flipsim_main.c,$(wildcard common/*.c common/writers/*.c))
+COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
+STU_OBJ    := $(STAGES:%=$(BUILD)/assignment/%.o) $(BUILD)/assignment/track.o
+
+# What the stage suites and the grader share (stage cases, field diffs): one library, both link it.
+CHECKLIB     := $(BUILD)/tests/lib/libflipcheck.a
+CHECKLIB_OBJ := $(BUILD)/tests/lib/stagecase.o $(BUILD)/tests/lib/fielddiff.o
+TEST_SUPPORT := $(BUILD)/tests/harness.o $(BUILD)/tests/golden.o $(BUILD)/tests/compare.o $(CHECKLIB)
+STAGE_TESTS  := $(STAGES:%=$(BUILD)/tests/test_%)
+
+.SECONDARY:
+
+# ---- system packages --------------------------------------------------------------------
+# Only `make deps` installs (and the README's commands, which run it first); a compile only
+# checks that the libraries are there and otherwise says to run `make deps`.
+DEPS_OK    := build/.deps-ok
+PKGS_FOUND := $(BUILD)/.pkgs-found
+
+#:Setting up, help, cleaning:
+deps: $(DEPS_OK) ## install the system packages that are missing (Debian/Ubuntu: apt-get, through sudo)
+$(DEPS_OK): common/build.mk
+	@missing=""; \
+	if command -v dpkg-query >/dev/null 2>&1; then \
+	  for p in $(DEB_PKGS); do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	  done; \
+	  if [ -n "$$missing" ]; then \
+	    if [ "$$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi; \
+	    echo "flipkit: installing missing packages:$$missing"; \
+	    echo "+ $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq$$missing"; \
+	    $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null \
+	      || { echo "flipkit: apt-get failed; install these packages by hand:$$missing" >&2; exit 1; }; \
+	  fi; \
+	elif ! pkg-config --exists $(PKGS_LIB) 2>/dev/null; then \
+	  echo "flipkit: this is not Debian/Ubuntu and some libraries are missing." >&2; \
+	  echo "flipkit: install the equivalents of: $(DEB_PKGS)" >&2; \
+	  exit 1; \
+	fi
+	@mkdir -p $(@D) && touch $@
+
+$(PKGS_FOUND):
+	@missing=""; for m in $(PKGS_LIB); do pkg-config --exists $$m 2>/dev/null || missing="$$missing $$m"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "flipkit: libraries missing:$$missing; run \`make deps\` (it installs them)" >&2; exit 1; fi
+	@mkdir -p $(@D) && touch $@
+
+# ---- compiling ----------------------------------------------------------------------------
+$(BUILD)/%.o: %.c | $(PKGS_FOUND)
+	@mkdir -p $(@D)
+	$(call say,CC,$<)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# Test code reads tests/lib's headers; only the suites of grader code add -Igrader (tests.mk).
+$(BUILD)/tests/%.o: tests/%.c | $(PKGS_FOUND)
+	@mkdir -p $(@D)
+	$(call say,CC,$<)
+	$(CC) $(ALL_CFLAGS) -Itests/lib $(TEST_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
+
+$(CHECKLIB): $(CHECKLIB_OBJ)
+	@rm -f $@
+	$(call say,AR,$@)
+	ar rcs $@ $^
+
+$(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_SUPPORT) $(SIM_OBJ)
+	$(call say,LD,$@)
+	$(CC) $(ALL_LDFLAGS) $^ $(CHECK_LIBS) $(LIBS) -o $@
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# ---- help ---------------------------------------------------------------------------------
+help: ## [help] this list
+	@awk '/^#:/ { sub(/^#:/, ""); print; next } \
+	      /^[^#\t][^=]*:.*## / { t = $$0; sub(/:.*/, "", t); d = $$0; sub(/.*## /, "", d); \
+	        if (d ~ /^\[/) { t = d; sub(/\].*/, "", t); sub(/^\[/, "", t); sub(/^\[[^]]*\] ?/, "", d) } \
+	        printf "  make %-28s %s\n", t, d }' $(MAKEFILE_LIST)
+	$(if $(HELP_NOTE),@echo "$(HELP_NOTE)")
+
+clean: ## remove build/ (the kit: dist/ too); assignment/ and out/ stay
+	rm -rf build $(CLEAN_MORE)

@@ -1,0 +1,50 @@
+# grader/kit.mk — build/flipgrade and the kit of objects it links student code with.
+# flipkit grader/: included by the kit's Makefile and the student kit's, after common/build.mk; the
+# includer adds the rule for $(GRADE_KIT)/stub_%.o (the kit makes stubs from reference/, the
+# student kit ships them). grader/README.md explains the grader; grader/config drives it.
+GRADER      := $(BUILD)/flipgrade
+GRADE_KIT   := $(BUILD)/grader/kit
+GRADER_MODS := flipgrade grading gradeconfig intake metrics build stagepart scenepart report render sandbox sbjail sbcalls
+GRADER_OBJ  := $(GRADER_MODS:%=$(BUILD)/grader/%.o) $(GRADE_KIT)/libkit.a
+SANDBOX_OBJ := $(BUILD)/grader/sandbox.o $(BUILD)/grader/sbjail.o $(BUILD)/grader/sbcalls.o
+GRADER_CFLAGS = -Igrader -Itests/lib $(shell pkg-config --cflags libconfig libarchive 2>/dev/null)
+GRADER_LIBS   = $(shell pkg-config --libs jansson libpng libconfig libarchive 2>/dev/null) -lm
+# What the grader links student objects with (the runners need no OpenCL).
+RUNNER_LIBS   = $(shell pkg-config --libs jansson libpng 2>/dev/null) -lm
+GRADE_KIT_FILES := $(GRADE_KIT)/libkit.a $(GRADE_KIT)/track.o $(GRADE_KIT)/guard.o $(GRADE_KIT)/include/.made \
+                   $(GRADE_KIT)/stagerun.o $(GRADE_KIT)/scenerun.o $(STAGES:%=$(GRADE_KIT)/stub_%.o)
+
+$(BUILD)/grader/%.o: grader/%.c | $(PKGS_FOUND)
+	@mkdir -p $(@D)
+	$(call say,CC,$<)
+	$(CC) $(ALL_CFLAGS) $(GRADER_CFLAGS) -DFLIPGRADE_CC='"$(CC)"' -DFLIPGRADE_LIBS='"$(RUNNER_LIBS)"' -c $< -o $@
+
+# Order-only: `make build/flipgrade` also makes the kit the grader links student code with
+# (it refuses to grade without it, rather than grading every stage 0).
+$(GRADER): $(GRADER_OBJ) | $(GRADE_KIT_FILES)
+	$(call say,LD,$@)
+	$(CC) $(ALL_LDFLAGS) $^ $(GRADER_LIBS) -o $@
+
+# The kit's objects and the stage harness, in one archive the runners link.
+$(GRADE_KIT)/libkit.a: $(COMMON_OBJ) $(CHECKLIB_OBJ)
+	@mkdir -p $(@D)
+	@rm -f $@
+	$(call say,AR,$@)
+	ar rcs $@ $^
+
+# The headers a student file may include: a copy, so a compile can read nothing else of the kit.
+$(GRADE_KIT)/include/.made: $(wildcard common/*.h common/writers/*.h)
+	@mkdir -p $(@D)
+	cp $^ $(@D)/
+	@touch $@
+
+$(GRADE_KIT)/track.o: $(BUILD)/assignment/track.o
+	@mkdir -p $(@D)
+	cp $< $@
+
+$(GRADE_KIT)/%.o: $(BUILD)/grader/%.o
+	@mkdir -p $(@D)
+	cp $< $@
+
+#:Grading:
+grade-kit: $(GRADER) $(GRADE_KIT_FILES) ## the grader and the objects and headers it links student code with

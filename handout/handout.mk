@@ -1,0 +1,84 @@
+# handout/handout.mk — the handout (README.md, a page per stage, figures) and the student tarball.
+# flipkit handout/: included by the top Makefile; the tarball's own Makefile is handout/student.mk,
+# which includes common/build.mk and grader/kit.mk as the kit does.
+# handout/README.md quotes common/stages.h and the grader's table verbatim (handout/sync.sh);
+# its figures are drawn by handout/mkfigures.c and the convergence lab. `make handout-sync`
+# remakes both, `make check-handout` fails when either is stale or a claim in it is not true.
+DIST          := dist/flipkit-student.tar.gz
+MKFIGURES     := $(BUILD)/handout/mkfigures
+HANDOUT_TABLE := $(BUILD)/handout/grading.md
+HANDOUT_STUBS := $(STAGES:%=$(BUILD)/handout/stubs/%.c)
+REF_STAGES_LIB := $(BUILD)/handout/lib/reference_stages.a
+FIGURES       := pipeline mac_cell mac_slice stencil
+# The lab's run that the handout's convergence figure shows (check_solvers.sh runs the same).
+FIGURE_LAB_ARGS := --sizes 16,32 --cap 500
+
+$(MKFIGURES): handout/mkfigures.c common/grid.h common/constants.h | $(PKGS_FOUND)
+	@mkdir -p $(@D)
+	$(call say,LD,$@)
+	$(CC) $(STD) $(WARN) $(CFLAGS) -Icommon $< -lm -o $@
+
+$(HANDOUT_TABLE): $(GRADER) grader/config $(wildcard scenes/*.json)
+	@mkdir -p $(@D)
+	$(GRADER) --print grading-table > $@.tmp && mv $@.tmp $@
+
+# The figures, drawn into DIR.
+define draw_figures
+	@mkdir -p $(1)/lab
+	@$(MKFIGURES) $(1)
+	@$(SOLVERLAB) $(FIGURE_LAB_ARGS) --out $(1)/lab >/dev/null
+	@cp $(1)/lab/convergence.svg $(1)/convergence.svg && rm -rf $(1)/lab
+endef
+
+# The handout: README.md (getting started, conventions, debugging, grading) and a page a stage.
+HANDOUT_PAGES := handout/README.md $(STAGES:%=handout/stages/%.md)
+
+#:The handout:
+handout-sync: $(MKFIGURES) $(SOLVERLAB) $(HANDOUT_TABLE) ## remake handout/README.md's quoted blocks and its figures
+	$(call draw_figures,handout/figures)
+	@for f in $(HANDOUT_PAGES); do handout/sync.sh $$f common/stages.h $(HANDOUT_TABLE) || exit 1; done
+	@echo "handout-sync: handout/README.md, handout/stages/ and handout/figures/ are up to date"
+
+check-handout: $(MKFIGURES) $(SOLVERLAB) $(HANDOUT_TABLE) check-mutants ## the handout agrees with stages.h, grader/config, the tests
+	@rm -rf $(BUILD)/handout/figures
+	$(call draw_figures,$(BUILD)/handout/figures)
+	@diff -r $(BUILD)/handout/figures handout/figures >/dev/null || { \
+	  echo "check-handout: handout/figures/ differs from what its programs draw; run make handout-sync" >&2; \
+	  diff -rq $(BUILD)/handout/figures handout/figures >&2; exit 1; }
+	@for f in $(HANDOUT_PAGES); do handout/sync.sh --check $$f common/stages.h $(HANDOUT_TABLE) || exit 1; done
+	@tests/check_handout.sh handout $(BUILD)/mutants
+
+$(BUILD)/handout/stubs/%.c: reference/%.c reference/mkstub.awk
+	@mkdir -p $(@D)
+	awk -v stage=$* -v stages="$(STAGES)" -f reference/mkstub.awk $< > $@
+
+# Only when grader/config says handout.reference_objects = true: the reference's stages,
+# compiled without debug information (no source lines) for the students' --use-reference.
+$(REF_STAGES_LIB): $(STAGES:%=reference/%.c) handout/refstages.c | $(PKGS_FOUND)
+	@mkdir -p $(@D)/obj
+	@for s in $(STAGES); do \
+	  $(CC) $(STD) -O2 -g0 -Icommon -Icommon/writers $(PKG_CFLAGS) -D$$s=ref_$$s -c reference/$$s.c -o $(@D)/obj/$$s.o || exit 1; \
+	done
+	$(call say,CC,handout/refstages.c)
+	$(CC) $(STD) -O2 -g0 -Icommon -Icommon/writers -Ireference $(PKG_CFLAGS) -c handout/refstages.c -o $(@D)/obj/refstages.o
+	@rm -f $@
+	$(call say,AR,$@)
+	ar rcs $@ $(STAGES:%=$(@D)/obj/%.o) $(@D)/obj/refstages.o
+	strip --strip-debug $@
+
+handout: $(GRADER) $(GOLDEN_STAMP) $(HANDOUT_STUBS) check-handout-fresh ## the student tarball: dist/flipkit-student.tar.gz
+	@if [ "$$($(GRADER) --print reference-objects)" = true ]; then \
+	  $(MAKE) --no-print-directory $(REF_STAGES_LIB) || exit 1; lib=$(REF_STAGES_LIB); else lib=-; fi; \
+	STAGES="$(STAGES)" handout/mkdist.sh $(DIST) $(GOLDEN_DIR) $(BUILD)/handout/stubs $$lib
+
+# The handout ships as committed; a stale one is an error, not something to fix silently.
+check-handout-fresh: $(HANDOUT_TABLE) ## the handout's quoted blocks are current
+	@for f in $(HANDOUT_PAGES); do handout/sync.sh --check $$f common/stages.h $(HANDOUT_TABLE) || exit 1; done
+
+# The tarball as a student gets it: no solution code in it; unpacked in an empty directory it
+# runs, its tests fail on the stubs and pass on the reference's files, and make grade agrees.
+# The other setting of handout.reference_objects is checked too, on a second tarball.
+DIST_WITH_REF := $(BUILD)/handout/flipkit-student-with-reference.tar.gz
+check-dist: handout $(REF_STAGES_LIB) ## the tarball: no solution code; it builds, tests and grades
+	@STAGES="$(STAGES)" handout/mkdist.sh $(DIST_WITH_REF) $(GOLDEN_DIR) $(BUILD)/handout/stubs $(REF_STAGES_LIB) >/dev/null
+	@STAGES="$(STAGES)" REF_TARBALL=$(DIST_WITH_REF) tests/check_dist.sh $(DIST)
