@@ -24,19 +24,12 @@ CLEAN_MORE  := dist
 
 # The kit's flipsim links the student track, the reference track and the OpenCL pipeline.
 REF_STAGE_OBJ  = $(STAGES:%=$(BUILD)/reference/%.o)
-REF_OTHER_SRC := $(filter-out $(STAGES:%=reference/%.c) reference/flipsim_main.c,$(wildcard reference/*.c))
+REF_OTHER_SRC  = $(filter-out $(STAGES:%=reference/%.c) reference/flipsim_main.c,$(wildcard reference/*.c))
 REF_OBJ        = $(REF_STAGE_OBJ) $(REF_OTHER_SRC:%.c=$(BUILD)/%.o)
 SIM_OBJ        = $(COMMON_OBJ) $(REF_OBJ) $(STU_OBJ)
 FLIPSIM        = $(BUILD)/flipsim
 
 .DEFAULT_GOAL := all
-.PHONY: all run movie stubs check-stubs bench solvers check-solvers \
-        all-tests golden test $(STAGES:%=test-%) coverage coverage-check check check-make test-common \
-        test-physics check-suites check-mutants check-opencl check-pipeline check-determinism \
-        check-movie check-warnings check-sanitize fuzz check-fuzz \
-        grade grade-data grade-kit check-grader \
-        handout handout-sync check-handout check-handout-fresh check-dist \
-        deps help clean
 
 #:flipkit targets (the kit); handout/README.md is the assignment, README.md the kit's guide.
 include common/build.mk
@@ -45,3 +38,12 @@ include grader/kit.mk
 include grader/grader.mk
 include tests/tests.mk
 include handout/handout.mk
+
+# After the fragments: STAGES is common/build.mk's.
+.PHONY: all run movie stubs check-stubs bench solvers check-solvers \
+        all-tests golden test $(STAGES:%=test-%) coverage coverage-check check check-make test-common \
+        test-physics check-suites check-mutants check-opencl check-pipeline check-determinism \
+        check-movie check-warnings check-sanitize fuzz check-fuzz \
+        grade grade-data grade-kit check-grader \
+        handout handout-sync check-handout check-handout-fresh check-dist \
+        deps help clean

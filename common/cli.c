@@ -56,8 +56,28 @@ typedef struct {
     double elapsed;              /* seconds in cli_run_frames */
 } Run;
 
-static void cli_usage(FILE *f, int with_reference, int with_devices)
+/* Each pressure.solver name and what it runs here: on the C stages of the track a run uses by
+ * default, and on the OpenCL pipeline when this build has one. */
+static void cli_usage_solvers(FILE *f, const Track *student, const Track *reference,
+                              const CliDevices *devices)
 {
+    const Track *t = reference ? reference : student;
+    fprintf(f, "pressure.solver, and what each runs (the log's start line names it; "
+               "use_gauss_seidel = the given sor):\n");
+    for (const char *const *n = scene_solver_names; *n; n++) {
+        fprintf(f, "  %-13s %s track: %s\n", *n, t->name, sim_solver_variant(t, *n));
+        if (devices && devices->solver_variant)
+            fprintf(f, "  %-13s --device opencl: %s\n", "", devices->solver_variant(*n));
+    }
+    if (reference)
+        fprintf(f, "  (the student track has only jacobi and the given gauss_seidel and sor: %s)\n",
+                sim_solver_variant(student, "gauss_seidel"));
+    fputc('\n', f);
+}
+
+static void cli_usage(FILE *f, const Track *student, const Track *reference, const CliDevices *devices)
+{
+    int with_reference = reference != NULL, with_devices = devices != NULL;
     fprintf(f,
         "usage: flipsim [options] SCENE.json\n"
         "       flipsim [options] --resume OUT/state/000010.state\n"
@@ -104,6 +124,7 @@ static void cli_usage(FILE *f, int with_reference, int with_devices)
         with_reference ? "reference" : "student",
         with_reference ? "" : "\n                          (not in this build: it has no reference stages)",
         OUTPUT_MAX_SLICES, with_devices ? "auto" : "cpu; this build has no OpenCL pipeline");
+    cli_usage_solvers(f, student, reference, devices);
     fprintf(f, "scene keys (scenes/README.md has the full schema):\n");
     scene_print_schema(f);
 }
@@ -141,7 +162,8 @@ static int cli_parse_slice(Options *o, const char *text)
     return 0;
 }
 
-static int cli_parse(int argc, char **argv, Options *o, int with_reference, int with_devices)
+static int cli_parse(int argc, char **argv, Options *o, const Track *student, const Track *reference,
+                     const CliDevices *devices)
 {
     enum { O_FRAMES = 256, O_OUT, O_TRACK, O_USEREF, O_SET, O_RESUME, O_CKPT, O_QUIET, O_HELP,
            O_DEVICE, O_CLDEVICE, O_LIST, O_SLICE, O_PRINT };
@@ -190,7 +212,7 @@ static int cli_parse(int argc, char **argv, Options *o, int with_reference, int 
         case O_SLICE: rc = cli_parse_slice(o, optarg); break;
         case O_PRINT: o->print = optarg; break;
         case 'h':
-        case O_HELP: cli_usage(stdout, with_reference, with_devices); exit(EXIT_OK);
+        case O_HELP: cli_usage(stdout, student, reference, devices); exit(EXIT_OK);
         case ':': return cli_error("%s: needs a value (see --help)", argv[optind - 1]);
         default: return cli_error("%s: unknown option (see --help)", argv[optind - 1]);
         }
@@ -330,9 +352,10 @@ static void cli_summary(Run *r, double elapsed)
     const Sim *s = &r->sim;
     int frames = s->frame - r->first_frame;
     long substeps = s->stats.substeps;
-    printf("flipsim: %s, %s track on %s, %s solver: frames %d-%d, %zu particles, %ld substeps, "
-           "%.2f s (%.3f s/frame)\n",
-           r->scene.name, s->track.name, cli_device_name(r), s->solver_name, r->first_frame, s->frame,
+    printf("flipsim: %s, %s track on %s, %s solver (%s): frames %d-%d, %zu particles, %ld "
+           "substeps, %.2f s (%.3f s/frame)\n",
+           r->scene.name, s->track.name, cli_device_name(r), s->solver_name, s->solver_variant,
+           r->first_frame, s->frame,
            s->particles.count, substeps, elapsed, frames > 0 ? elapsed / frames : 0.0);
     double total = 0.0;
     for (int q = 0; q < PHASE_COUNT; q++)
@@ -593,9 +616,9 @@ static int cli_start(Run *r, const Track *track)
         fprintf(stderr, "flipsim: note: %s/scene.usda leaves out %d of frames 0-%d: their PLY "
                 "files are not in %s\n", r->out, r->output.usd_missing, r->sim.frame, r->out);
     r->first_frame = r->sim.frame;
-    cli_log(r, "%s %s: %s track on %s, solver %s, %zu particles, from frame %d\n",
+    cli_log(r, "%s %s: %s track on %s, solver %s (%s), %zu particles, from frame %d\n",
             o->resume ? "resume" : "start", r->scene.path, r->sim.track.name, cli_device_name(r),
-            r->sim.solver_name, r->sim.particles.count, r->sim.frame);
+            r->sim.solver_name, r->sim.solver_variant, r->sim.particles.count, r->sim.frame);
     if (strcmp(r->sim.solver_name, r->scene.pressure.solver) != 0 && !r->scene.use_gauss_seidel &&
         !o->quiet)
         fprintf(stderr, "flipsim: note: pressure.solver \"%s\" is not in the %s track; using "
@@ -612,7 +635,7 @@ int cli_main(int argc, char **argv, const Track *student, const Track *reference
     Options opt;
     Run r = { .opt = &opt, .devices = devices, .lock_fd = -1 };
     Track track;
-    int rc = cli_parse(argc, argv, &opt, reference != NULL, devices != NULL);
+    int rc = cli_parse(argc, argv, &opt, student, reference, devices);
     if (rc == 0 && opt.list_devices) {
         if (!devices) {
             printf("this build has no OpenCL pipeline: it runs the stages in C\n");

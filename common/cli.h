@@ -17,6 +17,7 @@ typedef struct {
     int (*list)(FILE *out);     /* prints the devices; returns how many */
     SimBackend *(*open)(const char *selector, char *err, size_t errlen);
     OutputMesher surface;       /* the device's own mesher for its particles, or NULL */
+    const char *(*solver_variant)(const char *name); /* what a solver name runs there */
 } CliDevices;
 
 /* Exit statuses: 0 done, 1 could not write output, 2 bad input (options, scene, state file,

@@ -46,8 +46,8 @@ static const char *const shape_keys[] = {"box", "sphere", "velocity", NULL};
 static const char *const box_keys[] = {"min", "max", NULL};
 static const char *const sphere_keys[] = {"center", "radius", NULL};
 static const char *const event_keys[] = {"frame", "fluid", NULL};
-static const char *const solver_names[] = {"jacobi", "gauss_seidel", "sor", "pcg", "multigrid",
-                                           "mgpcg", NULL};
+const char *const scene_solver_names[] = {"jacobi", "gauss_seidel", "sor", "pcg", "multigrid",
+                                          "mgpcg", NULL};
 
 /* The named levels, so a key put at the wrong level can say where it belongs. */
 typedef struct { const char *name; const char *const *keys; } KeyLevel;
@@ -802,8 +802,8 @@ static int scene_solver(Ctx *c, json_t *pressure, PressureSettings *ps)
     if (!v)
         return -1;
     const char *name = json_is_string(v) ? json_string_value(v) : NULL;
-    if (!name || !scene_in_list(solver_names, name)) {
-        const char *near = name ? scene_closest(solver_names, name) : NULL;
+    if (!name || !scene_in_list(scene_solver_names, name)) {
+        const char *near = name ? scene_closest(scene_solver_names, name) : NULL;
         char got[256];
         return scene_fail(c, "expected one of \"jacobi\", \"gauss_seidel\", \"sor\", \"pcg\", "
                           "\"multigrid\", \"mgpcg\", got %s%s%s%s",

@@ -83,4 +83,7 @@ int scene_value_text(const Scene *s, const char *key, char *buf, size_t n);
 /* Prints every key with its default and meaning, for --help. */
 void scene_print_schema(FILE *out);
 
+/* The names pressure.solver accepts, NULL-terminated. */
+extern const char *const scene_solver_names[];
+
 #endif

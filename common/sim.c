@@ -264,6 +264,11 @@ static int host_keep_state(Sim *s)
     return 0;
 }
 
+static const char *host_solver_variant(const Sim *s, const char *name)
+{
+    return sim_solver_variant(&s->track, name);
+}
+
 static void host_close(SimBackend *b)
 {
     (void)b;
@@ -276,7 +281,7 @@ SimBackend sim_host_backend = {
     .extrapolate = host_extrapolate, .g2p = host_g2p, .advect = host_advect,
     .keep_inside = host_keep_inside,
     .upload = host_keep_state, .download = host_keep_state, .max_speed2 = host_max_speed2,
-    .close = host_close,
+    .solver_variant = host_solver_variant, .close = host_close,
 };
 
 /* ---- one substep ------------------------------------------------------------------------- */
@@ -399,7 +404,8 @@ static const char *sim_backend_missing(const SimBackend *b)
         { "divergence", b->divergence }, { "pressure", b->pressure },
         { "gradient", b->gradient }, { "extrapolate", b->extrapolate }, { "g2p", b->g2p },
         { "advect", b->advect }, { "keep_inside", b->keep_inside }, { "upload", b->upload },
-        { "download", b->download }, { "max_speed2", b->max_speed2 }, { "close", b->close },
+        { "download", b->download }, { "max_speed2", b->max_speed2 },
+        { "solver_variant", b->solver_variant }, { "close", b->close },
     };
     for (size_t q = 0; q < sizeof calls / sizeof *calls; q++)
         if (!calls[q].there)
@@ -420,17 +426,34 @@ int sim_use_backend(Sim *s, SimBackend *b)
     s->backend->close(s->backend);
     s->backend = b;
     s->backend_stale = true;
+    s->solver_variant = b->solver_variant(s, s->solver_name);
     return 0;
 }
 
 /* ---- set-up ------------------------------------------------------------------------------ */
 
-static PressureSolver sim_track_solver(const Track *t, const char *name)
+static const NamedSolver *sim_track_solver(const Track *t, const char *name)
 {
     for (const NamedSolver *n = t->solvers; n && n->name; n++)
         if (strcmp(n->name, name) == 0)
-            return n->solve;
+            return n;
     return NULL;
+}
+
+/* The given solvers (given.c) sweep the cells in index order. */
+static const char *sim_given_variant(const char *name)
+{
+    if (strcmp(name, "sor") == 0)
+        return "lexicographic SOR (pressure.sor_omega), the given solver, in C";
+    if (strcmp(name, "gauss_seidel") == 0)
+        return "lexicographic Gauss-Seidel, the given solver, in C";
+    return "the track's jacobi stage, repeated, in C";
+}
+
+const char *sim_solver_variant(const Track *t, const char *name)
+{
+    const NamedSolver *n = sim_track_solver(t, name);
+    return n ? n->variant : sim_given_variant(name);
 }
 
 static SolveResult sim_given_sor(const MacGrid *g, const float *rhs, float *p,
@@ -459,14 +482,16 @@ static int sim_pick_solver(Sim *s)
         s->solver = sim_given_sor;
     else if (strcmp(name, "jacobi") == 0)
         s->solver = NULL;
-    else if ((s->solver = sim_track_solver(&s->track, name)))
-        ;
+    else if (sim_track_solver(&s->track, name))
+        s->solver = sim_track_solver(&s->track, name)->solve;
     else if (strcmp(name, "sor") == 0)
         s->solver = sim_given_sor;
     else if (strcmp(name, "gauss_seidel") == 0)
         s->solver = sim_given_gauss_seidel;
     else
         s->solver_name = "jacobi";
+    s->solver_variant = sc->use_gauss_seidel ? sim_given_variant("sor")
+                                             : sim_solver_variant(&s->track, s->solver_name);
     return 0;
 }
 

@@ -66,6 +66,8 @@ typedef struct SimBackend {
     int (*upload)(Sim *s);
     int (*download)(Sim *s);
     int (*max_speed2)(Sim *s, float *out);
+    /* Which algorithm the scene's solver name runs here, for the log (see sim_solver_variant). */
+    const char *(*solver_variant)(const Sim *s, const char *name);
     void (*close)(struct SimBackend *b);
 } SimBackend;
 
@@ -74,6 +76,7 @@ struct Sim {
     Track track;
     PressureSolver solver;      /* NULL: the track's jacobi, repeated */
     const char *solver_name;
+    const char *solver_variant; /* the algorithm solver_name runs on this backend, for the log */
     float solver_omega;         /* for the given SOR */
     MacGrid grid;
     Particles particles;
@@ -102,6 +105,10 @@ size_t sim_memory_need(const Scene *scene, size_t *particles);
  * must outlive the sim. Returns 0, or -1 with s->error set. */
 int sim_init(Sim *s, const Scene *scene, const Track *track);
 void sim_free(Sim *s);
+
+/* What pressure.solver name runs on the C stages of track t: the track's own solver of that
+ * name, the given lexicographic Gauss-Seidel/SOR, or the track's jacobi stage repeated. */
+const char *sim_solver_variant(const Track *t, const char *name);
 
 /* The backend every sim starts with: the track's stages and the given steps on this CPU. */
 extern SimBackend sim_host_backend;

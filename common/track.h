@@ -54,7 +54,9 @@ typedef struct {
     const struct NamedSolver *solvers;
 } Track;
 
-typedef struct NamedSolver { const char *name; PressureSolver solve; } NamedSolver;
+/* A solver a track adds, by its scene name; variant says exactly which algorithm that name
+ * runs here (the log and --help print it: one name may mean another ordering elsewhere). */
+typedef struct NamedSolver { const char *name; PressureSolver solve; const char *variant; } NamedSolver;
 
 extern const Track student_track;   /* assignment/track.c */
 

@@ -23,11 +23,13 @@ SIM_OBJ  = $(COMMON_OBJ) $(STU_OBJ)
 FLIPSIM  = $(BUILD)/flipsim
 
 .DEFAULT_GOAL := all
-.PHONY: all run movie test $(STAGES:%=test-%) golden grade grade-kit coverage deps help clean
 
 #:flipkit (student kit) targets; handout/README.md is the assignment:
 include common/build.mk
 include grader/kit.mk
+
+# After the fragments: STAGES is common/build.mk's.
+.PHONY: all run movie test $(STAGES:%=test-%) golden grade grade-kit coverage deps help clean
 
 $(FLIPSIM): $(SIM_OBJ) $(BUILD)/common/flipsim_main.o $(REF_LIB)
 	$(call say,LD,$@)

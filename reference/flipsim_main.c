@@ -8,6 +8,7 @@
 
 int main(int argc, char **argv)
 {
-    static const CliDevices opencl = { pipeline_list_devices, pipeline_open, pipeline_surface };
+    static const CliDevices opencl = { pipeline_list_devices, pipeline_open, pipeline_surface,
+                                         pipeline_solver_variant };
     return cli_main(argc, argv, &student_track, &reference_track, &opencl);
 }

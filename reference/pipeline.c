@@ -565,6 +565,12 @@ static int pipe_phase_keep_inside(Sim *s)
     return pipe_finish(pipe_of(s), s);
 }
 
+static const char *pipe_solver_variant(const Sim *s, const char *name)
+{
+    (void)s;
+    return pipeline_solver_variant(name);
+}
+
 /* ---- opening and closing -------------------------------------------------------------------- */
 
 /* A debugging aid for kernel authors, outside the driver's output on purpose. */
@@ -611,7 +617,7 @@ SimBackend *pipeline_open(const char *selector, char *err, size_t errlen)
         .gradient = pipe_phase_gradient, .extrapolate = pipe_phase_extrapolate,
         .g2p = pipe_phase_g2p, .advect = pipe_phase_advect, .keep_inside = pipe_phase_keep_inside,
         .upload = pipe_upload, .download = pipe_download, .max_speed2 = pipe_max_speed2,
-        .close = pipe_close,
+        .solver_variant = pipe_solver_variant, .close = pipe_close,
     };
     if (clx_open(&P->cl, selector, err, errlen) != 0 ||
         clx_build(&P->cl, pipe_sources, (int)(sizeof pipe_sources / sizeof *pipe_sources), err,

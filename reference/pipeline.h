@@ -24,6 +24,10 @@ int pipeline_surface(SimBackend *b, Sim *s, const SurfaceSettings *set, Mesh *m)
 typedef struct { double field, polygonise; } PipelineSurfaceTimes;
 PipelineSurfaceTimes pipeline_surface_times(const SimBackend *b);
 
+/* Which algorithm pressure.solver name runs on the pipeline, for the log and --help (pcg there
+ * is CG with another preconditioner than the C reference's MIC(0)). */
+const char *pipeline_solver_variant(const char *name);
+
 /* Prints every OpenCL platform and device with its selector; returns how many devices. */
 int pipeline_list_devices(FILE *out);
 

@@ -7,6 +7,7 @@
 
 #include "multigrid.h"
 #include "pipe.h"
+#include "pipeline.h"
 
 /* As in multigrid.c: coarsen until a level would have fewer than 4 cells along an axis, and
  * smooth with 4 red-black sweeps each way. */
@@ -316,6 +317,22 @@ static SolveResult pipe_cg(Pipe *P, const MacGrid *g, const PressureSettings *se
 }
 
 /* ---- choosing ---------------------------------------------------------------------------- */
+
+const char *pipeline_solver_variant(const char *name)
+{
+    if (strcmp(name, "jacobi") == 0)
+        return "the jacobi stage's kernel, repeated, on OpenCL";
+    if (strcmp(name, "gauss_seidel") == 0)
+        return "red-black Gauss-Seidel, on OpenCL";
+    if (strcmp(name, "sor") == 0)
+        return "red-black SOR (pressure.sor_omega), on OpenCL";
+    if (strcmp(name, "multigrid") == 0)
+        return "multigrid V-cycles (red-black Gauss-Seidel smoothing), on OpenCL";
+    if (strcmp(name, "mgpcg") == 0)
+        return "CG preconditioned by one multigrid V-cycle, on OpenCL";
+    /* pipe_cg with a one-level "V-cycle": one red-black sweep down, one black-red sweep up */
+    return "CG with a symmetric red-black Gauss-Seidel preconditioner (not MIC(0)), on OpenCL";
+}
 
 SolveResult pipe_solve(Pipe *P, const Sim *s)
 {

@@ -4,12 +4,12 @@
 #include "reference.h"
 
 static const NamedSolver reference_solvers[] = {
-    { "pcg", ref_solve_pcg },
-    { "mgpcg", ref_solve_mgpcg },
-    { "multigrid", ref_solve_multigrid },
-    { "gauss_seidel", ref_solve_gauss_seidel },
-    { "sor", ref_solve_sor },
-    { NULL, NULL },
+    { "pcg", ref_solve_pcg, "CG with a MIC(0) preconditioner, in C" },
+    { "mgpcg", ref_solve_mgpcg, "CG preconditioned by one multigrid V-cycle, in C" },
+    { "multigrid", ref_solve_multigrid, "multigrid V-cycles (red-black Gauss-Seidel smoothing), in C" },
+    { "gauss_seidel", ref_solve_gauss_seidel, "red-black Gauss-Seidel, in C" },
+    { "sor", ref_solve_sor, "red-black SOR (pressure.sor_omega), in C" },
+    { NULL, NULL, NULL },
 };
 
 /* One slot per line of stagelist.h: a stage added there and not here fails to compile. */

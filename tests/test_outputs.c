@@ -23,7 +23,8 @@ enum { FRAMES = 30, WIDTH = 800, HEIGHT = 600 };
 /* ---- one run, shared by the cases ------------------------------------------------------ */
 
 /* As the kit's flipsim: with the OpenCL pipeline, which `make run` uses when a device opens. */
-static const CliDevices opencl = { pipeline_list_devices, pipeline_open, pipeline_surface };
+static const CliDevices opencl = { pipeline_list_devices, pipeline_open, pipeline_surface,
+                                   pipeline_solver_variant };
 
 static int run_cli(const char *tag, char **argv)
 {
