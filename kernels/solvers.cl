@@ -83,6 +83,32 @@ __kernel void mg_smooth(__global float *x, __global const float *b, __global con
     x[c] += omega * (gs - x[c]);
 }
 
+/* The same half sweeps on a small level by one work-item: sweeps x (colour c0, then the
+ * other), each in mg_smooth's arithmetic. A colour's cells read only the other colour, so the
+ * order within it changes nothing, and the result is mg_smooth's to the bit; what it saves is
+ * the launches, which cost more than the sweeps on a level of a few thousand cells. */
+__kernel void mg_smooth_serial(__global float *x, __global const float *b,
+                               __global const ushort *info, int4 n4, int sweeps, int c0,
+                               float omega)
+{
+    int3 n = n4.xyz;
+    for (int s = 0; s < sweeps; s++)
+        for (int h = 0; h < 2; h++) {
+            int colour = h ? 1 - c0 : c0;
+            for (int k = 0; k < n.z; k++)
+                for (int j = 0; j < n.y; j++)
+                    for (int i = (j + k + colour) & 1; i < n.x; i += 2) {
+                        size_t c = flat_index(n, i, j, k);
+                        uint f = info[c];
+                        if ((f >> 8) == 0)
+                            continue;
+                        float gs = (b[c] + fluid_sum(x, c, f, (size_t)n.x, (size_t)n.x * n.y)) /
+                                   neighbour_count(f);
+                        x[c] += omega * (gs - x[c]);
+                    }
+        }
+}
+
 /* r = b - A x in FLUID cells, 0 elsewhere. */
 __kernel void mg_residual(__global float *r, __global const float *x, __global const float *b,
                           __global const char *type, __global const ushort *info, int4 n4)

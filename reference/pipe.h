@@ -21,7 +21,7 @@ enum { PIPE_PARTS = 256 };
     X(G2P, g2p) X(ADVECT, advect) X(KEEP_INSIDE, keep_inside) \
     X(MAX_SPEED2, max_speed2) X(JACOBI, jacobi) X(LAPLACIAN, laplacian) \
     X(RESIDUAL_L, residual_l) X(MG_COUNT, mg_count) X(MG_COARSEN, mg_coarsen) \
-    X(MG_SMOOTH, mg_smooth) X(MG_RESIDUAL, mg_residual) X(APPLY_A, apply_A) \
+    X(MG_SMOOTH, mg_smooth) X(MG_SMOOTH_SERIAL, mg_smooth_serial) X(MG_RESIDUAL, mg_residual) X(APPLY_A, apply_A) \
     X(MG_RESTRICT, mg_restrict) X(MG_PROLONG, mg_prolong) X(MG_COARSEST, mg_coarsest) \
     X(SOLVE_SETUP, solve_setup) X(RESIDUAL_D, residual_d) X(NORM2_D, norm2_d) \
     X(NORM2_F, norm2_f) X(DOT_FD, dot_fd) X(DOT_FF, dot_ff) \

@@ -64,6 +64,27 @@ static void pipe_smooth(Pipe *P, int q, cl_mem x, cl_mem b, int colour, float om
            ARG(b), ARG(l->count), ARG(n), ARG(c), ARG(omega));
 }
 
+/* Levels of at most this many cells are smoothed by one work-item in one launch
+ * (mg_smooth_serial): PoCL spends ~0.1 ms on a launch, more than a sweep of 16^3 cells. */
+enum { PIPE_SERIAL_CELLS = 16 * 16 * 16 };
+
+/* sweeps x (half sweep c0, then the other colour) on level q. */
+static void pipe_smooth_sweeps(Pipe *P, int q, cl_mem x, cl_mem b, int sweeps, int c0, float omega)
+{
+    PipeLevel *l = &P->level[q];
+    if (l->cells <= PIPE_SERIAL_CELLS) {
+        cl_int4 n = pipe_dims(l->n);
+        cl_int s = sweeps, c = c0;
+        LAUNCH(P, K_MG_SMOOTH_SERIAL, 1, 1, 1, ARG(x), ARG(b), ARG(l->count), ARG(n), ARG(s), ARG(c),
+               ARG(omega));
+        return;
+    }
+    for (int s = 0; s < sweeps; s++) {
+        pipe_smooth(P, q, x, b, c0, omega);
+        pipe_smooth(P, q, x, b, 1 - c0, omega);
+    }
+}
+
 /* x = V-cycle applied to b on level q, levels q..nlev-1; the last level gets coarse_sweeps. */
 static void pipe_vcycle_level(Pipe *P, int q, int nlev, int coarse_sweeps)
 {
@@ -80,10 +101,7 @@ static void pipe_vcycle_level(Pipe *P, int q, int nlev, int coarse_sweeps)
     pipe_ok(P, clEnqueueFillBuffer(P->cl.queue, l->x, &zero, sizeof zero, 0, l->cells * sizeof(float),
                                    0, NULL, NULL), "clEnqueueFillBuffer");
     int sweeps = last ? coarse_sweeps : MG_SMOOTH;
-    for (int s = 0; s < sweeps; s++) {
-        pipe_smooth(P, q, l->x, l->b, 0, 1.0f);
-        pipe_smooth(P, q, l->x, l->b, 1, 1.0f);
-    }
+    pipe_smooth_sweeps(P, q, l->x, l->b, sweeps, 0, 1.0f);
     if (!last) {
         PipeLevel *c = &P->level[q + 1];
         cl_int4 nc = pipe_dims(c->n);
@@ -94,10 +112,7 @@ static void pipe_vcycle_level(Pipe *P, int q, int nlev, int coarse_sweeps)
         LAUNCH_CELLS(P, q, K_MG_PROLONG, ARG(l->x), ARG(c->x), ARG(l->type), ARG(c->type), ARG(n),
                      ARG(nc));
     }
-    for (int s = 0; s < sweeps; s++) {
-        pipe_smooth(P, q, l->x, l->b, 1, 1.0f);
-        pipe_smooth(P, q, l->x, l->b, 0, 1.0f);
-    }
+    pipe_smooth_sweeps(P, q, l->x, l->b, sweeps, 1, 1.0f);
 }
 
 /* ---- sums -------------------------------------------------------------------------------- */
@@ -219,10 +234,7 @@ static SolveResult pipe_relax(Pipe *P, const MacGrid *g, const PressureSettings 
         LAUNCH(P, K_TO_FLOAT, cells, 1, 1, ARG(l->b), ARG(P->rd), ARG(n));
         pipe_ok(P, clEnqueueFillBuffer(P->cl.queue, l->x, &zero, sizeof zero, 0,
                                        cells * sizeof(float), 0, NULL, NULL), "clEnqueueFillBuffer");
-        for (int q = 0; q < sweeps; q++) {
-            pipe_smooth(P, 0, l->x, l->b, 0, omega);
-            pipe_smooth(P, 0, l->x, l->b, 1, omega);
-        }
+        pipe_smooth_sweeps(P, 0, l->x, l->b, sweeps, 0, omega);
         LAUNCH(P, K_ADD_CORRECTION, cells, 1, 1, ARG(P->xd), ARG(l->x), ARG(n));
         res.iterations += sweeps;
     }
