@@ -80,6 +80,20 @@ END {
     exit bad
 }' "$csv" || fail=1
 
+# The device columns: the same solves on the OpenCL pipeline, where the fast solvers converge
+# too (their iterations within the C bounds above, pcg's, another preconditioner there, within
+# 100). A kit without a device says so in stderr and prints "-".
+if grep -q "no OpenCL columns" "$out/stderr.txt"; then
+    echo "PASS: no OpenCL device here, so no device columns: $(grep "no OpenCL columns" "$out/stderr.txt")"
+elif awk 'BEGIN { b["mgpcg"] = 15; b["multigrid"] = 30; b["pcg"] = 100 }
+          $1 in b && $2 ~ /^[0-9]+$/ { rows++; it = $(NF - 1)
+              if (it !~ /^[0-9]+$/ || it + 0 > b[$1]) { print "FAIL: OpenCL " $1 " at " $2 "^3: \"" it "\" iterations, expected a number <= " b[$1]; bad = 1 } }
+          END { if (rows != 6) { print "FAIL: " rows " pcg/multigrid/mgpcg rows with OpenCL columns, expected 6"; bad = 1 }; exit bad }' "$table"; then
+    echo "PASS: the table's OpenCL columns: pcg, multigrid and mgpcg converge on the device too, within 100/30/15 iterations"
+else
+    fail=1
+fi
+
 # The plot: well-formed XML (xmllint, from libxml2-utils), a panel per size, a curve per run.
 if ! command -v xmllint >/dev/null 2>&1; then
     echo "FAIL: xmllint is missing (make deps installs libxml2-utils)"; fail=1

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "pipeline.h"
 #include "reference.h"
 #include "sim.h"
 
@@ -46,8 +47,9 @@ typedef struct {
     const LabSolver *solver;
     int n;
     long fluid_cells;
-    SolveResult plain, recorded;
+    SolveResult plain, recorded, device;
     double ms;              /* the plain solve's time */
+    double device_ms;       /* the same solve on the OpenCL pipeline (device.iterations < 0: none) */
     double *residual;       /* recorded: residual[i] after iteration i */
     int count;
 } LabCurve;
@@ -66,8 +68,11 @@ static double lab_clock(void)
  * pressure from p = 0. 240 fps makes that frame a single substep. One particle per cell poses
  * the same pressure problem as eight (the water is at rest, so only which cells are FLUID
  * matters, and the same cells are) in an eighth of the set-up time. */
+/* Whether an OpenCL device opened (for the table's device columns); -1 until tried. */
+static int lab_have_device = -1;
+
 static int lab_solve(LabCurve *c, int cap, SolveHistory *h, SolveResult *out, double *ms,
-                     char *err, size_t errlen)
+                     int device, char *err, size_t errlen)
 {
     char res[64], cell[64], solver[64], iterations[64], tolerance[64];
     snprintf(res, sizeof res, "grid.resolution=[%d,%d,%d]", c->n, c->n, c->n);
@@ -85,6 +90,16 @@ static int lab_solve(LabCurve *c, int cap, SolveHistory *h, SolveResult *out, do
         goto done;
     int failed = sim_init(&s, &sc, &reference_track);
     s.history = h; /* the driver hands it to every solve */
+    if (!failed && device) {
+        SimBackend *b = pipeline_open(NULL, err, errlen);
+        failed = !b || sim_use_backend(&s, b) != 0;
+        if (failed && b)
+            snprintf(err, errlen, "%s", s.error.message);
+        if (failed) {
+            sim_free(&s);
+            goto done;
+        }
+    }
     if (failed || sim_advance_frame(&s) != 0) {
         snprintf(err, errlen, "%s", s.error.message);
     } else if (s.stats.substeps != 1) {
@@ -140,10 +155,26 @@ static int lab_measure(LabCurve *c, int cap, char *err, size_t errlen)
     }
     SolveHistory h = { c->residual, cap + 1, 0 };
     double ms_recorded;
-    if (lab_solve(c, cap, NULL, &c->plain, &c->ms, err, errlen) != 0 ||
-        lab_solve(c, cap, &h, &c->recorded, &ms_recorded, err, errlen) != 0)
+    if (lab_solve(c, cap, NULL, &c->plain, &c->ms, 0, err, errlen) != 0 ||
+        lab_solve(c, cap, &h, &c->recorded, &ms_recorded, 0, err, errlen) != 0)
         return -1;
     c->count = h.count;
+    /* The same solve on the device: its iterations and time, no history (the pipeline's
+     * solvers do not record one). No device: the columns say so once, in the header. */
+    c->device.iterations = -1;
+    if (lab_have_device != 0) {
+        char derr[8192];
+        /* twice: the first run of a kernel on PoCL includes compiling it for its group size */
+        if (lab_solve(c, cap, NULL, &c->device, &c->device_ms, 1, derr, sizeof derr) == 0 &&
+            lab_solve(c, cap, NULL, &c->device, &c->device_ms, 1, derr, sizeof derr) == 0) {
+            lab_have_device = 1;
+        } else {
+            if (lab_have_device < 0)
+                fprintf(stderr, "solverlab: no OpenCL columns: %s\n", strtok(derr, "\n"));
+            lab_have_device = 0;
+            c->device.iterations = -1;
+        }
+    }
     return lab_check_history(c, err, errlen);
 }
 
@@ -155,8 +186,10 @@ static void lab_print_header(const LabOptions *o)
            "water 1.2 m deep),\nfrom p = 0 to 1e-6 relative residual, at most %d iterations each "
            "(jacobi: omega %.3g, sor: omega %.3g;\njacobi, gauss_seidel and sor at n <= 64 only)\n",
            o->cap, (double)o->jacobi_omega, (double)o->sor_omega);
-    printf("  %-13s %4s %9s  %-26s %10s %9s\n", "solver", "n", "unknowns", "iterations to 1e-6",
-           "ms", "ms/iter");
+    printf("  (OpenCL: the same solve on the pipeline; pcg there is %s)\n",
+           pipeline_solver_variant("pcg"));
+    printf("  %-13s %4s %9s  %-26s %10s %9s  %-26s %10s\n", "solver", "n", "unknowns",
+           "iterations to 1e-6", "ms", "ms/iter", "OpenCL iterations", "OpenCL ms");
 }
 
 static void lab_print_row(const LabCurve *c)
@@ -167,8 +200,18 @@ static void lab_print_row(const LabCurve *c)
     else
         snprintf(its, sizeof its, "> %d, reached %.1e", c->recorded.iterations,
                  c->recorded.residual);
-    printf("  %-13s %4d %9ld  %-26s %10.1f %9.3f\n", c->solver->name, c->n, c->fluid_cells, its,
-           c->ms, c->plain.iterations ? c->ms / c->plain.iterations : 0.0);
+    char dits[64] = "-", dms[32] = "-";
+    if (c->device.iterations >= 0) {
+        if (c->device.converged)
+            snprintf(dits, sizeof dits, "%d", c->device.iterations);
+        else
+            snprintf(dits, sizeof dits, "> %d, reached %.1e", c->device.iterations,
+                     c->device.residual);
+        snprintf(dms, sizeof dms, "%.1f", c->device_ms);
+    }
+    printf("  %-13s %4d %9ld  %-26s %10.1f %9.3f  %-26s %10s\n", c->solver->name, c->n,
+           c->fluid_cells, its, c->ms, c->plain.iterations ? c->ms / c->plain.iterations : 0.0,
+           dits, dms);
     fflush(stdout);
 }
 
