@@ -497,6 +497,57 @@ static int preview_far_first(const void *pa, const void *pb)
     return (a->index > b->index) - (a->index < b->index);
 }
 
+/* The same order as qsort with preview_far_first, in linear time: a stable LSD radix sort on
+ * the depth's bits, 16 at a time. Depths are positive (preview_project keeps only those), so
+ * their IEEE bits order like the numbers; complemented, far comes first; keys arrive in index
+ * order and a stable sort keeps equal depths that way. Digits every key shares are skipped.
+ * Out of memory: qsort does it. */
+static void preview_sort_far_first(DepthKey *keys, size_t m)
+{
+    enum { DIGITS = 1 << 16 };
+    if (m < 2)
+        return;
+    DepthKey *tmp = malloc(m * sizeof *tmp);
+    size_t *count = malloc(DIGITS * sizeof *count);
+    if (!tmp || !count) {
+        free(tmp);
+        free(count);
+        qsort(keys, m, sizeof *keys, preview_far_first);
+        return;
+    }
+    DepthKey *from = keys, *to = tmp;
+    for (int shift = 0; shift < 64; shift += 16) {
+        memset(count, 0, DIGITS * sizeof *count);
+        for (size_t i = 0; i < m; i++) {
+            uint64_t bits;
+            memcpy(&bits, &from[i].depth, sizeof bits);
+            count[(~bits >> shift) & (DIGITS - 1)]++;
+        }
+        uint64_t first;
+        memcpy(&first, &from[0].depth, sizeof first);
+        if (count[(~first >> shift) & (DIGITS - 1)] == m)
+            continue; /* every key has this digit: the pass would not move anything */
+        size_t sum = 0;
+        for (size_t d = 0; d < DIGITS; d++) {
+            size_t c = count[d];
+            count[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < m; i++) {
+            uint64_t bits;
+            memcpy(&bits, &from[i].depth, sizeof bits);
+            to[count[(~bits >> shift) & (DIGITS - 1)]++] = from[i];
+        }
+        DepthKey *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != keys)
+        memcpy(keys, from, m * sizeof *keys);
+    free(tmp);
+    free(count);
+}
+
 static double preview_speed(const Vec3 *vel, size_t i)
 {
     if (!vel)
@@ -513,13 +564,21 @@ static void preview_dot_at(Canvas *c, int xmax, int px, int py, double r, const 
                            double depth)
 {
     int R = (int)ceil(r);
+    double r2 = r * r;
     for (int dy = -R; dy <= R; dy++) {
-        for (int dx = -R; dx <= R; dx++) {
-            if (dx * dx + dy * dy > r * r || px + dx < 0 || py + dy < 0 || px + dx >= xmax ||
-                py + dy >= c->h)
-                continue;
-            preview_put(c, px + dx, py + dy, col);
-            c->z[(size_t)(py + dy) * c->w + px + dx] = (float)depth;
+        if (py + dy < 0 || py + dy >= c->h)
+            continue;
+        /* The row's span: the largest w with w^2 + dy^2 <= r^2, found with the same test the
+         * disc is defined by (a root's rounding must not add or drop a pixel). */
+        int w = (int)sqrt(fmax(r2 - dy * dy, 0.0));
+        while (w >= 0 && w * w + dy * dy > r2)
+            w--;
+        while ((w + 1) * (w + 1) + dy * dy <= r2)
+            w++;
+        int x0 = px - w < 0 ? 0 : px - w, x1 = px + w >= xmax ? xmax - 1 : px + w;
+        for (int x = x0; x <= x1; x++) {
+            preview_put(c, x, py + dy, col);
+            c->z[(size_t)(py + dy) * c->w + x] = (float)depth;
         }
     }
 }
@@ -622,7 +681,7 @@ static int preview_draw_particles(Canvas *c, const PreviewView *v, const Vec3 *p
             x < c->w + 16 && y < c->h + 16)
             keys[m++] = (DepthKey){ depth, x, y, i };
     }
-    qsort(keys, m, sizeof *keys, preview_far_first);
+    preview_sort_far_first(keys, m);
     double r_sum = 0;
     for (size_t k = 0; k < m; k++) {
         const DepthKey *p = &keys[k];
