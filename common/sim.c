@@ -1,6 +1,7 @@
 /* sim.c — the simulation driver: set-up, the frame loop with CFL substeps, and one substep.
- * flipkit common/: sim_substep is the algorithm, one named call per line; every stage's
- * output is checked for NaN/Inf right after it runs, so a blow-up names its stage. */
+ * flipkit common/: sim_substep is the algorithm, one phase per line, run by the backend; the
+ * host backend checks every stage's output for NaN/Inf right after it runs, so a blow-up names
+ * its stage. */
 #include "sim.h"
 
 #include <math.h>

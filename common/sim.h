@@ -1,6 +1,7 @@
 /* sim.h — the simulation driver: the state of a run and the frame/substep loop.
- * flipkit common/: sim_substep is the algorithm's outline; everything it calls is either a
- * stage (from the track) or a given step (given.h). Only the CLI prints. */
+ * flipkit common/: sim_substep is the algorithm's outline, the only place the phases are put in
+ * order; a backend (SimBackend) runs each phase: the track's stages and the given steps (given.h)
+ * on this CPU, or the reference's OpenCL pipeline. Only the CLI prints. */
 #ifndef FLIPKIT_SIM_H
 #define FLIPKIT_SIM_H
 
