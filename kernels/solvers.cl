@@ -87,11 +87,9 @@ __kernel void mg_smooth(__global float *x, __global const float *b, __global con
  * other), each in mg_smooth's arithmetic. A colour's cells read only the other colour, so the
  * order within it changes nothing, and the result is mg_smooth's to the bit; what it saves is
  * the launches, which cost more than the sweeps on a level of a few thousand cells. */
-__kernel void mg_smooth_serial(__global float *x, __global const float *b,
-                               __global const ushort *info, int4 n4, int sweeps, int c0,
-                               float omega)
+inline void rb_sweeps_serial(__global float *x, __global const float *b,
+                             __global const ushort *info, int3 n, int sweeps, int c0, float omega)
 {
-    int3 n = n4.xyz;
     for (int s = 0; s < sweeps; s++)
         for (int h = 0; h < 2; h++) {
             int colour = h ? 1 - c0 : c0;
@@ -107,6 +105,13 @@ __kernel void mg_smooth_serial(__global float *x, __global const float *b,
                         x[c] += omega * (gs - x[c]);
                     }
         }
+}
+
+__kernel void mg_smooth_serial(__global float *x, __global const float *b,
+                               __global const ushort *info, int4 n4, int sweeps, int c0,
+                               float omega)
+{
+    rb_sweeps_serial(x, b, info, n4.xyz, sweeps, c0, omega);
 }
 
 /* r = b - A x in FLUID cells, 0 elsewhere. */
@@ -220,22 +225,8 @@ __kernel void mg_coarsest(__global float *x, __global const float *b, __global c
     size_t cells = (size_t)n.x * n.y * n.z;
     for (size_t c = 0; c < cells; c++)
         x[c] = 0.0f;
-    for (int leg = 0; leg < 2; leg++)
-        for (int s = 0; s < sweeps; s++)
-            for (int h = 0; h < 2; h++) {
-                int colour = leg == 0 ? h : 1 - h;
-                for (int k = 0; k < n.z; k++)
-                    for (int j = 0; j < n.y; j++)
-                        for (int i = (j + k + colour) & 1; i < n.x; i += 2) {
-                            size_t c = flat_index(n, i, j, k);
-                            uint f = info[c];
-                            if ((f >> 8) == 0)
-                                continue;
-                            float gs = (b[c] + fluid_sum(x, c, f, (size_t)n.x, (size_t)n.x * n.y)) /
-                                       neighbour_count(f);
-                            x[c] += gs - x[c];
-                        }
-            }
+    rb_sweeps_serial(x, b, info, n, sweeps, 0, 1.0f);
+    rb_sweeps_serial(x, b, info, n, sweeps, 1, 1.0f);
 }
 
 /* ---- level 0: setting up, the double iterate, CG's vector steps ------------------------- */
