@@ -456,6 +456,17 @@ START_TEST(numbers_as_printf_writes_them)
                                    -2.5e-7f, 99999.995f, 0.00012345675f };
     for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
         expect_like_printf(edges[i]);
+    /* the writer guesses the decimal exponent from the binary one: each power of ten, and
+     * the floats either side of it, are where a wrong guess would show */
+    for (int k = -45; k <= 38; k++) {
+        char text[16];
+        snprintf(text, sizeof text, "1e%d", k);
+        float f = nextafterf(nextafterf(strtof(text, NULL), 0.0f), 0.0f);
+        for (int n = 0; n < 5; n++, f = nextafterf(f, INFINITY)) {
+            expect_like_printf(f);
+            expect_like_printf(-f);
+        }
+    }
     uint64_t state = 0x9E3779B97F4A7C15u;
     for (int i = 0; i < 300000; i++) {
         state = state * 6364136223846793005u + 1442695040888963407u;
