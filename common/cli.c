@@ -38,6 +38,7 @@ typedef struct {
     int frames;                  /* -1: the scene's */
     int checkpoint_every;
     int quiet;
+    int sync_writes;             /* write each frame before simulating the next */
     OutputSlice slices[OUTPUT_MAX_SLICES];
     int nslices;
 } Options;
@@ -112,6 +113,11 @@ static void cli_usage(FILE *f, const Track *student, const Track *reference, con
         "  --print KEY             print one value of the run and exit: out (the output\n"
         "                          directory), last_frame (--frames or the scene's), or a\n"
         "                          scene key after --set (e.g. frame_rate)\n"
+        "  --sync-writes           write each frame's files before simulating the next; by\n"
+        "                          default the reference track's frames are written on a\n"
+        "                          thread of their own while the next frame simulates (the\n"
+        "                          same bytes); the student track always writes first, so a\n"
+        "                          stage that crashes keeps every frame before it [off]\n"
         "  --quiet                 print only errors [off]\n"
         "  --help                  this text\n\n"
         "exit status: 0 done; 1 output could not be written; 2 bad option, scene or state\n"
@@ -166,7 +172,7 @@ static int cli_parse(int argc, char **argv, Options *o, const Track *student, co
                      const CliDevices *devices)
 {
     enum { O_FRAMES = 256, O_OUT, O_TRACK, O_USEREF, O_SET, O_RESUME, O_CKPT, O_QUIET, O_HELP,
-           O_DEVICE, O_CLDEVICE, O_LIST, O_SLICE, O_PRINT };
+           O_DEVICE, O_CLDEVICE, O_LIST, O_SLICE, O_PRINT, O_SYNC };
     static const struct option longs[] = {
         { "frames", required_argument, NULL, O_FRAMES },
         { "out", required_argument, NULL, O_OUT },
@@ -181,6 +187,7 @@ static int cli_parse(int argc, char **argv, Options *o, const Track *student, co
         { "list-devices", no_argument, NULL, O_LIST },
         { "slice", required_argument, NULL, O_SLICE },
         { "print", required_argument, NULL, O_PRINT },
+        { "sync-writes", no_argument, NULL, O_SYNC },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
@@ -211,6 +218,7 @@ static int cli_parse(int argc, char **argv, Options *o, const Track *student, co
         case O_LIST: o->list_devices = 1; break;
         case O_SLICE: rc = cli_parse_slice(o, optarg); break;
         case O_PRINT: o->print = optarg; break;
+        case O_SYNC: o->sync_writes = 1; break;
         case 'h':
         case O_HELP: cli_usage(stdout, student, reference, devices); exit(EXIT_OK);
         case ':': return cli_error("%s: needs a value (see --help)", argv[optind - 1]);
@@ -305,21 +313,16 @@ static int cli_write_frame(Run *r)
 {
     const Sim *s = &r->sim;
     char path[1200], err[1300];
-    if (r->scene.output.particles) {
-        snprintf(path, sizeof path, "%s/particles/%06d.ply", r->out, s->frame);
-        if (ply_write_particles(path, &s->particles, err, sizeof err) != 0) {
-            fprintf(stderr, "flipsim: %s\n", err);
-            return EXIT_IO;
-        }
-    }
     if (output_frame(&r->output, &r->sim, err, sizeof err) != 0) {
         fprintf(stderr, "flipsim: %s\n", err);
         return EXIT_IO;
     }
     int every = r->opt->checkpoint_every;
     if (every > 0 && s->frame % every == 0 && s->frame != r->first_frame) {
+        /* the frame's files first: a resume from the checkpoint reads them back */
         snprintf(path, sizeof path, "%s/state/%06d.state", r->out, s->frame);
-        if (checkpoint_save(s, path, err, sizeof err) != 0) {
+        if (output_flush(&r->output, err, sizeof err) != 0 ||
+            checkpoint_save(s, path, err, sizeof err) != 0) {
             fprintf(stderr, "flipsim: %s\n", err);
             return EXIT_IO;
         }
@@ -382,6 +385,9 @@ static void cli_summary(Run *r, double elapsed)
             printf(" %12s\n", "-");
     }
     /* What the run wrote, as a list ("particles/, surface/, scene.usda"). */
+    if (r->output.threaded && wrote)
+        printf("  (written on their own thread while the next frame ran; the simulation "
+               "waited %.3f s for it)\n", r->output.waited);
     const char *items[5];
     int n = 0;
     if (sc->output.particles) items[n++] = "particles/";
@@ -612,6 +618,12 @@ static int cli_start(Run *r, const Track *track)
         return EXIT_IO;
     }
     r->output.mesher = r->devices ? r->devices->surface : NULL;
+    /* A student's stage may crash the process: then every frame before it must be on disk. */
+    bool overlap = !o->sync_writes && strcmp(r->sim.track.name, "reference") == 0;
+    if (output_start_writer(&r->output, overlap) != 0) {
+        fprintf(stderr, "flipsim: out of memory starting the frame writer\n");
+        return EXIT_MEMORY;
+    }
     if (r->output.usd_missing && !o->quiet)
         fprintf(stderr, "flipsim: note: %s/scene.usda leaves out %d of frames 0-%d: their PLY "
                 "files are not in %s\n", r->out, r->output.usd_missing, r->sim.frame, r->out);

@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "output.h"
 #include "harness.h"
 #include "pipeline.h"
 #include "ply.h"
@@ -563,6 +565,52 @@ START_TEST(bad_slice_is_one_line)
 }
 END_TEST
 
+/* A frame the writer thread cannot write (its preview directory turned into a file): the
+ * failure comes back, naming the file, from the next call; that frame's particles, written
+ * before its preview, are on disk, and no later frame is written (no gap in what is kept). */
+START_TEST(writer_thread_failure_comes_back)
+{
+    char dir[600], path[800], err[1300], gone[800];
+    harness_scratch_dir("writer", dir, sizeof dir);
+    const char *sets[] = { "grid.resolution=[16,16,16]", "grid.cell_size=0.5", "output.surface=false" };
+    Scene sc;
+    ck_assert_msg(scene_load("scenes/ball_drop.json", sets, 3, &sc, err, sizeof err) == 0, "%s", err);
+    Sim s;
+    ck_assert_msg(sim_init(&s, &sc, &reference_track) == 0, "%s", s.error.message);
+    snprintf(path, sizeof path, "%s/particles", dir);
+    ck_assert_int_eq(mkdir(path, 0777), 0);
+    Output o;
+    ck_assert_msg(output_open(&o, dir, &sc, &s.grid, NULL, 0, -1, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(output_start_writer(&o, true), 0);
+    ck_assert_msg(o.threaded, "no writer thread was started");
+    ck_assert_msg(output_frame(&o, &s, err, sizeof err) == 0 && output_flush(&o, err, sizeof err) == 0,
+                  "frame 0: %s", err);
+    snprintf(path, sizeof path, "%s/preview", dir);
+    snprintf(gone, sizeof gone, "%s/preview.gone", dir);
+    ck_assert_int_eq(rename(path, gone), 0);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    ck_assert_int_eq(sim_advance_frame(&s), 0);
+    ck_assert_msg(output_frame(&o, &s, err, sizeof err) == 0, "frame 1 was refused before the "
+                  "writer had it: %s", err);
+    ck_assert_int_eq(sim_advance_frame(&s), 0);
+    err[0] = '\0';
+    ck_assert_int_eq(output_frame(&o, &s, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "preview/000001.png"), "frame 2: \"%s\", expected frame 1's "
+                  "failure naming preview/000001.png", err);
+    ck_assert_int_eq(output_close(&o, err, sizeof err), -1);
+    snprintf(path, sizeof path, "%s/particles/000001.ply", dir);
+    ck_assert_msg(access(path, F_OK) == 0, "%s: missing; frame 1's particles come before its preview", path);
+    snprintf(path, sizeof path, "%s/particles/000002.ply", dir);
+    ck_assert_msg(access(path, F_OK) != 0, "%s: written after frame 1 failed", path);
+    ck_assert_int_eq(o.frames_written, 1);
+    sim_free(&s);
+    scene_free(&sc);
+    harness_remove_tree(dir);
+}
+END_TEST
+
 static Suite *outputs_suite(void)
 {
     Suite *s = suite_create("outputs");
@@ -579,6 +627,7 @@ static Suite *outputs_suite(void)
     suite_add_tcase(s, resume);
     TCase *bad = tcase_create("bad_input");
     tcase_add_test(bad, bad_slice_is_one_line);
+    tcase_add_test(bad, writer_thread_failure_comes_back);
     suite_add_tcase(s, bad);
     return s;
 }

@@ -1,9 +1,10 @@
-/* output.c — per frame: the liquid surface PLY, a USD time sample, a preview PNG, slice PNGs.
- * flipkit common/writers/: the glue between the driver and surface.c, usd.c and preview.c; it
- * decides paths and scales, they do the work. Messages are one line and name the file. */
+/* output.c — per frame: the particle and surface PLYs, a USD time sample, a preview PNG, slices.
+ * flipkit common/writers/: the glue between the driver and ply.c, surface.c, usd.c, preview.c;
+ * it decides paths and scales, and may write a frame on its own thread while the next runs. */
 #include "output.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,7 +24,28 @@
 #define OUTPUT_PRINTF(f, a)
 #endif
 
-const char *const output_kind_names[OUTPUT_KINDS] = { "surface", "usd", "preview", "slices" };
+const char *const output_kind_names[OUTPUT_KINDS] = { "particles", "surface", "usd", "preview",
+                                                      "slices" };
+
+/* A frame handed to the writer: copies of what it writes, so the simulation can go on. */
+typedef struct {
+    int frame;
+    Particles ps;
+    Mesh mesh;              /* the surface, when the scene writes one */
+} OutputJob;
+
+/* The writer thread and its two jobs: the driver fills one while the thread writes the other. */
+struct OutputWriter {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    OutputJob job[2];
+    int fill;               /* the job the driver fills next */
+    bool busy;              /* job[1 - fill] is handed over and not yet written */
+    bool quit;
+    int rc;                 /* the first failure, kept until output_close */
+    char err[1300];
+};
 
 static const char axis_names[3] = { 'x', 'y', 'z' };
 
@@ -257,6 +279,18 @@ int output_open(Output *o, const char *out_dir, const Scene *scene, const MacGri
         o->slice[o->nslices++] = slices[i];
     }
     o->speed_max = output_speed_scale(scene, g);
+    /* The preview needs the grid's size and its solid cells, which last the whole run; the
+     * writer thread must not read the live grid, which the next frame changes. */
+    o->grid.nx = g->nx;
+    o->grid.ny = g->ny;
+    o->grid.nz = g->nz;
+    o->grid.dx = g->dx;
+    size_t ncells = (size_t)g->nx * g->ny * g->nz;
+    o->grid.cell = malloc(ncells ? ncells : 1);
+    if (!o->grid.cell)
+        return output_fail(err, errlen, "out of memory for the preview's copy of the solid cells");
+    for (size_t c = 0; c < ncells; c++)
+        o->grid.cell[c] = g->cell && g->cell[c] == CELL_SOLID ? CELL_SOLID : CELL_AIR;
     if ((scene->output.surface && output_mkdir(o, "surface", err, errlen)) ||
         (scene->output.preview && output_mkdir(o, "preview", err, errlen)))
         return -1;
@@ -272,21 +306,11 @@ int output_mesh(OutputMesher mesher, Sim *s, const SurfaceSettings *set, Mesh *m
                          sizeof s->error.message);
 }
 
-static int output_surface(Output *o, Sim *s, char *err, size_t errlen)
+static int output_preview(Output *o, const OutputJob *j, char *err, size_t errlen)
 {
     char path[1200];
-    if (output_mesh(o->mesher, s, NULL, &o->mesh) != 0)
-        return output_fail(err, errlen, "frame %d: %s", s->frame, s->error.message);
-    snprintf(path, sizeof path, "%s/surface/%06d.ply", o->dir, s->frame);
-    return mesh_write_ply(path, &o->mesh, err, errlen);
-}
-
-static int output_preview(Output *o, const Sim *s, char *err, size_t errlen)
-{
-    char path[1200];
-    const Particles *ps = &s->particles;
-    snprintf(path, sizeof path, "%s/preview/%06d.png", o->dir, s->frame);
-    return preview_frame_png(path, ps->pos, ps->vel, ps->count, &s->grid, o->scene->solids,
+    snprintf(path, sizeof path, "%s/preview/%06d.png", o->dir, j->frame);
+    return preview_frame_png(path, j->ps.pos, j->ps.vel, j->ps.count, &o->grid, o->scene->solids,
                              o->scene->nsolids, OUTPUT_PREVIEW_WIDTH, o->speed_max, err, errlen);
 }
 
@@ -315,36 +339,205 @@ static int output_slices(Output *o, const Sim *s, char *err, size_t errlen)
     return 0;
 }
 
-int output_frame(Output *o, Sim *s, char *err, size_t errlen)
+/* Adds the time since *t0 to kind, under the writer's lock when there is a writer thread
+ * (the driver's meshing and the thread's writing both count). */
+static void output_lap_locked(Output *o, OutputKind kind, bool on, double *t0)
+{
+    if (o->writer)
+        pthread_mutex_lock(&o->writer->lock);
+    output_lap(o, kind, on, t0);
+    if (o->writer)
+        pthread_mutex_unlock(&o->writer->lock);
+}
+
+/* Writes one frame's files from its job: the particles, the surface, the USD sample and the
+ * preview, in that order. Runs on the writer thread, or on the driver's without one. */
+static int output_write_job(Output *o, const OutputJob *j, char *err, size_t errlen)
 {
     const Scene *sc = o->scene;
     bool mesh = sc->output.surface;
+    char path[1200];
     double t0 = output_clock();
-    if (mesh && output_surface(o, s, err, errlen) != 0)
+    snprintf(path, sizeof path, "%s/particles/%06d.ply", o->dir, j->frame);
+    if (sc->output.particles && ply_write_particles(path, &j->ps, err, errlen) != 0)
         return -1;
-    output_lap(o, OUTPUT_SURFACE, mesh, &t0);
-    if (o->usd && usd_add_frame(o->usd, s->frame, s->particles.pos, s->particles.count,
-                                mesh ? o->mesh.xyz : NULL, mesh ? o->mesh.nverts : 0,
-                                mesh ? o->mesh.tri : NULL, mesh ? o->mesh.ntris : 0,
+    output_lap_locked(o, OUTPUT_PARTICLES, sc->output.particles, &t0);
+    snprintf(path, sizeof path, "%s/surface/%06d.ply", o->dir, j->frame);
+    if (mesh && mesh_write_ply(path, &j->mesh, err, errlen) != 0)
+        return -1;
+    output_lap_locked(o, OUTPUT_SURFACE, mesh, &t0);
+    if (o->usd && usd_add_frame(o->usd, j->frame, j->ps.pos, j->ps.count,
+                                mesh ? j->mesh.xyz : NULL, mesh ? j->mesh.nverts : 0,
+                                mesh ? j->mesh.tri : NULL, mesh ? j->mesh.ntris : 0,
                                 err, errlen) != 0)
         return -1;
-    output_lap(o, OUTPUT_USD, o->usd != NULL, &t0);
-    if (sc->output.preview && output_preview(o, s, err, errlen) != 0)
+    output_lap_locked(o, OUTPUT_USD, o->usd != NULL, &t0);
+    if (sc->output.preview && output_preview(o, j, err, errlen) != 0)
         return -1;
-    output_lap(o, OUTPUT_PREVIEW, sc->output.preview, &t0);
-    int rc = output_slices(o, s, err, errlen);
-    output_lap(o, OUTPUT_SLICES, o->nslices > 0, &t0);
-    o->frames_written += rc == 0;
+    output_lap_locked(o, OUTPUT_PREVIEW, sc->output.preview, &t0);
+    return 0;
+}
+
+static void *output_writer_main(void *arg)
+{
+    Output *o = arg;
+    OutputWriter *w = o->writer;
+    char err[sizeof w->err];
+    pthread_mutex_lock(&w->lock);
+    for (;;) {
+        while (!w->busy && !w->quit)
+            pthread_cond_wait(&w->cond, &w->lock);
+        if (!w->busy)
+            break;  /* quit, with nothing left to write */
+        const OutputJob *j = &w->job[1 - w->fill];
+        /* after a failure the frames that follow are not written: the files on disk stay a
+         * run's first frames, with no gap */
+        bool skip = w->rc != 0;
+        pthread_mutex_unlock(&w->lock);
+        int rc = skip ? 0 : output_write_job(o, j, err, sizeof err);
+        pthread_mutex_lock(&w->lock);
+        if (rc != 0 && w->rc == 0) {
+            w->rc = rc;
+            snprintf(w->err, sizeof w->err, "%s", err);
+        }
+        o->frames_written += rc == 0 && !skip;
+        w->busy = false;
+        pthread_cond_broadcast(&w->cond);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+static void output_free_jobs(OutputWriter *w)
+{
+    for (int k = 0; k < 2; k++) {
+        part_free(&w->job[k].ps);
+        mesh_free(&w->job[k].mesh);
+    }
+}
+
+int output_start_writer(Output *o, bool thread)
+{
+    OutputWriter *w = calloc(1, sizeof *w);
+    if (!w)
+        return -1;
+    for (int k = 0; k < 2; k++) {
+        part_init(&w->job[k].ps);
+        mesh_init(&w->job[k].mesh);
+    }
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->cond, NULL);
+    o->writer = w;
+    o->threaded = thread && pthread_create(&w->thread, NULL, output_writer_main, o) == 0;
+    return 0;
+}
+
+/* Waits until the writer has written every frame handed to it. Returns its first failure. */
+static int output_wait(Output *o, char *err, size_t errlen)
+{
+    OutputWriter *w = o->writer;
+    if (!w)
+        return 0;
+    pthread_mutex_lock(&w->lock);
+    double t0 = output_clock();
+    while (w->busy)
+        pthread_cond_wait(&w->cond, &w->lock);
+    o->waited += output_clock() - t0;
+    int rc = w->rc;
+    if (rc)
+        snprintf(err, errlen, "%s", w->err);
+    pthread_mutex_unlock(&w->lock);
+    return rc;
+}
+
+int output_flush(Output *o, char *err, size_t errlen)
+{
+    return output_wait(o, err, errlen);
+}
+
+/* Copies the particles into the job; the surface was made into it already. */
+static int output_fill_job(OutputJob *j, const Sim *s, char *err, size_t errlen)
+{
+    const Particles *ps = &s->particles;
+    if (part_reserve(&j->ps, ps->count) != 0)
+        return output_fail(err, errlen, "frame %d: out of memory copying %zu particles for the "
+                           "writer", s->frame, ps->count);
+    memcpy(j->ps.pos, ps->pos, ps->count * sizeof *ps->pos);
+    memcpy(j->ps.vel, ps->vel, ps->count * sizeof *ps->vel);
+    j->ps.count = ps->count;
+    j->frame = s->frame;
+    return 0;
+}
+
+int output_frame(Output *o, Sim *s, char *err, size_t errlen)
+{
+    OutputWriter *w = o->writer;
+    OutputJob solo = { 0 };
+    if (!w) {   /* output_start_writer failed to allocate: write from the driver's thread */
+        part_init(&solo.ps);
+        mesh_init(&solo.mesh);
+    }
+    OutputJob *j = w ? &w->job[w->fill] : &solo;
+    /* the surface is made here, where the device is (the writer never touches it) */
+    double t0 = output_clock();
+    int rc = 0;
+    if (o->scene->output.surface && output_mesh(o->mesher, s, NULL, &j->mesh) != 0)
+        rc = output_fail(err, errlen, "frame %d: %s", s->frame, s->error.message);
+    output_lap_locked(o, OUTPUT_SURFACE, o->scene->output.surface, &t0);
+    /* slices read the grid, which the next frame changes: drawn here too */
+    if (rc == 0)
+        rc = output_slices(o, s, err, errlen);
+    output_lap_locked(o, OUTPUT_SLICES, o->nslices > 0, &t0);
+    if (rc == 0)
+        rc = output_fill_job(j, s, err, errlen);
+    if (rc == 0 && w && o->threaded) {
+        rc = output_wait(o, err, errlen);
+        if (rc == 0) {
+            pthread_mutex_lock(&w->lock);
+            w->busy = true;
+            w->fill = 1 - w->fill;
+            pthread_cond_broadcast(&w->cond);
+            pthread_mutex_unlock(&w->lock);
+        }
+    } else if (rc == 0) {
+        rc = output_write_job(o, j, err, errlen);
+        o->frames_written += rc == 0;
+    }
+    if (!w) {
+        part_free(&solo.ps);
+        mesh_free(&solo.mesh);
+    }
     return rc;
 }
 
 int output_close(Output *o, char *err, size_t errlen)
 {
+    OutputWriter *w = o->writer;
+    int rc = output_wait(o, err, errlen);
+    if (w && o->threaded) {
+        pthread_mutex_lock(&w->lock);
+        w->quit = true;
+        pthread_cond_broadcast(&w->cond);
+        pthread_mutex_unlock(&w->lock);
+        pthread_join(w->thread, NULL);
+    }
+    if (w) {
+        output_free_jobs(w);
+        pthread_mutex_destroy(&w->lock);
+        pthread_cond_destroy(&w->cond);
+        free(w);
+        o->writer = NULL;
+    }
     double t0 = output_clock();
     bool on = o->usd != NULL;
-    int rc = usd_close(o->usd, err, errlen);
+    char closing[1300];
+    int rc_usd = usd_close(o->usd, closing, sizeof closing);
+    if (rc == 0 && rc_usd != 0)
+        snprintf(err, errlen, "%s", closing);
     output_lap(o, OUTPUT_USD, on, &t0);
     o->usd = NULL;
     mesh_free(&o->mesh);
-    return rc;
+    free(o->grid.cell);
+    o->grid.cell = NULL;
+    return rc ? rc : rc_usd;
 }

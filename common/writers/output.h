@@ -14,7 +14,8 @@
 enum { OUTPUT_MAX_SLICES = 8, OUTPUT_PREVIEW_WIDTH = 800 };
 
 /* What output_frame spends its time on, for the driver's summary. */
-typedef enum { OUTPUT_SURFACE, OUTPUT_USD, OUTPUT_PREVIEW, OUTPUT_SLICES, OUTPUT_KINDS } OutputKind;
+typedef enum { OUTPUT_PARTICLES, OUTPUT_SURFACE, OUTPUT_USD, OUTPUT_PREVIEW, OUTPUT_SLICES,
+               OUTPUT_KINDS } OutputKind;
 extern const char *const output_kind_names[OUTPUT_KINDS];
 
 /* A surface maker that runs where a backend keeps its particles (the reference's OpenCL
@@ -24,12 +25,17 @@ typedef int (*OutputMesher)(SimBackend *b, Sim *s, const SurfaceSettings *set, M
 
 /* One --slice AXIS=INDEX: the cells whose index along axis (0 x, 1 y, 2 z) is index. */
 typedef struct { int axis, index; } OutputSlice;
+typedef struct OutputWriter OutputWriter;
 
 typedef struct {
     char dir[1024];             /* OUT */
     const Scene *scene;
     UsdWriter *usd;             /* NULL: output.usd off */
-    Mesh mesh;                  /* the frame's surface, reused */
+    Mesh mesh;                  /* a resumed run's earlier surfaces, read back one by one */
+    MacGrid grid;               /* for the previews: the size and the solid cells only */
+    OutputWriter *writer;       /* output_start_writer's: the frames handed over */
+    bool threaded;              /* a thread writes them while the driver goes on */
+    double waited;              /* seconds output_frame waited for the writer thread */
     OutputMesher mesher;        /* NULL: surface_build on the host (set after output_open) */
     float speed_max;            /* the previews' fixed colour scale, m/s */
     OutputSlice slice[OUTPUT_MAX_SLICES];
@@ -59,17 +65,28 @@ int output_open(Output *o, const char *out_dir, const Scene *scene, const MacGri
                 const OutputSlice *slices, int nslices, int resume_frame, char *err,
                 size_t errlen);
 
-/* Writes frame s->frame: surface/NNNNNN.ply, a USD sample, preview/NNNNNN.png and
- * slice-AXISINDEX/NNNNNN.png (e.g. slice-z16/), as the scene and the slices ask. Returns 0, or -1 with one line. */
+/* Gets ready to write frames; thread: on a thread of their own, each while the next frame
+ * simulates (without one, or when no thread can be made, each is written before output_frame
+ * returns). The files are the same bytes either way. Returns 0, or -1 when out of memory. */
+int output_start_writer(Output *o, bool thread);
+/* Writes frame s->frame: particles/NNNNNN.ply, surface/NNNNNN.ply, a USD sample,
+ * preview/NNNNNN.png and slice-AXISINDEX/NNNNNN.png (e.g. slice-z16/), as the scene and the
+ * slices ask. The surface and slices are made before it returns; with a writer thread the
+ * rest is written from copies after it returns, and a failure there is returned by the next
+ * call, output_flush or output_close (frames after a failed one are not written). Returns 0,
+ * or -1 with one line. */
 int output_frame(Output *o, Sim *s, char *err, size_t errlen);
+/* Waits until every frame handed over is on disk (before a checkpoint, so a resume finds
+ * them). Returns 0, or -1 with the writer's first failure. */
+int output_flush(Output *o, char *err, size_t errlen);
 
 /* The liquid surface of s's particles into m: with mesher when it is not NULL and s's backend
  * holds the current particles (sim_backend_current), else surface_build on the host's copy.
  * Returns 0, or -1 with one line in s->error. */
 int output_mesh(OutputMesher mesher, Sim *s, const SurfaceSettings *set, Mesh *m);
 
-/* Closes the USD stage (scene.usda then holds every frame written, also after an error) and
- * frees o. Safe on a zeroed or half-opened Output. Returns 0, or -1 with one line in err. */
+/* Writes what is still handed over, stops the writer, closes the USD stage (scene.usda then
+ * holds every frame written, also after an error) and frees o. Safe on a zeroed or half-opened Output. Returns 0, or -1 with one line in err. */
 int output_close(Output *o, char *err, size_t errlen);
 
 #endif
