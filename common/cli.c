@@ -388,12 +388,13 @@ static void cli_summary(Run *r, double elapsed)
     if (r->output.threaded && wrote)
         printf("  (written on their own thread while the next frame ran; the simulation "
                "waited %.3f s for it)\n", r->output.waited);
-    const char *items[5];
+    const char *items[6];
     int n = 0;
     if (sc->output.particles) items[n++] = "particles/";
     if (sc->output.surface) items[n++] = "surface/";
     if (r->output.on[OUTPUT_USD]) items[n++] = "scene.usda";
     if (sc->output.preview) items[n++] = "preview/";
+    if (sc->output.bricks) items[n++] = "brick/ brickcolor/ bricktexture/";
     if (r->opt->nslices) items[n++] = "slice-*/";
     printf("  output: %s/", r->out);
     for (int i = 0; i < n; i++)

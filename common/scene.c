@@ -31,7 +31,7 @@ static const char scene_defaults_json[] =
     "                \"jacobi_omega\": 1.0, \"sor_omega\": 1.7},"
     " \"use_gauss_seidel\": false, \"fluid\": [], \"solids\": [], \"events\": [],"
     " \"output\": {\"particles\": true, \"surface\": false, \"usd\": false,"
-    "            \"preview\": false}}";
+    "            \"preview\": false, \"bricks\": false, \"brick_cells\": [2, 2.4, 2]}}";
 
 /* The known keys of every kind of object; anything else is an error with a suggestion. */
 static const char *const top_keys[] = {
@@ -41,7 +41,8 @@ static const char *const top_keys[] = {
 static const char *const grid_keys[] = {"resolution", "cell_size", NULL};
 static const char *const pressure_keys[] = {
     "solver", "iterations", "tolerance", "jacobi_omega", "sor_omega", NULL};
-static const char *const output_keys[] = {"particles", "surface", "usd", "preview", NULL};
+static const char *const output_keys[] = {"particles", "surface", "usd", "preview", "bricks",
+                                          "brick_cells", NULL};
 static const char *const shape_keys[] = {"box", "sphere", "velocity", NULL};
 static const char *const box_keys[] = {"min", "max", NULL};
 static const char *const sphere_keys[] = {"center", "radius", NULL};
@@ -843,6 +844,26 @@ static int scene_physics(Ctx *c, json_t *root, Scene *s)
            scene_particles_per_cell(c, root, s) || scene_seed(c, root, s) ? -1 : 0;
 }
 
+/* A brick's width, height and depth in cells: each in (0, 64]. */
+static int scene_brick_cells(Ctx *c, json_t *o, float out[3])
+{
+    static const Range cells = {0, 64, true, false};
+    size_t mark;
+    json_t *v = scene_enter(c, o, "brick_cells", &mark);
+    if (!v)
+        return -1;
+    if (!json_is_array(v) || json_array_size(v) != 3)
+        return scene_wrong(c, "an array of 3 numbers in (0, 64]: a brick's cells along x, y, z", v);
+    for (size_t i = 0; i < 3; i++) {
+        size_t at = scene_path_index(c, i);
+        if (scene_float(c, json_array_get(v, i), cells, &out[i], NULL))
+            return -1;
+        scene_path_pop(c, at);
+    }
+    scene_path_pop(c, mark);
+    return 0;
+}
+
 static int scene_output(Ctx *c, json_t *root, Scene *s)
 {
     size_t mark;
@@ -850,7 +871,9 @@ static int scene_output(Ctx *c, json_t *root, Scene *s)
     if (!o || scene_get_bool(c, o, "particles", &s->output.particles) ||
         scene_get_bool(c, o, "surface", &s->output.surface) ||
         scene_get_bool(c, o, "usd", &s->output.usd) ||
-        scene_get_bool(c, o, "preview", &s->output.preview))
+        scene_get_bool(c, o, "preview", &s->output.preview) ||
+        scene_get_bool(c, o, "bricks", &s->output.bricks) ||
+        scene_brick_cells(c, o, s->output.brick_cells))
         return -1;
     scene_path_pop(c, mark);
     return 0;
@@ -1234,6 +1257,8 @@ static const SchemaRow scene_schema[] = {
     {"output.surface", "boolean", "write a closed liquid surface, out/<name>/surface/NNNNNN.ply"},
     {"output.usd", "boolean", "write out/<name>/scene.usda (Blender, usdview; real time)"},
     {"output.preview", "boolean", "write out/<name>/preview/NNNNNN.png (make movie joins them)"},
+    {"output.bricks", "boolean", "the liquid as LEGO bricks: brick/, brickcolor/, bricktexture/"},
+    {"output.brick_cells", "3 numbers (0, 64]", "a brick's width, height, depth in cells"},
 };
 enum { SCENE_NSCHEMA = sizeof scene_schema / sizeof scene_schema[0] };
 

@@ -55,7 +55,10 @@ typedef struct {
     Shape *fluid;   int nfluid;
     Shape *solids;  int nsolids;
     SceneEvent *events; int nevents;
-    struct { bool particles, surface, usd, preview; } output; /* which files each frame writes */
+    struct {            /* which files each frame writes */
+        bool particles, surface, usd, preview, bricks;
+        float brick_cells[3];   /* a brick's width, height, depth in cells */
+    } output;
     char *json;         /* the effective scene (defaults and overrides applied) as canonical
                          * JSON: sorted keys, compact, reals to 17 digits, so that
                          * scene_load_text(json) gives this same Scene back */

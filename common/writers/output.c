@@ -25,7 +25,7 @@
 #endif
 
 const char *const output_kind_names[OUTPUT_KINDS] = { "particles", "surface", "usd", "preview",
-                                                      "slices" };
+                                                      "slices", "bricks" };
 
 /* A frame handed to the writer: copies of what it writes, so the simulation can go on. */
 typedef struct {
@@ -291,9 +291,13 @@ int output_open(Output *o, const char *out_dir, const Scene *scene, const MacGri
         return output_fail(err, errlen, "out of memory for the preview's copy of the solid cells");
     for (size_t c = 0; c < ncells; c++)
         o->grid.cell[c] = g->cell && g->cell[c] == CELL_SOLID ? CELL_SOLID : CELL_AIR;
+    bool bricks = scene->output.bricks;
     if ((scene->output.surface && output_mkdir(o, "surface", err, errlen)) ||
-        (scene->output.preview && output_mkdir(o, "preview", err, errlen)))
+        (scene->output.preview && output_mkdir(o, "preview", err, errlen)) ||
+        (bricks && (output_mkdir(o, "brick", err, errlen) || output_mkdir(o, "brickcolor", err, errlen) ||
+                    output_mkdir(o, "bricktexture", err, errlen))))
         return -1;
+    bricks_init(&o->bricks);
     return output_open_usd(o, g, resume_frame, err, errlen);
 }
 
@@ -350,8 +354,18 @@ static void output_lap_locked(Output *o, OutputKind kind, bool on, double *t0)
         pthread_mutex_unlock(&o->writer->lock);
 }
 
+static int output_bricks(Output *o, const OutputJob *j, char *err, size_t errlen)
+{
+    const float *cells = o->scene->output.brick_cells;
+    const float size[3] = { cells[0] * o->grid.dx, cells[1] * o->grid.dx, cells[2] * o->grid.dx };
+    if (bricks_build(&o->bricks, &j->ps, &o->grid, size, o->scene->particles_per_cell, err,
+                     errlen) != 0)
+        return -1;
+    return bricks_write(&o->bricks, o->dir, j->frame, err, errlen);
+}
+
 /* Writes one frame's files from its job: the particles, the surface, the USD sample and the
- * preview, in that order. Runs on the writer thread, or on the driver's without one. */
+ * preview, then the bricks. Runs on the writer thread, or on the driver's without one. */
 static int output_write_job(Output *o, const OutputJob *j, char *err, size_t errlen)
 {
     const Scene *sc = o->scene;
@@ -375,6 +389,9 @@ static int output_write_job(Output *o, const OutputJob *j, char *err, size_t err
     if (sc->output.preview && output_preview(o, j, err, errlen) != 0)
         return -1;
     output_lap_locked(o, OUTPUT_PREVIEW, sc->output.preview, &t0);
+    if (sc->output.bricks && output_bricks(o, j, err, errlen) != 0)
+        return -1;
+    output_lap_locked(o, OUTPUT_BRICKS, sc->output.bricks, &t0);
     return 0;
 }
 
@@ -539,5 +556,6 @@ int output_close(Output *o, char *err, size_t errlen)
     mesh_free(&o->mesh);
     free(o->grid.cell);
     o->grid.cell = NULL;
+    bricks_free(&o->bricks);
     return rc ? rc : rc_usd;
 }

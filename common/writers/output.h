@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "bricks.h"
 #include "sim.h"
 #include "surface.h"
 #include "usd.h"
@@ -15,7 +16,7 @@ enum { OUTPUT_MAX_SLICES = 8, OUTPUT_PREVIEW_WIDTH = 800 };
 
 /* What output_frame spends its time on, for the driver's summary. */
 typedef enum { OUTPUT_PARTICLES, OUTPUT_SURFACE, OUTPUT_USD, OUTPUT_PREVIEW, OUTPUT_SLICES,
-               OUTPUT_KINDS } OutputKind;
+               OUTPUT_BRICKS, OUTPUT_KINDS } OutputKind;
 extern const char *const output_kind_names[OUTPUT_KINDS];
 
 /* A surface maker that runs where a backend keeps its particles (the reference's OpenCL
@@ -33,6 +34,7 @@ typedef struct {
     UsdWriter *usd;             /* NULL: output.usd off */
     Mesh mesh;                  /* a resumed run's earlier surfaces, read back one by one */
     MacGrid grid;               /* for the previews: the size and the solid cells only */
+    Bricks bricks;              /* the frame's LEGO bricks (output.bricks), reused */
     OutputWriter *writer;       /* output_start_writer's: the frames handed over */
     bool threaded;              /* a thread writes them while the driver goes on */
     double waited;              /* seconds output_frame waited for the writer thread */
