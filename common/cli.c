@@ -388,13 +388,24 @@ static void cli_summary(Run *r, double elapsed)
     if (r->output.threaded && wrote)
         printf("  (written on their own thread while the next frame ran; the simulation "
                "waited %.3f s for it)\n", r->output.waited);
-    const char *items[6];
+    if (sc->output.diffuse) {
+        const DiffuseTally *d = &r->output.diffuse_end;
+        const size_t *by = d->by_type;
+        printf("  diffuse: %zu at the end (spray %zu, foam %zu, bubble %zu), %zu seeded", d->alive,
+               by[DIFFUSE_SPRAY], by[DIFFUSE_FOAM], by[DIFFUSE_BUBBLE], d->seeded);
+        if (d->dropped)
+            printf("; the limit output.diffuse_max = %zu kept %zu from being seeded", d->limit,
+                   d->dropped);
+        printf("\n");
+    }
+    const char *items[7];
     int n = 0;
     if (sc->output.particles) items[n++] = "particles/";
     if (sc->output.surface) items[n++] = "surface/";
     if (r->output.on[OUTPUT_USD]) items[n++] = "scene.usda";
     if (sc->output.preview) items[n++] = "preview/";
     if (sc->output.bricks) items[n++] = "brick/ brickcolor/ bricktexture/";
+    if (sc->output.diffuse) items[n++] = "diffuse/";
     if (r->opt->nslices) items[n++] = "slice-*/";
     printf("  output: %s/", r->out);
     for (int i = 0; i < n; i++)

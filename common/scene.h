@@ -56,8 +56,9 @@ typedef struct {
     Shape *solids;  int nsolids;
     SceneEvent *events; int nevents;
     struct {            /* which files each frame writes */
-        bool particles, surface, usd, preview, bricks;
+        bool particles, surface, usd, preview, bricks, diffuse;
         float brick_cells[3];   /* a brick's width, height, depth in cells */
+        int diffuse_max;        /* the most diffuse particles alive at once */
     } output;
     char *json;         /* the effective scene (defaults and overrides applied) as canonical
                          * JSON: sorted keys, compact, reals to 17 digits, so that

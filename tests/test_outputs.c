@@ -45,6 +45,7 @@ static const char *ball_drop_dir(void)
     if (access(done, F_OK) == 0)
         return dir;
     char *argv[] = { "flipsim", "--quiet", "--out", dir, "--set", "output.usd=true",
+                     "--set", "output.diffuse=true", "--set", "output.bricks=true",
                      "scenes/ball_drop.json", NULL };
     ck_assert_int_eq(run_cli("ball", argv), EXIT_OK);
     FILE *f = fopen(done, "w");
@@ -611,6 +612,66 @@ START_TEST(writer_thread_failure_comes_back)
 }
 END_TEST
 
+/* "element vertex N" of a PLY file's header. */
+static size_t ply_vertices(const char *dir, const char *sub, int frame)
+{
+    char path[800];
+    snprintf(path, sizeof path, "%s/%s/%06d.ply", dir, sub, frame);
+    char *text = harness_slurp(path, NULL);
+    const char *at = strstr(text, "element vertex ");
+    ck_assert_msg(at != NULL, "%s: no vertex element", path);
+    size_t n = strtoul(at + strlen("element vertex "), NULL, 10);
+    free(text);
+    return n;
+}
+
+/* Spray, foam and bubbles only where the liquid splashes: none while the ball falls (it lands
+ * near frame 7: its bottom falls 0.75 m at 25 m/s^2), thousands after; none in the
+ * hydrostatic tank at any frame. */
+START_TEST(diffuse_only_where_it_splashes)
+{
+    const char *dir = ball_drop_dir();
+    for (int f = 0; f <= 6; f++)
+        ck_assert_msg(ply_vertices(dir, "diffuse", f) == 0, "ball_drop frame %d: %zu diffuse "
+                      "particles before the ball lands, expected 0", f, ply_vertices(dir, "diffuse", f));
+    size_t last = ply_vertices(dir, "diffuse", FRAMES);
+    ck_assert_msg(last >= 1000, "ball_drop frame %d: %zu diffuse particles after the splash, "
+                  "expected at least 1000", FRAMES, last);
+    char tank[600];
+    harness_scratch_dir("tank", tank, sizeof tank);
+    char *argv[] = { "flipsim", "--quiet", "--device", "cpu", "--out", tank, "--set",
+                     "output.diffuse=true", "scenes/hydrostatic.json", NULL };
+    ck_assert_int_eq(run_cli("tank", argv), EXIT_OK);
+    for (int f = 0; f <= 60; f++)
+        ck_assert_msg(ply_vertices(tank, "diffuse", f) == 0, "hydrostatic frame %d: %zu diffuse "
+                      "particles in a tank at rest, expected 0", f, ply_vertices(tank, "diffuse", f));
+    harness_remove_tree(tank);
+}
+END_TEST
+
+/* The three brick files of a real frame agree: one colour triple per PLY vertex, as many
+ * bricks in the texture. */
+START_TEST(bricks_of_a_run_agree)
+{
+    const char *dir = ball_drop_dir();
+    for (int f = 0; f <= FRAMES; f += 10) {
+        size_t nv = ply_vertices(dir, "brick", f), ncol, ntex, nonzero = 0;
+        char path[800];
+        snprintf(path, sizeof path, "%s/brickcolor/%06d.data", dir, f);
+        free(harness_slurp(path, &ncol));
+        snprintf(path, sizeof path, "%s/bricktexture/%06d.data", dir, f);
+        unsigned char *tex = (unsigned char *)harness_slurp(path, &ntex);
+        for (size_t t = 0; t < ntex; t++)
+            nonzero += tex[t] != 0;
+        free(tex);
+        /* ball_drop: 8 m box of 0.25 m cells, bricks of 2 x 2.4 x 2 cells: 16 x 14 x 16 */
+        ck_assert_msg(nv > 50 && ncol == 3 * nv && nonzero == nv && ntex == 16 * 14 * 16,
+                      "frame %d: %zu bricks, %zu colour bytes, %zu texture bricks of %zu; expected "
+                      "> 50, 3 per brick, one each, 16x14x16", f, nv, ncol, nonzero, ntex);
+    }
+}
+END_TEST
+
 static Suite *outputs_suite(void)
 {
     Suite *s = suite_create("outputs");
@@ -619,6 +680,8 @@ static Suite *outputs_suite(void)
     tcase_add_test(run, previews_show_the_ball_fall_and_spread);
     tcase_add_test(run, usd_one_sample_per_frame_at_the_scene_rate);
     tcase_add_test(run, slice_shows_cell_types);
+    tcase_add_test(run, diffuse_only_where_it_splashes);
+    tcase_add_test(run, bricks_of_a_run_agree);
     tcase_set_timeout(run, 300); /* the first case runs the scene: ~10 s here, far more under valgrind */
     suite_add_tcase(s, run);
     TCase *resume = tcase_create("resume");

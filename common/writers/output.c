@@ -25,7 +25,7 @@
 #endif
 
 const char *const output_kind_names[OUTPUT_KINDS] = { "particles", "surface", "usd", "preview",
-                                                      "slices", "bricks" };
+                                                      "slices", "bricks", "diffuse" };
 
 /* A frame handed to the writer: copies of what it writes, so the simulation can go on. */
 typedef struct {
@@ -238,6 +238,18 @@ static int output_restage(Output *o, int last, char *err, size_t errlen)
     return rc < 0 ? -1 : 0;
 }
 
+/* A resumed run's diffuse particles go on from those written at its frame. */
+static int output_resume_diffuse(Output *o, int resume_frame, char *err, size_t errlen)
+{
+    char path[1200];
+    if (resume_frame < 0)
+        return 0;
+    snprintf(path, sizeof path, "%s/diffuse/%06d.ply", o->dir, resume_frame);
+    int rc = diffuse_read_ply(&o->diffuse, path, err, errlen);
+    o->diffuse_missing = rc == 1;
+    return rc < 0 ? -1 : 0;
+}
+
 static int output_open_usd(Output *o, const MacGrid *g, int resume_frame, char *err,
                            size_t errlen)
 {
@@ -298,6 +310,10 @@ int output_open(Output *o, const char *out_dir, const Scene *scene, const MacGri
                     output_mkdir(o, "bricktexture", err, errlen))))
         return -1;
     bricks_init(&o->bricks);
+    diffuse_init(&o->diffuse, (size_t)scene->output.diffuse_max);
+    if (scene->output.diffuse && (output_mkdir(o, "diffuse", err, errlen) ||
+                                  output_resume_diffuse(o, resume_frame, err, errlen)))
+        return -1;
     return output_open_usd(o, g, resume_frame, err, errlen);
 }
 
@@ -364,8 +380,21 @@ static int output_bricks(Output *o, const OutputJob *j, char *err, size_t errlen
     return bricks_write(&o->bricks, o->dir, j->frame, err, errlen);
 }
 
+/* Steps the diffuse particles to the job's frame through its liquid, then writes them. */
+static int output_diffuse(Output *o, const OutputJob *j, char *err, size_t errlen)
+{
+    const Scene *sc = o->scene;
+    const DiffuseFrame f = { &o->grid, sc->gravity, (float)(1.0 / sc->frame_rate),
+                             sc->particles_per_cell, sc->seed, j->frame };
+    char path[1200];
+    snprintf(path, sizeof path, "%s/diffuse/%06d.ply", o->dir, j->frame);
+    if (diffuse_step(&o->diffuse, &j->ps, &f, err, errlen) != 0)
+        return -1;
+    return diffuse_write_ply(&o->diffuse, path, err, errlen);
+}
+
 /* Writes one frame's files from its job: the particles, the surface, the USD sample and the
- * preview, then the bricks. Runs on the writer thread, or on the driver's without one. */
+ * preview, then the bricks and the diffuse particles. Runs on the writer thread, or on the driver's without one. */
 static int output_write_job(Output *o, const OutputJob *j, char *err, size_t errlen)
 {
     const Scene *sc = o->scene;
@@ -392,6 +421,9 @@ static int output_write_job(Output *o, const OutputJob *j, char *err, size_t err
     if (sc->output.bricks && output_bricks(o, j, err, errlen) != 0)
         return -1;
     output_lap_locked(o, OUTPUT_BRICKS, sc->output.bricks, &t0);
+    if (sc->output.diffuse && output_diffuse(o, j, err, errlen) != 0)
+        return -1;
+    output_lap_locked(o, OUTPUT_DIFFUSE, sc->output.diffuse, &t0);
     return 0;
 }
 
@@ -557,5 +589,7 @@ int output_close(Output *o, char *err, size_t errlen)
     free(o->grid.cell);
     o->grid.cell = NULL;
     bricks_free(&o->bricks);
+    diffuse_tally(&o->diffuse, &o->diffuse_end);
+    diffuse_free(&o->diffuse);
     return rc ? rc : rc_usd;
 }
