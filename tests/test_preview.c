@@ -162,6 +162,44 @@ START_TEST(frame_particle_colours_at_projection)
 }
 END_TEST
 
+/* Diffuse particles show their type's colour at their projected pixel; one behind a liquid
+ * particle (farther along the same line of sight) is hidden by it. */
+START_TEST(frame_diffuse_colours_and_hidden_behind_liquid)
+{
+    MacGrid g = box_grid(16, 0.5f);
+    PreviewView v;
+    ck_assert_int_eq(preview_frame_view(&v, &g, 640), 0);
+    Vec3 liquid[1] = { { 3.0f, 4.0f, 5.0f } };
+    double d[3] = { liquid[0].x - v.eye[0], liquid[0].y - v.eye[1], liquid[0].z - v.eye[2] };
+    double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    Vec3 pts[3] = { { 5.5f, 2.5f, 2.0f }, { 2.0f, 6.0f, 3.0f },
+                    { (float)(liquid[0].x + 0.4 * d[0] / len), (float)(liquid[0].y + 0.4 * d[1] / len),
+                      (float)(liquid[0].z + 0.4 * d[2] / len) } };
+    const uint8_t type[3] = { 0, 1, 2 };
+    const PreviewPoints diffuse = { pts, type, 3 };
+    char *path = tmp_png("diffuse.png"), err[512];
+    ck_assert_msg(preview_frame_png_with(path, liquid, NULL, 1, &g, NULL, 0, 640, 10.0f, &diffuse,
+                                         err, sizeof err) == 0, "%s", err);
+    Image im = load_png(path);
+    for (int i = 0; i < 2; i++) {
+        double x, y, depth;
+        ck_assert(preview_project(&v, pts[i], &x, &y, &depth));
+        char what[80];
+        snprintf(what, sizeof what, "%s particle at pixel (%d, %d)", i ? "foam" : "spray",
+                 (int)floor(x), (int)floor(y));
+        assert_rgb(pixel(&im, (int)floor(x), (int)floor(y)), preview_diffuse_colours[i], what);
+    }
+    double x, y, depth;
+    ck_assert(preview_project(&v, liquid[0], &x, &y, &depth));
+    unsigned char still[3];
+    preview_viridis(0, still);
+    assert_rgb(pixel(&im, (int)floor(x), (int)floor(y)), still,
+               "a bubble behind a liquid particle: the liquid's colour at its pixel");
+    free(im.rgb);
+    grid_free(&g);
+}
+END_TEST
+
 /* The centroid of the pixels that particles change, against an empty frame, in the view
  * below the particle count (which changes too). */
 static void particle_centroid(const char *path, const Image *empty, int view_w, double *cx,
@@ -443,6 +481,7 @@ static Suite *preview_suite(void)
     tcase_set_timeout(frame, 30);
     tcase_add_test(frame, frame_png_decodes_at_stated_size);
     tcase_add_test(frame, frame_particle_colours_at_projection);
+    tcase_add_test(frame, frame_diffuse_colours_and_hidden_behind_liquid);
     tcase_add_test(frame, frame_falling_ball_moves_down);
     tcase_add_test(frame, frame_solids_are_grey);
     tcase_add_test(frame, frame_colour_bar_is_monotonic);

@@ -330,8 +330,10 @@ static int output_preview(Output *o, const OutputJob *j, char *err, size_t errle
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/preview/%06d.png", o->dir, j->frame);
-    return preview_frame_png(path, j->ps.pos, j->ps.vel, j->ps.count, &o->grid, o->scene->solids,
-                             o->scene->nsolids, OUTPUT_PREVIEW_WIDTH, o->speed_max, err, errlen);
+    const PreviewPoints diffuse = { o->diffuse.pos, o->diffuse.type, o->diffuse.count };
+    const PreviewPoints *d = o->scene->output.diffuse ? &diffuse : NULL;
+    return preview_frame_png_with(path, j->ps.pos, j->ps.vel, j->ps.count, &o->grid, o->scene->solids,
+                                  o->scene->nsolids, OUTPUT_PREVIEW_WIDTH, o->speed_max, d, err, errlen);
 }
 
 /* Cells drawn so that the slice's longer side is about 384 pixels, 2 to 16 per cell. */
@@ -393,8 +395,8 @@ static int output_diffuse(Output *o, const OutputJob *j, char *err, size_t errle
     return diffuse_write_ply(&o->diffuse, path, err, errlen);
 }
 
-/* Writes one frame's files from its job: the particles, the surface, the USD sample and the
- * preview, then the bricks and the diffuse particles. Runs on the writer thread, or on the driver's without one. */
+/* Writes one frame's files from its job: the particles, the diffuse particles, the surface,
+ * the USD sample, the preview and the bricks. Runs on the writer thread, or on the driver's without one. */
 static int output_write_job(Output *o, const OutputJob *j, char *err, size_t errlen)
 {
     const Scene *sc = o->scene;
@@ -405,6 +407,10 @@ static int output_write_job(Output *o, const OutputJob *j, char *err, size_t err
     if (sc->output.particles && ply_write_particles(path, &j->ps, err, errlen) != 0)
         return -1;
     output_lap_locked(o, OUTPUT_PARTICLES, sc->output.particles, &t0);
+    /* the diffuse particles first: the preview draws them, the USD stage holds them */
+    if (sc->output.diffuse && output_diffuse(o, j, err, errlen) != 0)
+        return -1;
+    output_lap_locked(o, OUTPUT_DIFFUSE, sc->output.diffuse, &t0);
     snprintf(path, sizeof path, "%s/surface/%06d.ply", o->dir, j->frame);
     if (mesh && mesh_write_ply(path, &j->mesh, err, errlen) != 0)
         return -1;
@@ -421,9 +427,6 @@ static int output_write_job(Output *o, const OutputJob *j, char *err, size_t err
     if (sc->output.bricks && output_bricks(o, j, err, errlen) != 0)
         return -1;
     output_lap_locked(o, OUTPUT_BRICKS, sc->output.bricks, &t0);
-    if (sc->output.diffuse && output_diffuse(o, j, err, errlen) != 0)
-        return -1;
-    output_lap_locked(o, OUTPUT_DIFFUSE, sc->output.diffuse, &t0);
     return 0;
 }
 

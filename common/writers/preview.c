@@ -1001,9 +1001,57 @@ static int preview_frame_check(const char *path, const Vec3 *pos, size_t n, cons
     return 0;
 }
 
+const unsigned char preview_diffuse_colours[3][3] = {
+    { 255, 255, 255 }, { 214, 219, 224 }, { 150, 200, 255 } };
+
+/* Diffuse particles as dots half the liquid's size, far first, each pixel only where it is
+ * nearer than what is drawn there (the liquid hides the bubbles inside it). */
+static int preview_draw_diffuse(Canvas *c, const PreviewView *v, const PreviewPoints *d)
+{
+    DepthKey *keys = malloc((d->n ? d->n : 1) * sizeof *keys);
+    if (!keys)
+        return -1;
+    size_t m = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        double x, y, depth;
+        if (preview_project(v, d->pos[i], &x, &y, &depth) && x >= 0 && y >= 0 && x < v->view_w &&
+            y < c->h)
+            keys[m++] = (DepthKey){ depth, x, y, i };
+    }
+    preview_sort_far_first(keys, m);
+    for (size_t k = 0; k < m; k++) {
+        const DepthKey *p = &keys[k];
+        double r = fmin(fmax(0.5 * v->scale * v->dot_world / p->depth, 0.5), 4.0);
+        int R = (int)ceil(r), px = (int)floor(p->x), py = (int)floor(p->y);
+        uint8_t type = d->type[p->index] < 3 ? d->type[p->index] : 0;
+        for (int dy = -R; dy <= R; dy++)
+            for (int dx = -R; dx <= R; dx++) {
+                int x = px + dx, y = py + dy;
+                if (dx * dx + dy * dy > r * r || x < 0 || y < 0 || x >= v->view_w || y >= c->h)
+                    continue;
+                float *z = &c->z[(size_t)y * c->w + x];
+                if (!(*z > (float)p->depth))    /* drawn in front already */
+                    continue;
+                preview_put(c, x, y, preview_diffuse_colours[type]);
+                *z = (float)p->depth;
+            }
+    }
+    free(keys);
+    return 0;
+}
+
 int preview_frame_png(const char *path, const Vec3 *pos, const Vec3 *vel, size_t n,
                       const MacGrid *g, const Shape *solids, int nsolids, int width_px,
                       float speed_max, char *err, size_t errlen)
+{
+    return preview_frame_png_with(path, pos, vel, n, g, solids, nsolids, width_px, speed_max,
+                                  NULL, err, errlen);
+}
+
+int preview_frame_png_with(const char *path, const Vec3 *pos, const Vec3 *vel, size_t n,
+                           const MacGrid *g, const Shape *solids, int nsolids, int width_px,
+                           float speed_max, const PreviewPoints *diffuse, char *err,
+                           size_t errlen)
 {
     PreviewView v;
     Canvas c;
@@ -1019,6 +1067,8 @@ int preview_frame_png(const char *path, const Vec3 *pos, const Vec3 *vel, size_t
     const double lo[3] = { 0, 0, 0 }, hi[3] = { v.domain.x, v.domain.y, v.domain.z };
     preview_draw_room(&c, &v, g);
     int rc = preview_draw_particles(&c, &v, pos, vel, n, top);
+    if (rc == 0 && diffuse)
+        rc = preview_draw_diffuse(&c, &v, diffuse);
     if (rc == 0)
         rc = preview_draw_solids(&c, &v, g, solids, nsolids);
     if (rc != 0) {

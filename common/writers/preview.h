@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "grid.h"
 #include "scene.h"
 
@@ -51,6 +52,21 @@ bool preview_project(const PreviewView *v, Vec3 p, double *x, double *y, double 
 int preview_frame_png(const char *path, const Vec3 *pos, const Vec3 *vel, size_t n,
                       const MacGrid *g, const Shape *solids, int nsolids, int width_px,
                       float speed_max, char *err, size_t errlen);
+
+/* Diffuse particles to draw over a frame: small dots, white for spray (type 0), pale grey for
+ * foam (1), pale blue for bubbles (2), hidden where the liquid is in front of them. */
+typedef struct {
+    const Vec3 *pos;
+    const uint8_t *type;
+    size_t n;
+} PreviewPoints;
+extern const unsigned char preview_diffuse_colours[3][3];
+
+/* preview_frame_png with the diffuse particles drawn too (diffuse may be NULL). */
+int preview_frame_png_with(const char *path, const Vec3 *pos, const Vec3 *vel, size_t n,
+                           const MacGrid *g, const Shape *solids, int nsolids, int width_px,
+                           float speed_max, const PreviewPoints *diffuse, char *err,
+                           size_t errlen);
 
 /* A round colour-bar top for the given particles: their largest speed rounded up to 1, 2,
  * 2.5 or 5 x 10^k (at least 0.1 m/s). For a run, call it on an early frame's velocities,
