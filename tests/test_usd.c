@@ -386,6 +386,50 @@ START_TEST(killed_run_is_recovered)
 }
 END_TEST
 
+/* Diffuse particles and bricks: their prims, one sample per frame with the types and greys
+ * read back, per-point interpolation declared, the brick width. */
+START_TEST(diffuse_and_bricks_prims)
+{
+    const char *dir = new_dir();
+    char err[512];
+    const UsdOptions opt = { 30, 0.05f, false, true, 0.2f };
+    UsdWriter *w = usd_open_with(dir, &opt, err, sizeof err);
+    ck_assert_msg(w != NULL, "%s", err);
+    Vec3 p[2] = { { 1, 1, 1 }, { 2, 2, 2 } };
+    Vec3 d[3] = { { 1, 2, 1 }, { 1.5f, 1, 1 }, { 2, 0.5f, 2 } };
+    const uint8_t type[3] = { 0, 1, 2 };
+    const float bricks[6] = { 0.1f, 0.1f, 0.1f, 0.3f, 0.1f, 0.1f };
+    const uint8_t grey[2] = { 255, 51 };
+    for (int f = 0; f < 3; f++) {
+        UsdFrame fr = { .frame = f, .pos = p, .n = 2, .diffuse_pos = d, .diffuse_type = type,
+                        .ndiffuse = (size_t)f, .brick_xyz = bricks, .brick_grey = grey, .nbricks = 2 };
+        ck_assert_msg(usd_add_frame_with(w, &fr, err, sizeof err) == 0, "frame %d: %s", f, err);
+    }
+    /* a count without its arrays writes nothing */
+    UsdFrame bad = { .frame = 3, .pos = p, .n = 2, .ndiffuse = 1 };
+    ck_assert_int_eq(usd_add_frame_with(w, &bad, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "diffuse count given without its arrays"), "err \"%s\"", err);
+    ck_assert_msg(usd_close(w, err, sizeof err) == 0, "%s", err);
+    const int frames[3] = { 0, 1, 2 };
+    char *s = harness_slurp(path_in(dir, "scene.usda"), NULL);
+    const char *types = samples_of(s, "\"diffuse\"", "int[] primvars:diffuseType");
+    ck_assert_int_eq(count_samples(types, frames), 3);
+    long t[4];
+    ck_assert_int_eq(parse_ints(sample_body(types, 2), t, 4), 2);
+    ck_assert_msg(t[0] == 0 && t[1] == 1, "frame 2 types %ld %ld, expected 0 1", t[0], t[1]);
+    ck_assert_ptr_nonnull(strstr(s, "int[] primvars:diffuseType (\n            interpolation = \"vertex\""));
+    const char *greys = samples_of(s, "\"bricks\"", "color3f[] primvars:displayColor");
+    ck_assert_int_eq(count_samples(greys, frames), 3);
+    float rgb[6];
+    ck_assert_int_eq(parse_tuples(sample_body(greys, 1), rgb, 2), 2);
+    ck_assert_msg(rgb[0] == 1.0f && fabsf(rgb[3] - 0.2f) < 1e-6f && rgb[4] == rgb[3] && rgb[5] == rgb[3],
+                  "brick greys (%g, %g, %g) (%g ...), expected 1 and 51/255 = 0.2 in each channel",
+                  rgb[0], rgb[1], rgb[2], rgb[3]);
+    ck_assert_ptr_nonnull(strstr(strstr(s, "\"bricks\""), "float[] widths = [0.2]"));
+    free(s);
+}
+END_TEST
+
 /* ---- errors -------------------------------------------------------------------------- */
 
 START_TEST(error_bad_directory)
@@ -516,6 +560,7 @@ static Suite *usd_suite(void)
     tcase_add_test(stage, same_input_same_bytes);
     tcase_add_test(stage, surface_topology);
     tcase_add_test(stage, numbers_as_printf_writes_them);
+    tcase_add_test(stage, diffuse_and_bricks_prims);
     tcase_add_checked_fixture(stage, setup, teardown);
     suite_add_tcase(s, stage);
 

@@ -74,6 +74,14 @@ static int OUTPUT_PRINTF(3, 4) output_fail(char *err, size_t errlen, const char 
     return -1;
 }
 
+/* The frame's LEGO bricks into o->bricks, sized output.brick_cells x dx. */
+static int output_build_bricks(Output *o, const Particles *ps, char *err, size_t errlen)
+{
+    const float *cells = o->scene->output.brick_cells;
+    const float size[3] = { cells[0] * o->grid.dx, cells[1] * o->grid.dx, cells[2] * o->grid.dx };
+    return bricks_build(&o->bricks, ps, &o->grid, size, o->scene->particles_per_cell, err, errlen);
+}
+
 int output_parse_slice(const char *text, OutputSlice *sl, char *err, size_t errlen)
 {
     const char *axes = "xyz";
@@ -200,6 +208,34 @@ static int output_read_mesh(const char *path, Mesh *m, char *err, size_t errlen)
     return 0;
 }
 
+/* The frame's USD sample: the particles, the surface when mesh is not NULL, and the diffuse
+ * particles and bricks in o when the scene writes them. */
+static int output_usd_frame(Output *o, int frame, const Particles *ps, const Mesh *mesh,
+                            char *err, size_t errlen)
+{
+    const Scene *sc = o->scene;
+    const Diffuse *d = &o->diffuse;
+    const Bricks *b = &o->bricks;
+    UsdFrame fr = { .frame = frame, .pos = ps->pos, .n = ps->count };
+    if (mesh) {
+        fr.mesh_xyz = mesh->xyz;
+        fr.nverts = mesh->nverts;
+        fr.tri = mesh->tri;
+        fr.ntris = mesh->ntris;
+    }
+    if (sc->output.diffuse) {
+        fr.diffuse_pos = d->pos;
+        fr.diffuse_type = d->type;
+        fr.ndiffuse = d->count;
+    }
+    if (sc->output.bricks) {
+        fr.brick_xyz = b->centre;
+        fr.brick_grey = b->colour;
+        fr.nbricks = b->count;
+    }
+    return usd_add_frame_with(o->usd, &fr, err, errlen);
+}
+
 /* Frame f of an earlier run into the stage, from its particle and surface files. Returns 0,
  * 1 when a file is missing (the frame is left out), or -1 with one line in err. */
 static int output_restage_frame(Output *o, int f, Particles *ps, char *err, size_t errlen)
@@ -217,9 +253,16 @@ static int output_restage_frame(Output *o, int f, Particles *ps, char *err, size
         if (rc != 0)
             return rc;
     }
-    return usd_add_frame(o->usd, f, ps->pos, ps->count, mesh ? o->mesh.xyz : NULL,
-                         mesh ? o->mesh.nverts : 0, mesh ? o->mesh.tri : NULL,
-                         mesh ? o->mesh.ntris : 0, err, errlen);
+    if (o->scene->output.diffuse) {
+        snprintf(path, sizeof path, "%s/diffuse/%06d.ply", o->dir, f);
+        int rc = diffuse_read_ply(&o->diffuse, path, err, errlen);
+        if (rc != 0)
+            return rc;
+    }
+    /* the bricks are the particles' own: made again, not read */
+    if (o->scene->output.bricks && output_build_bricks(o, ps, err, errlen) != 0)
+        return -1;
+    return output_usd_frame(o, f, ps, mesh ? &o->mesh : NULL, err, errlen);
 }
 
 /* A resumed run's stage starts again from frame 0: the earlier frames come back from the
@@ -257,7 +300,10 @@ static int output_open_usd(Output *o, const MacGrid *g, int resume_frame, char *
         return 0;
     /* Display diameter: the seeding spacing, dx over the particles per cell edge. */
     float width = g->dx / cbrtf((float)o->scene->particles_per_cell);
-    o->usd = usd_open(o->dir, o->scene->frame_rate, width, o->scene->output.surface, err, errlen);
+    const UsdOptions opt = { o->scene->frame_rate, width, o->scene->output.surface,
+                             o->scene->output.diffuse,
+                             o->scene->output.bricks ? o->scene->output.brick_cells[0] * g->dx : 0.0f };
+    o->usd = usd_open_with(o->dir, &opt, err, errlen);
     if (!o->usd || resume_frame < 0)
         return o->usd ? 0 : -1;
     /* The stage on disk already shows frames 0..resume_frame; it stays until the replay is
@@ -311,10 +357,12 @@ int output_open(Output *o, const char *out_dir, const Scene *scene, const MacGri
         return -1;
     bricks_init(&o->bricks);
     diffuse_init(&o->diffuse, (size_t)scene->output.diffuse_max);
-    if (scene->output.diffuse && (output_mkdir(o, "diffuse", err, errlen) ||
-                                  output_resume_diffuse(o, resume_frame, err, errlen)))
+    /* the stage's replay reads earlier frames' diffuse particles through o->diffuse, so the
+     * resumed frame's are read after it */
+    if ((scene->output.diffuse && output_mkdir(o, "diffuse", err, errlen)) ||
+        output_open_usd(o, g, resume_frame, err, errlen) != 0)
         return -1;
-    return output_open_usd(o, g, resume_frame, err, errlen);
+    return scene->output.diffuse ? output_resume_diffuse(o, resume_frame, err, errlen) : 0;
 }
 
 int output_mesh(OutputMesher mesher, Sim *s, const SurfaceSettings *set, Mesh *m)
@@ -374,10 +422,7 @@ static void output_lap_locked(Output *o, OutputKind kind, bool on, double *t0)
 
 static int output_bricks(Output *o, const OutputJob *j, char *err, size_t errlen)
 {
-    const float *cells = o->scene->output.brick_cells;
-    const float size[3] = { cells[0] * o->grid.dx, cells[1] * o->grid.dx, cells[2] * o->grid.dx };
-    if (bricks_build(&o->bricks, &j->ps, &o->grid, size, o->scene->particles_per_cell, err,
-                     errlen) != 0)
+    if (output_build_bricks(o, &j->ps, err, errlen) != 0)
         return -1;
     return bricks_write(&o->bricks, o->dir, j->frame, err, errlen);
 }
@@ -395,8 +440,8 @@ static int output_diffuse(Output *o, const OutputJob *j, char *err, size_t errle
     return diffuse_write_ply(&o->diffuse, path, err, errlen);
 }
 
-/* Writes one frame's files from its job: the particles, the diffuse particles, the surface,
- * the USD sample, the preview and the bricks. Runs on the writer thread, or on the driver's without one. */
+/* Writes one frame's files from its job: the particles, the diffuse particles, the bricks,
+ * the surface, the USD sample and the preview. Runs on the writer thread, or on the driver's without one. */
 static int output_write_job(Output *o, const OutputJob *j, char *err, size_t errlen)
 {
     const Scene *sc = o->scene;
@@ -411,22 +456,19 @@ static int output_write_job(Output *o, const OutputJob *j, char *err, size_t err
     if (sc->output.diffuse && output_diffuse(o, j, err, errlen) != 0)
         return -1;
     output_lap_locked(o, OUTPUT_DIFFUSE, sc->output.diffuse, &t0);
+    if (sc->output.bricks && output_bricks(o, j, err, errlen) != 0)
+        return -1;
+    output_lap_locked(o, OUTPUT_BRICKS, sc->output.bricks, &t0);
     snprintf(path, sizeof path, "%s/surface/%06d.ply", o->dir, j->frame);
     if (mesh && mesh_write_ply(path, &j->mesh, err, errlen) != 0)
         return -1;
     output_lap_locked(o, OUTPUT_SURFACE, mesh, &t0);
-    if (o->usd && usd_add_frame(o->usd, j->frame, j->ps.pos, j->ps.count,
-                                mesh ? j->mesh.xyz : NULL, mesh ? j->mesh.nverts : 0,
-                                mesh ? j->mesh.tri : NULL, mesh ? j->mesh.ntris : 0,
-                                err, errlen) != 0)
+    if (o->usd && output_usd_frame(o, j->frame, &j->ps, mesh ? &j->mesh : NULL, err, errlen) != 0)
         return -1;
     output_lap_locked(o, OUTPUT_USD, o->usd != NULL, &t0);
     if (sc->output.preview && output_preview(o, j, err, errlen) != 0)
         return -1;
     output_lap_locked(o, OUTPUT_PREVIEW, sc->output.preview, &t0);
-    if (sc->output.bricks && output_bricks(o, j, err, errlen) != 0)
-        return -1;
-    output_lap_locked(o, OUTPUT_BRICKS, sc->output.bricks, &t0);
     return 0;
 }
 

@@ -29,7 +29,8 @@
 /* The time-sampled attributes, in the order they appear in the stage. Each has a part file
  * holding one line per frame, "<frame>: [ ... ],", exactly as the stage shows it. */
 enum { PART_P_EXTENT, PART_P_POINTS, PART_S_EXTENT, PART_S_COUNTS, PART_S_INDICES,
-       PART_S_POINTS, PART_COUNT };
+       PART_S_POINTS, PART_D_EXTENT, PART_D_POINTS, PART_D_TYPE, PART_B_EXTENT, PART_B_POINTS,
+       PART_B_COLOUR, PART_COUNT };
 static const struct {
     const char *file;
     const char *decl;
@@ -40,6 +41,12 @@ static const struct {
     { "surface_counts", "int[] faceVertexCounts" },
     { "surface_indices", "int[] faceVertexIndices" },
     { "surface_points", "point3f[] points" },
+    { "diffuse_extent", "float3[] extent" },
+    { "diffuse_points", "point3f[] points" },
+    { "diffuse_type", "int[] primvars:diffuseType" },
+    { "bricks_extent", "float3[] extent" },
+    { "bricks_points", "point3f[] points" },
+    { "bricks_colour", "color3f[] primvars:displayColor" },
 };
 
 /* What the assembler needs besides the parts; also written to .usd/meta for usd_assemble. */
@@ -47,6 +54,8 @@ typedef struct {
     double fps;
     float width;
     bool surface;
+    bool diffuse;
+    float brick_width;      /* 0: no bricks */
 } UsdMeta;
 
 struct UsdWriter {
@@ -333,6 +342,32 @@ static int usd_write_indices(UsdWriter *w, FILE *f, int frame, const uint32_t *t
     return usd_end_sample(w, f);
 }
 
+static int usd_write_types(UsdWriter *w, FILE *f, int frame, const uint8_t *type, size_t n)
+{
+    if (usd_begin_sample(w, f, frame) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        char s[16];
+        int len = usd_format_index(s, type[i], i == 0);
+        if (usd_put(w, f, s, (size_t)len) != 0)
+            return -1;
+    }
+    return usd_end_sample(w, f);
+}
+
+/* A brick's grey, its colour byte over 255, in each channel. */
+static int usd_write_greys(UsdWriter *w, FILE *f, int frame, const uint8_t *grey, size_t n)
+{
+    if (usd_begin_sample(w, f, frame) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        float c = grey[i] / 255.0f;
+        if (usd_put_vec(w, f, c, c, c, i == 0) != 0)
+            return -1;
+    }
+    return usd_end_sample(w, f);
+}
+
 /* ---- assembling the stage ------------------------------------------------------------ */
 
 /* The committed frames: how many, and the first and last frame number. */
@@ -480,6 +515,60 @@ static int usd_write_prims(FILE *out, const char *work, const UsdMeta *m, long f
     return 0;
 }
 
+/* Spray, foam and bubbles: points with their type (0, 1, 2) as a per-point primvar. */
+static int usd_write_diffuse_prim(FILE *out, const char *work, const UsdMeta *m, long frames,
+                                  char *err, size_t errlen)
+{
+    char width[USD_NUM];
+    usd_format_real(width, 0.5 * m->width, 7);
+    fputs("\n    def Points \"diffuse\"\n    {\n", out);
+    int rc = 0;
+    for (int p = PART_D_EXTENT; p <= PART_D_POINTS && rc == 0; p++)
+        rc = usd_write_attr(out, work, p, frames, err, errlen);
+    if (rc != 0)
+        return rc;
+    fprintf(out, "        %s (\n            interpolation = \"vertex\"\n        )\n",
+            usd_parts[PART_D_TYPE].decl);
+    rc = usd_write_attr(out, work, PART_D_TYPE, frames, err, errlen);
+    if (rc != 0)
+        return rc;
+    fprintf(out,
+            "        color3f[] primvars:displayColor = [(0.95, 0.97, 1)] (\n"
+            "            interpolation = \"constant\"\n"
+            "        )\n"
+            "        float[] widths = [%s] (\n"
+            "            interpolation = \"constant\"\n"
+            "        )\n"
+            "    }\n", width);
+    return 0;
+}
+
+/* LEGO bricks: their centres, each with its grey (the normalised density) as displayColor,
+ * drawn as points as wide as a brick (a renderer instances a brick model on them). */
+static int usd_write_bricks_prim(FILE *out, const char *work, const UsdMeta *m, long frames,
+                                 char *err, size_t errlen)
+{
+    char width[USD_NUM];
+    usd_format_real(width, m->brick_width, 7);
+    fputs("\n    def Points \"bricks\"\n    {\n", out);
+    int rc = 0;
+    for (int p = PART_B_EXTENT; p <= PART_B_POINTS && rc == 0; p++)
+        rc = usd_write_attr(out, work, p, frames, err, errlen);
+    if (rc != 0)
+        return rc;
+    fprintf(out, "        %s (\n            interpolation = \"vertex\"\n        )\n",
+            usd_parts[PART_B_COLOUR].decl);
+    rc = usd_write_attr(out, work, PART_B_COLOUR, frames, err, errlen);
+    if (rc != 0)
+        return rc;
+    fprintf(out,
+            "        float[] widths = [%s] (\n"
+            "            interpolation = \"constant\"\n"
+            "        )\n"
+            "    }\n", width);
+    return 0;
+}
+
 /* Writes out_dir/scene.usda.tmp from the parts and renames it into place. No fsync, as in
  * ply.c: the stage is rebuilt from the parts if the machine dies. */
 static int usd_assemble_from(const char *out_dir, const char *work, const UsdMeta *m, char *err,
@@ -504,6 +593,10 @@ static int usd_assemble_from(const char *out_dir, const char *work, const UsdMet
     errno = 0;
     usd_write_header(out, m, &fr);
     int rc = usd_write_prims(out, work, m, fr.count, err, errlen);
+    if (rc == 0 && m->diffuse)
+        rc = usd_write_diffuse_prim(out, work, m, fr.count, err, errlen);
+    if (rc == 0 && m->brick_width > 0)
+        rc = usd_write_bricks_prim(out, work, m, fr.count, err, errlen);
     int bad = rc < 0 ? 2 : rc > 0 ? 1 : 0;
     if (!bad) {
         fputs("}\n", out);
@@ -539,8 +632,9 @@ static int usd_write_meta(const char *work, const UsdMeta *m, char *err, size_t 
         free(path);
         return -1;
     }
-    fprintf(f, "flipkit-usd-parts 1\nfps %.17g\nwidth %.9g\nsurface %d\n", m->fps,
-            (double)m->width, m->surface ? 1 : 0);
+    fprintf(f, "flipkit-usd-parts 2\nfps %.17g\nwidth %.9g\nsurface %d\ndiffuse %d\n"
+            "brick_width %.9g\n", m->fps, (double)m->width, m->surface ? 1 : 0,
+            m->diffuse ? 1 : 0, (double)m->brick_width);
     int bad = fclose(f) != 0;
     if (bad)
         fileerr_set(err, errlen, path, "write failed: %s", strerror(errno));
@@ -558,19 +652,25 @@ static int usd_read_meta(const char *work, UsdMeta *m, char *err, size_t errlen)
         free(path);
         return -1;
     }
-    int version = 0, surface = 0;
-    double width = 0;
+    int version = 0, surface = 0, diffuse = 0;
+    double width = 0, brick_width = 0;
     int got = fscanf(f, "flipkit-usd-parts %d fps %lf width %lf surface %d", &version, &m->fps,
                      &width, &surface);
+    /* version 1 (before diffuse particles and bricks) has neither */
+    bool v2 = got == 4 && version == 2 &&
+              fscanf(f, " diffuse %d brick_width %lf", &diffuse, &brick_width) == 2;
     fclose(f);
-    if (got != 4 || version != 1 || !(m->fps > 0) || !(width > 0)) {
-        fileerr_set(err, errlen, path, "not a flipkit USD meta record (version 1)");
+    if (got != 4 || (version != 1 && !v2) || !(m->fps > 0) || !(width > 0) ||
+        !(brick_width >= 0)) {
+        fileerr_set(err, errlen, path, "not a flipkit USD meta record (version 1 or 2)");
         free(path);
         return -1;
     }
     free(path);
     m->width = (float)width;
     m->surface = surface != 0;
+    m->diffuse = diffuse != 0;
+    m->brick_width = (float)brick_width;
     return 0;
 }
 
@@ -592,6 +692,10 @@ int usd_assemble(const char *out_dir, char *err, size_t errlen)
 
 static bool usd_part_used(const UsdWriter *w, int p)
 {
+    if (p >= PART_B_EXTENT)
+        return w->meta.brick_width > 0;
+    if (p >= PART_D_EXTENT)
+        return w->meta.diffuse;
     return p <= PART_P_POINTS || w->meta.surface;
 }
 
@@ -638,9 +742,18 @@ static int usd_make_work(UsdWriter *w, char *err, size_t errlen)
 UsdWriter *usd_open(const char *out_dir, double fps, float point_width, bool with_surface,
                     char *err, size_t errlen)
 {
-    if (!(fps > 0) || !isfinite(fps) || !(point_width > 0) || !isfinite(point_width)) {
-        fileerr_set(err, errlen, out_dir, "frame rate %g and point width %g must be positive",
-                   fps, (double)point_width);
+    const UsdOptions opt = { fps, point_width, with_surface, false, 0.0f };
+    return usd_open_with(out_dir, &opt, err, errlen);
+}
+
+UsdWriter *usd_open_with(const char *out_dir, const UsdOptions *opt, char *err, size_t errlen)
+{
+    double fps = opt->fps;
+    float point_width = opt->point_width;
+    if (!(fps > 0) || !isfinite(fps) || !(point_width > 0) || !isfinite(point_width) ||
+        !(opt->brick_width >= 0) || !isfinite(opt->brick_width)) {
+        fileerr_set(err, errlen, out_dir, "frame rate %g and point width %g must be positive, "
+                    "brick width %g not negative", fps, (double)point_width, (double)opt->brick_width);
         return NULL;
     }
     UsdWriter *w = calloc(1, sizeof *w);
@@ -648,7 +761,7 @@ UsdWriter *usd_open(const char *out_dir, double fps, float point_width, bool wit
         fileerr_set(err, errlen, out_dir, "out of memory");
         return NULL;
     }
-    w->meta = (UsdMeta){ fps, point_width, with_surface };
+    w->meta = (UsdMeta){ fps, point_width, opt->surface, opt->diffuse, opt->brick_width };
     w->next_assembly = 1;
     w->out_dir = strdup(out_dir);
     w->work = usd_join(out_dir, USD_WORK_DIR);
@@ -665,10 +778,13 @@ UsdWriter *usd_open(const char *out_dir, double fps, float point_width, bool wit
 }
 
 /* Checks one frame's input before anything is written, so a bad call leaves no trace. */
-static int usd_check_frame(const UsdWriter *w, int frame, const Vec3 *pos, size_t n,
-                           const float *mesh_xyz, size_t nverts, const uint32_t *tri,
-                           size_t ntris, char *err, size_t errlen)
+static int usd_check_frame(const UsdWriter *w, const UsdFrame *fr, char *err, size_t errlen)
 {
+    int frame = fr->frame;
+    const Vec3 *pos = fr->pos;
+    size_t n = fr->n, nverts = fr->nverts, ntris = fr->ntris;
+    const float *mesh_xyz = fr->mesh_xyz;
+    const uint32_t *tri = fr->tri;
     const char *why = NULL;
     if (w->broken)
         why = "an earlier write failed; the stage keeps the frames before it";
@@ -680,6 +796,14 @@ static int usd_check_frame(const UsdWriter *w, int frame, const Vec3 *pos, size_
         why = "surface given but the stage was opened without one";
     else if ((nverts > 0 && !mesh_xyz) || (ntris > 0 && !tri))
         why = "surface count given without its array";
+    else if (!w->meta.diffuse && fr->ndiffuse > 0)
+        why = "diffuse particles given but the stage was opened without them";
+    else if (fr->ndiffuse > 0 && (!fr->diffuse_pos || !fr->diffuse_type))
+        why = "diffuse count given without its arrays";
+    else if (!(w->meta.brick_width > 0) && fr->nbricks > 0)
+        why = "bricks given but the stage was opened without them";
+    else if (fr->nbricks > 0 && (!fr->brick_xyz || !fr->brick_grey))
+        why = "brick count given without its arrays";
     if (why) {
         fileerr_set(err, errlen, w->out_dir, "frame %d: %s", frame, why);
         return -1;
@@ -694,39 +818,68 @@ static int usd_check_frame(const UsdWriter *w, int frame, const Vec3 *pos, size_
     return 0;
 }
 
-static int usd_write_frame(UsdWriter *w, int frame, const Vec3 *pos, size_t n,
-                           const float *mesh_xyz, size_t nverts, const uint32_t *tri,
-                           size_t ntris)
+static int usd_write_diffuse(UsdWriter *w, const UsdFrame *fr)
 {
-    const float *pxyz = n ? &pos[0].x : NULL;
+    const float *xyz = fr->ndiffuse ? &fr->diffuse_pos[0].x : NULL;
+    size_t stride = sizeof(Vec3) / sizeof(float);
+    return usd_write_extent(w, w->part[PART_D_EXTENT], fr->frame, xyz, fr->ndiffuse, stride,
+                            0.25f * w->meta.width) != 0 ||
+           usd_write_points(w, w->part[PART_D_POINTS], fr->frame, xyz, fr->ndiffuse, stride) != 0 ||
+           usd_write_types(w, w->part[PART_D_TYPE], fr->frame, fr->diffuse_type, fr->ndiffuse) != 0
+               ? -1 : 0;
+}
+
+static int usd_write_bricks(UsdWriter *w, const UsdFrame *fr)
+{
+    return usd_write_extent(w, w->part[PART_B_EXTENT], fr->frame, fr->brick_xyz, fr->nbricks, 3,
+                            0.5f * w->meta.brick_width) != 0 ||
+           usd_write_points(w, w->part[PART_B_POINTS], fr->frame, fr->brick_xyz, fr->nbricks, 3) != 0 ||
+           usd_write_greys(w, w->part[PART_B_COLOUR], fr->frame, fr->brick_grey, fr->nbricks) != 0
+               ? -1 : 0;
+}
+
+static int usd_write_frame(UsdWriter *w, const UsdFrame *fr)
+{
+    int frame = fr->frame;
+    const float *pxyz = fr->n ? &fr->pos[0].x : NULL;
     size_t pstride = sizeof(Vec3) / sizeof(float);
     float pad = 0.5f * w->meta.width;
-    if (usd_write_extent(w, w->part[PART_P_EXTENT], frame, pxyz, n, pstride, pad) != 0 ||
-        usd_write_points(w, w->part[PART_P_POINTS], frame, pxyz, n, pstride) != 0)
+    if (usd_write_extent(w, w->part[PART_P_EXTENT], frame, pxyz, fr->n, pstride, pad) != 0 ||
+        usd_write_points(w, w->part[PART_P_POINTS], frame, pxyz, fr->n, pstride) != 0)
         return -1;
-    if (!w->meta.surface)
-        return 0;
-    return usd_write_extent(w, w->part[PART_S_EXTENT], frame, mesh_xyz, nverts, 3, 0) != 0 ||
-           usd_write_counts(w, w->part[PART_S_COUNTS], frame, ntris) != 0 ||
-           usd_write_indices(w, w->part[PART_S_INDICES], frame, tri, ntris) != 0 ||
-           usd_write_points(w, w->part[PART_S_POINTS], frame, mesh_xyz, nverts, 3) != 0
-               ? -1 : 0;
+    if (w->meta.surface &&
+        (usd_write_extent(w, w->part[PART_S_EXTENT], frame, fr->mesh_xyz, fr->nverts, 3, 0) != 0 ||
+         usd_write_counts(w, w->part[PART_S_COUNTS], frame, fr->ntris) != 0 ||
+         usd_write_indices(w, w->part[PART_S_INDICES], frame, fr->tri, fr->ntris) != 0 ||
+         usd_write_points(w, w->part[PART_S_POINTS], frame, fr->mesh_xyz, fr->nverts, 3) != 0))
+        return -1;
+    if (w->meta.diffuse && usd_write_diffuse(w, fr) != 0)
+        return -1;
+    return w->meta.brick_width > 0 ? usd_write_bricks(w, fr) : 0;
 }
 
 int usd_add_frame(UsdWriter *w, int frame, const Vec3 *pos, size_t n, const float *mesh_xyz,
                   size_t nverts, const uint32_t *tri, size_t ntris, char *err, size_t errlen)
 {
+    const UsdFrame fr = { .frame = frame, .pos = pos, .n = n, .mesh_xyz = mesh_xyz,
+                          .nverts = nverts, .tri = tri, .ntris = ntris };
+    return usd_add_frame_with(w, &fr, err, errlen);
+}
+
+int usd_add_frame_with(UsdWriter *w, const UsdFrame *fr, char *err, size_t errlen)
+{
+    int frame = fr->frame;
     if (!w) {
         fileerr_set(err, errlen, "usd", "no writer");
         return -1;
     }
-    if (usd_check_frame(w, frame, pos, n, mesh_xyz, nverts, tri, ntris, err, errlen) != 0)
+    if (usd_check_frame(w, fr, err, errlen) != 0)
         return -1;
     errno = 0;
     w->len = 0;
     /* Samples first, the commit record last: a frame is in the stage only once all its
      * samples are on disk. */
-    if (usd_write_frame(w, frame, pos, n, mesh_xyz, nverts, tri, ntris) != 0 ||
+    if (usd_write_frame(w, fr) != 0 ||
         fprintf(w->frames, "%d\n", frame) < 0 || fflush(w->frames) != 0) {
         w->broken = true;
         fileerr_set(err, errlen, w->work, "frame %d: write failed: %s", frame,

@@ -15,6 +15,12 @@
  *   /World/particles  Points: points and extent time-sampled, widths constant
  *   /World/surface    Mesh (only with_surface): points, faceVertexCounts, faceVertexIndices
  *                     and extent time-sampled; subdivisionScheme "none"
+ *   /World/diffuse    Points (only with diffuse): points, extent and primvars:diffuseType
+ *                     (int per point, vertex interpolation: 0 spray, 1 foam, 2 bubble)
+ *                     time-sampled; widths (half the particles') constant
+ *   /World/bricks     Points (only with a brick width): the brick centres, extent and
+ *                     primvars:displayColor (per point: the brick's grey, colour / 255)
+ *                     time-sampled; widths (the brick width) constant
  * Time code = frame number, startTimeCode/endTimeCode = first/last frame written.
  * Numbers are printed "%.7g" (relative error at most 5e-7 against the float written),
  * with '.' whatever the locale; the same frames give the same bytes.
@@ -31,12 +37,44 @@
 
 typedef struct UsdWriter UsdWriter;
 
+/* What a stage holds besides the particles. */
+typedef struct {
+    double fps;             /* > 0: the scene's frame rate */
+    float point_width;      /* > 0: the particles' display diameter, metres */
+    bool surface;           /* a /World/surface mesh */
+    bool diffuse;           /* a /World/diffuse points prim */
+    float brick_width;      /* > 0: a /World/bricks points prim of this width; 0: none */
+} UsdOptions;
+
+/* One frame's samples; the arrays a stage was opened without stay NULL with count 0. */
+typedef struct {
+    int frame;
+    const Vec3 *pos;
+    size_t n;
+    const float *mesh_xyz;
+    size_t nverts;
+    const uint32_t *tri;
+    size_t ntris;
+    const Vec3 *diffuse_pos;
+    const uint8_t *diffuse_type;
+    size_t ndiffuse;
+    const float *brick_xyz;         /* 3 floats per brick */
+    const uint8_t *brick_grey;      /* one colour byte per brick */
+    size_t nbricks;
+} UsdFrame;
+
 /* Starts a stage in out_dir (which must exist): creates out_dir/.usd, discarding the parts of
  * any earlier run there. fps > 0 is the scene's frame rate; point_width > 0 is the particles'
  * display diameter in metres (e.g. half a cell). Returns NULL with one line in err naming
  * the path on failure. */
 UsdWriter *usd_open(const char *out_dir, double fps, float point_width, bool with_surface,
                     char *err, size_t errlen);
+
+/* usd_open with the diffuse and brick prims as opt says. */
+UsdWriter *usd_open_with(const char *out_dir, const UsdOptions *opt, char *err, size_t errlen);
+
+/* usd_add_frame with every prim's samples (those the stage was opened with). */
+int usd_add_frame_with(UsdWriter *w, const UsdFrame *f, char *err, size_t errlen);
 
 /* Appends frame `frame` (time code; greater than the previous frame's): n particle
  * positions and, when the writer has a surface, nverts vertices (mesh_xyz, 3 floats each)
