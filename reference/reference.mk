@@ -70,7 +70,7 @@ $(BENCH): $(BUILD)/tests/bench.o $(SIM_OBJ)
 	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -pthread -o $@
 
 #:Measuring:
-bench: $(BENCH) ## C vs OpenCL per stage, solvers, bandwidth (build/bench/) [BENCH_ARGS=--quick]
+bench: $(BENCH) ## C vs OpenCL per stage, outputs, solvers, bandwidth (build/bench/) [BENCH_ARGS=--quick|--outputs]
 	@mkdir -p build/bench
 	@$(BENCH) $(BENCH_ARGS)
 

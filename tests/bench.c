@@ -11,7 +11,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <errno.h>
+#include <sys/stat.h>
+
 #include "clx.h"
+#include "output.h"
 #include "pipeline.h"
 #include "reference.h"
 #include "sim.h"
@@ -516,11 +520,117 @@ static void bench_solvers(json_t *out, int quick)
         }
 }
 
-/* --quick: the two smaller scenes and solver sizes only (a minute instead of several); the
- * meshing section, some ten seconds, runs in full either way. */
+/* ---- outputs: what each file kind costs per frame, against the simulation ----------------- */
+
+/* ball_drop through the splash with every output on, on the device, written in turn (no
+ * writer thread, so each kind's time is its own); the simulation's time in the same run. */
+typedef struct { const char *label; const char *sets[10]; int frames; } OutputCase;
+static const OutputCase output_cases[] = {
+    { "ball_drop 32^3", { "grid.resolution=[32,32,32]", "grid.cell_size=0.25", "output.usd=true",
+                          "output.surface=true", "output.preview=true", "output.bricks=true",
+                          "output.diffuse=true", "output.particles=true" }, 20 },
+    { "ball_drop 64^3", { "grid.resolution=[64,64,64]", "grid.cell_size=0.125", "output.usd=true",
+                          "output.surface=true", "output.preview=true", "output.bricks=true",
+                          "output.diffuse=true", "output.particles=true" }, 20 },
+};
+enum { OUTPUT_CASE_SETS = 8 };
+
+static int bench_outputs_run(const OutputCase *c, double *sim_s, double seconds[OUTPUT_KINDS],
+                             size_t *particles, char *err, size_t errlen)
+{
+    Scene sc;
+    Sim s;
+    Output o;
+    memset(&sc, 0, sizeof sc);
+    memset(&s, 0, sizeof s);
+    memset(&o, 0, sizeof o);
+    char dir[256], sub[300];
+    snprintf(dir, sizeof dir, "build/bench/out-%s", strstr(c->label, "64") ? "64" : "32");
+    snprintf(sub, sizeof sub, "%s/particles", dir);
+    int rc = system("mkdir -p build/bench") == 0 && (mkdir(dir, 0777) == 0 || errno == EEXIST) &&
+             (mkdir(sub, 0777) == 0 || errno == EEXIST) ? 0 : -1;
+    if (rc != 0)
+        snprintf(err, errlen, "%s: cannot create", sub);
+    rc = rc ? rc : bench_start(&s, &sc, "scenes/ball_drop.json", c->sets, OUTPUT_CASE_SETS, 1, err, errlen);
+    rc = rc ? rc : output_open(&o, dir, &sc, &s.grid, NULL, 0, -1, err, errlen);
+    if (rc == 0) {
+        o.mesher = pipeline_surface;
+        rc = output_start_writer(&o, false);
+    }
+    *sim_s = 0;
+    for (int f = 0; rc == 0 && f <= c->frames; f++) {
+        double t0 = bench_clock();
+        if (f > 0 && sim_advance_frame(&s) != 0) {
+            snprintf(err, errlen, "%s", s.error.message);
+            rc = -1;
+            break;
+        }
+        *sim_s += bench_clock() - t0;
+        rc = output_frame(&o, &s, err, errlen);
+    }
+    char closing[600];
+    if (output_close(&o, closing, sizeof closing) != 0 && rc == 0) {
+        snprintf(err, errlen, "%s", closing);
+        rc = -1;
+    }
+    memcpy(seconds, o.seconds, sizeof o.seconds);
+    *particles = s.particles.count;
+    sim_free(&s);
+    scene_free(&sc);
+    return rc;
+}
+
+static void bench_outputs(json_t *out)
+{
+    printf("\noutputs: ball_drop with every output on, frames 0-%d on OpenCL, written in turn; "
+           "ms per frame (share of the simulation's ms per frame)\n", output_cases[0].frames);
+    printf("  %-16s %10s %10s", "case", "particles", "simulate");
+    for (int k = 0; k < OUTPUT_KINDS; k++)
+        if (k != OUTPUT_SLICES)
+            printf(" %16s", output_kind_names[k]);
+    printf("\n");
+    for (size_t c = 0; c < sizeof output_cases / sizeof *output_cases; c++) {
+        const OutputCase *oc = &output_cases[c];
+        double sim_s, sec[OUTPUT_KINDS];
+        size_t particles = 0;
+        char err[1300] = "";
+        if (bench_outputs_run(oc, &sim_s, sec, &particles, err, sizeof err) != 0) {
+            printf("  %-16s failed: %s\n", oc->label, err);
+            continue;
+        }
+        int frames = oc->frames + 1;
+        double sim_ms = 1e3 * sim_s / oc->frames;
+        printf("  %-16s %10zu %10.1f", oc->label, particles, sim_ms);
+        json_t *kinds = json_object();
+        for (int k = 0; k < OUTPUT_KINDS; k++) {
+            if (k == OUTPUT_SLICES)
+                continue;
+            double ms = 1e3 * sec[k] / frames;
+            char cell[32];
+            snprintf(cell, sizeof cell, "%.1f (%.0f%%)", ms, sim_ms > 0 ? 100 * ms / sim_ms : 0.0);
+            printf(" %16s", cell);
+            json_object_set_new(kinds, output_kind_names[k], json_real(ms));
+        }
+        printf("\n");
+        fflush(stdout);
+        json_array_append_new(out, json_pack("{s:s, s:i, s:I, s:f, s:o}", "case", oc->label,
+                                             "frames", oc->frames, "particles", (json_int_t)particles,
+                                             "simulate_ms_per_frame", sim_ms, "ms_per_frame", kinds));
+    }
+}
+
+/* --quick: the two smaller scenes and solver sizes only (a minute instead of several), without
+ * the meshing and output sections (some ten and twenty-five seconds).
+ * --outputs: the output section alone, printed (no bench.json). */
 int main(int argc, char **argv)
 {
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    if (argc > 1 && strcmp(argv[1], "--outputs") == 0) {   /* that section alone */
+        json_t *outputs = json_array();
+        bench_outputs(outputs);
+        json_decref(outputs);
+        return 0;
+    }
     char err[8192] = "", cpu[256];
     bench_cpu_name(cpu, sizeof cpu);
     SimBackend *probe = pipeline_open(NULL, err, sizeof err);
@@ -555,9 +665,11 @@ int main(int argc, char **argv)
     }
     json_object_set_new(root, "scenes", scenes);
     if (!quick) {
-        json_t *meshing = json_array();
+        json_t *meshing = json_array(), *outputs = json_array();
         bench_meshing(meshing);
         json_object_set_new(root, "meshing", meshing);
+        bench_outputs(outputs);
+        json_object_set_new(root, "outputs", outputs);
     }
     bench_solvers(solvers, quick);
     json_object_set_new(root, "solvers", solvers);
