@@ -7,6 +7,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +37,8 @@ static void usage(FILE *f)
 "usage: flipgrade [options] SUBMISSION      grade a directory or .tar.gz/.zip of assignment/*.c\n"
 "       flipgrade --prepare [options]       make the reference's cases and frames (make grade-data)\n"
 "       flipgrade --class-csv OUT.csv REPORT.json...   one row per student (make grade does this)\n"
-"       flipgrade --print grading-table|reference-objects   what make handout takes from the config\n"
+"       flipgrade --print grading-table|reference-objects|job-limits   what make handout and\n"
+"                                           grader/slurm.sh take from the config\n"
 "Only the eight stage files are taken from SUBMISSION (assignment/<stage>.c preferred); each is\n"
 "compiled on its own, so one that does not compile scores 0 and the others are still graded.\n"
 "Every build and run is sandboxed and denied what it does not need: new namespaces (network,\n"
@@ -59,7 +61,10 @@ static void usage(FILE *f)
 "  --flipsim PATH     --prepare: the reference's simulator [build/flipsim]\n"
 "  --quiet            print only the table\n"
 "  --print WHAT       grading-table: the parts and points as Markdown (the handout's table);\n"
-"                     reference-objects: true or false (handout.reference_objects)\n"
+"                     reference-objects: true or false (handout.reference_objects);\n"
+"                     job-limits: a batch job's limits for one submission, as shell words\n"
+"                     (minutes= the submission budget plus a quarter and a minute,\n"
+"                     mem_mib= twice limits.memory_mib, cpus=1)\n"
 "  --help             this text\n\n"
 "exit status: 0 full marks; 1 not full marks; 2 bad option, config, submission or data.\n\n");
     gradeconfig_print_defaults(f);
@@ -103,8 +108,10 @@ static int parse_options(int argc, char **argv, Options *o)
         fprintf(stderr, "flipgrade: --parts must be all, stages or scenes, not \"%s\"\n", o->parts);
         return 2;
     }
-    if (o->print && strcmp(o->print, "grading-table") && strcmp(o->print, "reference-objects")) {
-        fprintf(stderr, "flipgrade: --print must be grading-table or reference-objects, not \"%s\"\n", o->print);
+    if (o->print && strcmp(o->print, "grading-table") && strcmp(o->print, "reference-objects") &&
+        strcmp(o->print, "job-limits")) {
+        fprintf(stderr, "flipgrade: --print must be grading-table, reference-objects or job-limits, "
+                "not \"%s\"\n", o->print);
         return 2;
     }
     if (!o->prepare && !o->csv && !o->print && o->nargs != 1) {
@@ -479,6 +486,15 @@ static int grade(const Options *o, const GradeConfig *cfg)
     return rc;
 }
 
+/* One submission's batch-job limits (grader/slurm.sh): its own wall-clock budget with room for
+ * unpacking, the kit's link and the report; memory for one sandboxed process at its address-
+ * space limit beside flipgrade itself; one core, as the time limits assume. */
+static int print_job_limits(const GradeConfig *cfg)
+{
+    long minutes = (long)ceil((1.25 * cfg->submission_seconds + 60.0) / 60.0);
+    return printf("minutes=%ld mem_mib=%ld cpus=1\n", minutes, 2 * cfg->memory_mib) < 0;
+}
+
 int main(int argc, char **argv)
 {
     Options o;
@@ -502,6 +518,8 @@ int main(int argc, char **argv)
     }
     if (o.print && strcmp(o.print, "reference-objects") == 0)
         return printf("%s\n", cfg.reference_objects ? "true" : "false") < 0;
+    if (o.print && strcmp(o.print, "job-limits") == 0)
+        return print_job_limits(&cfg);
     if (o.print)
         return print_grading_table(&o, &cfg);
     return o.prepare ? prepare(&o, &cfg) : grade(&o, &cfg);

@@ -31,20 +31,31 @@ check-grader: grade-kit $(CALIBRATE) $(GRADE_DATA)/.made ## the grader calibrate
 	@tests/check_grader.sh $(GRADER) $(CALIBRATE)
 
 # make grade: the self-check on the public cases; make grade SUBMISSIONS=dir/: a class, one
-# independent flipgrade per submission (parallel with -j), then build/grades/grades.csv.
-SUBMISSIONS ?=
-GRADES_CSV  ?= build/grades/grades.csv
+# independent flipgrade per submission (parallel with -j), then build/grades/grades.csv;
+# GRADE_ON=slurm: the same class as one Slurm array job (grader/slurm.sh), ONLY='a b' for the
+# named submissions alone (a resubmission).
+SUBMISSIONS  ?=
+GRADES_CSV   ?= build/grades/grades.csv
+GRADE_CONFIG ?= grader/config
+GRADE_ON     ?= local
+ONLY         ?=
 ifeq ($(SUBMISSIONS),)
-grade: grade-kit $(GRADE_DATA)/.made ## assignment/ against the public cases; SUBMISSIONS=dir/ [-j2]: a class (build/grades/grades.csv)
-	@$(GRADER) --public --out build/grades/self assignment
+grade: grade-kit $(GRADE_DATA)/.made ## assignment/ against the public cases; SUBMISSIONS=dir/ [-j2] [GRADE_ON=slurm [ONLY=names]]: a class (build/grades/grades.csv)
+	@$(GRADER) --public --config $(GRADE_CONFIG) --out build/grades/self assignment
+else ifeq ($(GRADE_ON),slurm)
+grade: grade-kit $(GRADE_DATA)/.made
+	@grader/slurm.sh --csv $(GRADES_CSV) --config $(GRADE_CONFIG) $(if $(ONLY),--only '$(ONLY)') $(SUBMISSIONS)
 else
 grade_name = $(notdir $(patsubst %.tar.gz,%,$(patsubst %.tgz,%,$(patsubst %.zip,%,$(patsubst %/,%,$(1))))))
 GRADE_SUBS := $(sort $(wildcard $(patsubst %/,%,$(SUBMISSIONS))/*))
 GRADE_ONE  := $(GRADE_SUBS:%=grade-one/%)
 .PHONY: $(GRADE_ONE)
 $(GRADE_ONE): grade-one/%: grade-kit $(GRADE_DATA)/.made
-	@$(GRADER) --quiet --out build/grades/$(call grade_name,$*) $*; test $$? -le 1
+	@$(GRADER) --quiet --config $(GRADE_CONFIG) --out build/grades/$(call grade_name,$*) $*; test $$? -le 1
 grade: $(GRADE_ONE)
 	@$(GRADER) --class-csv $(GRADES_CSV) $(foreach s,$(GRADE_SUBS),build/grades/$(call grade_name,$(s))/report.json)
 	@echo "make grade: $(words $(GRADE_SUBS)) submissions graded; $(GRADES_CSV)"
 endif
+
+check-slurm: grade-kit $(GRADE_DATA)/.made ## a real one-node Slurm cluster (installed, started, stopped here) grades a class: same grades.csv as locally
+	@tests/check_slurm.sh
