@@ -398,7 +398,7 @@ static void cli_summary(Run *r, double elapsed)
                    d->dropped);
         printf("\n");
     }
-    const char *items[7];
+    const char *items[8];
     int n = 0;
     if (sc->output.particles) items[n++] = "particles/";
     if (sc->output.surface) items[n++] = "surface/";
@@ -406,6 +406,7 @@ static void cli_summary(Run *r, double elapsed)
     if (sc->output.preview) items[n++] = "preview/";
     if (sc->output.bricks) items[n++] = "brick/ brickcolor/ bricktexture/";
     if (sc->output.diffuse) items[n++] = "diffuse/";
+    if (sc->output.surface_anisotropic) items[n++] = "anisotropic/";
     if (r->opt->nslices) items[n++] = "slice-*/";
     printf("  output: %s/", r->out);
     for (int i = 0; i < n; i++)

@@ -32,7 +32,7 @@ static const char scene_defaults_json[] =
     " \"use_gauss_seidel\": false, \"fluid\": [], \"solids\": [], \"events\": [],"
     " \"output\": {\"particles\": true, \"surface\": false, \"usd\": false,"
     "            \"preview\": false, \"bricks\": false, \"brick_cells\": [2, 2.4, 2],"
-    "            \"diffuse\": false, \"diffuse_max\": 1000000}}";
+    "            \"diffuse\": false, \"diffuse_max\": 1000000, \"surface_anisotropic\": false}}";
 
 /* The known keys of every kind of object; anything else is an error with a suggestion. */
 static const char *const top_keys[] = {
@@ -43,7 +43,8 @@ static const char *const grid_keys[] = {"resolution", "cell_size", NULL};
 static const char *const pressure_keys[] = {
     "solver", "iterations", "tolerance", "jacobi_omega", "sor_omega", NULL};
 static const char *const output_keys[] = {"particles", "surface", "usd", "preview", "bricks",
-                                          "brick_cells", "diffuse", "diffuse_max", NULL};
+                                          "brick_cells", "diffuse", "diffuse_max",
+                                          "surface_anisotropic", NULL};
 static const char *const shape_keys[] = {"box", "sphere", "velocity", NULL};
 static const char *const box_keys[] = {"min", "max", NULL};
 static const char *const sphere_keys[] = {"center", "radius", NULL};
@@ -876,7 +877,8 @@ static int scene_output(Ctx *c, json_t *root, Scene *s)
         scene_get_bool(c, o, "bricks", &s->output.bricks) ||
         scene_brick_cells(c, o, s->output.brick_cells) ||
         scene_get_bool(c, o, "diffuse", &s->output.diffuse) ||
-        scene_get_int(c, o, "diffuse_max", 1, 100000000, &s->output.diffuse_max))
+        scene_get_int(c, o, "diffuse_max", 1, 100000000, &s->output.diffuse_max) ||
+        scene_get_bool(c, o, "surface_anisotropic", &s->output.surface_anisotropic))
         return -1;
     scene_path_pop(c, mark);
     return 0;
@@ -1260,6 +1262,7 @@ static const SchemaRow scene_schema[] = {
     {"output.surface", "boolean", "write a closed liquid surface, out/<name>/surface/NNNNNN.ply"},
     {"output.usd", "boolean", "write out/<name>/scene.usda (Blender, usdview; real time)"},
     {"output.preview", "boolean", "write out/<name>/preview/NNNNNN.png (make movie joins them)"},
+    {"output.surface_anisotropic", "boolean", "an anisotropic surface (Yu & Turk 2013), out/<name>/anisotropic/NNNNNN.ply"},
     {"output.bricks", "boolean", "the liquid as LEGO bricks: brick/, brickcolor/, bricktexture/"},
     {"output.brick_cells", "3 numbers (0, 64]", "a brick's width, height, depth in cells"},
     {"output.diffuse", "boolean", "spray, foam and bubble particles, out/<name>/diffuse/NNNNNN.ply"},

@@ -56,7 +56,7 @@ typedef struct {
     Shape *solids;  int nsolids;
     SceneEvent *events; int nevents;
     struct {            /* which files each frame writes */
-        bool particles, surface, usd, preview, bricks, diffuse;
+        bool particles, surface, usd, preview, bricks, diffuse, surface_anisotropic;
         float brick_cells[3];   /* a brick's width, height, depth in cells */
         int diffuse_max;        /* the most diffuse particles alive at once */
     } output;

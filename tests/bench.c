@@ -524,16 +524,18 @@ static void bench_solvers(json_t *out, int quick)
 
 /* ball_drop through the splash with every output on, on the device, written in turn (no
  * writer thread, so each kind's time is its own); the simulation's time in the same run. */
-typedef struct { const char *label; const char *sets[10]; int frames; } OutputCase;
+typedef struct { const char *label; const char *sets[12]; int frames; } OutputCase;
 static const OutputCase output_cases[] = {
     { "ball_drop 32^3", { "grid.resolution=[32,32,32]", "grid.cell_size=0.25", "output.usd=true",
                           "output.surface=true", "output.preview=true", "output.bricks=true",
-                          "output.diffuse=true", "output.particles=true" }, 20 },
+                          "output.diffuse=true", "output.particles=true",
+                          "output.surface_anisotropic=true" }, 20 },
     { "ball_drop 64^3", { "grid.resolution=[64,64,64]", "grid.cell_size=0.125", "output.usd=true",
                           "output.surface=true", "output.preview=true", "output.bricks=true",
-                          "output.diffuse=true", "output.particles=true" }, 20 },
+                          "output.diffuse=true", "output.particles=true",
+                          "output.surface_anisotropic=true" }, 20 },
 };
-enum { OUTPUT_CASE_SETS = 8 };
+enum { OUTPUT_CASE_SETS = 9 };
 
 static int bench_outputs_run(const OutputCase *c, double *sim_s, double seconds[OUTPUT_KINDS],
                              size_t *particles, char *err, size_t errlen)

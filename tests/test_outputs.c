@@ -46,7 +46,7 @@ static const char *ball_drop_dir(void)
         return dir;
     char *argv[] = { "flipsim", "--quiet", "--out", dir, "--set", "output.usd=true",
                      "--set", "output.diffuse=true", "--set", "output.bricks=true",
-                     "scenes/ball_drop.json", NULL };
+                     "--set", "output.surface_anisotropic=true", "scenes/ball_drop.json", NULL };
     ck_assert_int_eq(run_cli("ball", argv), EXIT_OK);
     FILE *f = fopen(done, "w");
     ck_assert_ptr_nonnull(f);
@@ -672,6 +672,40 @@ START_TEST(bricks_of_a_run_agree)
 }
 END_TEST
 
+/* The anisotropic surface of a run: closed, inside the domain every tenth frame, and on the
+ * still ball of frame 0 within 5% of the isotropic surface's volume. */
+START_TEST(anisotropic_surface_of_a_run)
+{
+    const char *dir = ball_drop_dir();
+    Scene sc;
+    Sim sim;
+    load_scene(&sc);
+    ck_assert_int_eq(sim_init(&sim, &sc, &reference_track), 0);
+    Mesh m, iso;
+    mesh_init(&m);
+    mesh_init(&iso);
+    char path[700];
+    for (int f = 0; f <= FRAMES; f += 10) {
+        snprintf(path, sizeof path, "%s/anisotropic/%06d.ply", dir, f);
+        read_mesh(path, &m);
+        ck_assert_msg(m.ntris > 1000, "%s: %zu triangles, expected a ball's worth", path, m.ntris);
+        assert_closed(&m, path);
+        assert_inside(&m, &sim.grid, path);
+        if (f == 0) {
+            snprintf(path, sizeof path, "%s/surface/%06d.ply", dir, f);
+            read_mesh(path, &iso);
+            double va = mesh_volume(&m), vi = mesh_volume(&iso);
+            ck_assert_msg(fabs(va - vi) <= 0.05 * vi, "frame 0: the anisotropic surface encloses "
+                          "%.2f m^3, the isotropic one %.2f: expected within 5%%", va, vi);
+        }
+    }
+    mesh_free(&m);
+    mesh_free(&iso);
+    sim_free(&sim);
+    scene_free(&sc);
+}
+END_TEST
+
 static Suite *outputs_suite(void)
 {
     Suite *s = suite_create("outputs");
@@ -682,6 +716,7 @@ static Suite *outputs_suite(void)
     tcase_add_test(run, slice_shows_cell_types);
     tcase_add_test(run, diffuse_only_where_it_splashes);
     tcase_add_test(run, bricks_of_a_run_agree);
+    tcase_add_test(run, anisotropic_surface_of_a_run);
     tcase_set_timeout(run, 300); /* the first case runs the scene: ~10 s here, far more under valgrind */
     suite_add_tcase(s, run);
     TCase *resume = tcase_create("resume");

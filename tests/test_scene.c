@@ -329,7 +329,7 @@ START_TEST(test_error_unknown_key_elsewhere)
                  "\"frames\": 3}}",
                  "t.json: grid.frames: unknown key; \"frames\" belongs at the top level");
     expect_error(SCENE_WITH("\"output\": {\"ply\": true}"),
-                 "t.json: output.ply: unknown key (known keys here: particles, surface, usd, preview, bricks, brick_cells, diffuse, diffuse_max)");
+                 "t.json: output.ply: unknown key (known keys here: particles, surface, usd, preview, bricks, brick_cells, diffuse, diffuse_max, surface_anisotropic)");
 }
 END_TEST
 

@@ -25,7 +25,8 @@
 #endif
 
 const char *const output_kind_names[OUTPUT_KINDS] = { "particles", "surface", "usd", "preview",
-                                                      "slices", "bricks", "diffuse" };
+                                                      "slices", "bricks", "diffuse",
+                                                      "anisotropic" };
 
 /* A frame handed to the writer: copies of what it writes, so the simulation can go on. */
 typedef struct {
@@ -356,6 +357,9 @@ int output_open(Output *o, const char *out_dir, const Scene *scene, const MacGri
                     output_mkdir(o, "bricktexture", err, errlen))))
         return -1;
     bricks_init(&o->bricks);
+    mesh_init(&o->aniso);
+    if (scene->output.surface_anisotropic && output_mkdir(o, "anisotropic", err, errlen))
+        return -1;
     diffuse_init(&o->diffuse, (size_t)scene->output.diffuse_max);
     /* the stage's replay reads earlier frames' diffuse particles through o->diffuse, so the
      * resumed frame's are read after it */
@@ -440,8 +444,20 @@ static int output_diffuse(Output *o, const OutputJob *j, char *err, size_t errle
     return diffuse_write_ply(&o->diffuse, path, err, errlen);
 }
 
+/* The anisotropic surface, made in C from the job's particles (on the writer thread: the
+ * OpenCL pipeline has no device path for it yet), then its PLY. */
+static int output_anisotropic(Output *o, const OutputJob *j, char *err, size_t errlen)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/anisotropic/%06d.ply", o->dir, j->frame);
+    if (surface_build_anisotropic(&j->ps, &o->grid, NULL, o->scene->particles_per_cell,
+                                  &o->aniso, err, errlen) != 0)
+        return -1;
+    return mesh_write_ply(path, &o->aniso, err, errlen);
+}
+
 /* Writes one frame's files from its job: the particles, the diffuse particles, the bricks,
- * the surface, the USD sample and the preview. Runs on the writer thread, or on the driver's without one. */
+ * the surface, the USD sample, the preview and the anisotropic surface. Runs on the writer thread, or on the driver's without one. */
 static int output_write_job(Output *o, const OutputJob *j, char *err, size_t errlen)
 {
     const Scene *sc = o->scene;
@@ -469,6 +485,9 @@ static int output_write_job(Output *o, const OutputJob *j, char *err, size_t err
     if (sc->output.preview && output_preview(o, j, err, errlen) != 0)
         return -1;
     output_lap_locked(o, OUTPUT_PREVIEW, sc->output.preview, &t0);
+    if (sc->output.surface_anisotropic && output_anisotropic(o, j, err, errlen) != 0)
+        return -1;
+    output_lap_locked(o, OUTPUT_ANISOTROPIC, sc->output.surface_anisotropic, &t0);
     return 0;
 }
 
@@ -634,6 +653,7 @@ int output_close(Output *o, char *err, size_t errlen)
     free(o->grid.cell);
     o->grid.cell = NULL;
     bricks_free(&o->bricks);
+    mesh_free(&o->aniso);
     diffuse_tally(&o->diffuse, &o->diffuse_end);
     diffuse_free(&o->diffuse);
     return rc ? rc : rc_usd;

@@ -17,7 +17,7 @@ enum { OUTPUT_MAX_SLICES = 8, OUTPUT_PREVIEW_WIDTH = 800 };
 
 /* What output_frame spends its time on, for the driver's summary. */
 typedef enum { OUTPUT_PARTICLES, OUTPUT_SURFACE, OUTPUT_USD, OUTPUT_PREVIEW, OUTPUT_SLICES,
-               OUTPUT_BRICKS, OUTPUT_DIFFUSE, OUTPUT_KINDS } OutputKind;
+               OUTPUT_BRICKS, OUTPUT_DIFFUSE, OUTPUT_ANISOTROPIC, OUTPUT_KINDS } OutputKind;
 extern const char *const output_kind_names[OUTPUT_KINDS];
 
 /* A surface maker that runs where a backend keeps its particles (the reference's OpenCL
@@ -36,6 +36,7 @@ typedef struct {
     Mesh mesh;                  /* a resumed run's earlier surfaces, read back one by one */
     MacGrid grid;               /* for the previews: the size and the solid cells only */
     Bricks bricks;              /* the frame's LEGO bricks (output.bricks), reused */
+    Mesh aniso;                 /* the frame's anisotropic surface, reused (writer thread) */
     Diffuse diffuse;            /* spray, foam and bubbles (output.diffuse), frame to frame */
     bool diffuse_missing;       /* a resume found no diffuse file at its frame: started empty */
     DiffuseTally diffuse_end;   /* set by output_close */

@@ -127,7 +127,8 @@ long rundir_clear(const char *out, int keep_frame, char *err, size_t errlen)
         const char *dir, *ext;
     } kinds[] = { { "particles", ".ply" }, { "surface", ".ply" }, { "preview", ".png" },
                   { "state", ".state" }, { "brick", ".ply" }, { "brickcolor", ".data" },
-                  { "bricktexture", ".data" }, { "diffuse", ".ply" } };
+                  { "bricktexture", ".data" }, { "diffuse", ".ply" },
+                  { "anisotropic", ".ply" } };
     long removed = 0;
     char dir[1100];
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aniso.h"
 #include "atomic.h"
 
 /*
@@ -81,6 +82,9 @@ typedef struct {
     uint8_t *solid_left;/* per sim cell: how many cells back along x the nearest SOLID cell
                          * is (0: this one; the cell before the grid counts), at most 255 */
     uint8_t *solid_right;/* the same forward */
+    float support;      /* how far a particle's kernel reaches: R, or more for ellipsoids */
+    const AnisoKernel *aniso; /* per particle, for the anisotropic field; NULL: isotropic */
+    float full, iso;    /* the anisotropic field deep in the liquid, and its surface's value */
 } Field;
 
 #define NO_CELL UINT32_MAX
@@ -241,7 +245,7 @@ int surface_grid(const MacGrid *g, const SurfaceSettings *set, SurfaceGrid *out,
 
 static int surface_field_init(Field *f, const SurfaceGrid *fine)
 {
-    *f = (Field){ .grid = *fine };
+    *f = (Field){ .grid = *fine, .support = fine->R };
     size_t nbricks = (size_t)fine->nb[0] * (size_t)fine->nb[1] * (size_t)fine->nb[2];
     f->slot = calloc(nbricks, sizeof *f->slot);
     return f->slot ? 0 : -1;
@@ -428,7 +432,7 @@ static int surface_axis_range(const Field *f, float x, int d, int *lo, int *hi)
 {
     if (!isfinite(x))
         return 0;
-    float a = ceilf((x - f->grid.R) / f->grid.h), b = floorf((x + f->grid.R) / f->grid.h);
+    float a = ceilf((x - f->support) / f->grid.h), b = floorf((x + f->support) / f->grid.h);
     /* Clamp as float first: converting a huge float to int is undefined. */
     a = a < 0.0f ? 0.0f : a;
     b = b > (float)f->grid.n[d] ? (float)f->grid.n[d] : b;
@@ -468,7 +472,7 @@ static void surface_mark_bricks(Field *f, const MacGrid *g, const Particles *ps)
         if (ok)
             surface_mark_range(f, lo, hi);
     }
-    int reach = (int)ceilf(f->grid.R / f->grid.h);
+    int reach = (int)ceilf(f->support / f->grid.h);
     for (int k = 0; k < g->nz; k++)
         for (int j = 0; j < g->ny; j++)
             for (int i = 0; i < g->nx; i++) {
@@ -619,6 +623,56 @@ static void surface_splat(Field *f, const MacGrid *g, const Particles *ps)
             surface_splat_one(f, g, ps->pos[q]);
 }
 
+/* The anisotropic field (Yu & Turk 2013): each particle adds weight W(|G (x - centre)|), W(q)
+ * = (1 - q^2)^3, to the nodes in its ellipsoid; acc[0] only. Nodes in the same order as the
+ * isotropic splat, so the sums are the same on every run. */
+static void surface_splat_ellipsoid(Field *f, const MacGrid *g, const AnisoKernel *k)
+{
+    KernelAxis ax[3];
+    const float c[3] = { k->centre.x, k->centre.y, k->centre.z };
+    for (int d = 0; d < 3; d++) {
+        if (!isfinite(c[d]))
+            return;
+        float a = ceilf((c[d] - k->half[d]) / f->grid.h), b = floorf((c[d] + k->half[d]) / f->grid.h);
+        a = a < 0.0f ? 0.0f : a;
+        b = b > (float)f->grid.n[d] ? (float)f->grid.n[d] : b;
+        if (a > b)
+            return;
+        ax[d].lo = (int)a;
+        ax[d].count = (int)b - (int)a + 1;
+    }
+    if (surface_all_deep(f, g, ax))
+        return;
+    const float *G = k->g;
+    for (int kz = ax[2].lo; kz < ax[2].lo + ax[2].count; kz++) {
+        float z = (float)kz * f->grid.h - c[2];
+        for (int j = ax[1].lo; j < ax[1].lo + ax[1].count; j++) {
+            float y = (float)j * f->grid.h - c[1];
+            for (int i = ax[0].lo; i < ax[0].lo + ax[0].count; i++) {
+                float x = (float)i * f->grid.h - c[0];
+                float u = G[0] * x + G[3] * y + G[4] * z, v = G[3] * x + G[1] * y + G[5] * z,
+                      w = G[4] * x + G[5] * y + G[2] * z;
+                float q2 = u * u + v * v + w * w;
+                if (q2 >= 1.0f)
+                    continue;
+                int32_t slot = f->slot[surface_brick_index(f, i / BRICK, j / BRICK, kz / BRICK)];
+                if (slot < 0)
+                    continue;   /* never: the bricks within the support are marked */
+                float t = 1.0f - q2;
+                float *node = surface_row(f, i / BRICK, j, kz) + ACC * (i % BRICK);
+                node[0] += k->weight * t * t * t;
+            }
+        }
+    }
+}
+
+static void surface_splat_aniso(Field *f, const MacGrid *g, const Particles *ps)
+{
+    for (size_t q = 0; q < ps->count; q++)
+        if (f->cell_of[q] == NO_CELL || f->flags[f->cell_of[q]] & CF_SPLAT)
+            surface_splat_ellipsoid(f, g, &f->aniso[q]);
+}
+
 /* ---- 4. field ------------------------------------------------------------------------ */
 
 /* Along one axis: the sim cells within rho of coordinate x and the gap from x to each. */
@@ -682,6 +736,12 @@ static float surface_particle_phi(const Field *f, uint8_t flags, const float *ac
         return -f->grid.r;
     if (!(acc[0] > 0.0f))
         return f->grid.far;
+    if (f->aniso) { /* the density below its surface value, in metres near the surface; at
+                     * least -R (<= 4 dx), which bounds the search for solids as the isotropic
+                     * field's -r does (a clamp at -r would bend the steep field near the top) */
+        float phi = f->grid.R * (f->iso - acc[0]) / f->full;
+        return phi > -f->grid.R ? phi : -f->grid.R;
+    }
     float inv = 1.0f / acc[0];
     float ox = acc[1] * inv, oy = acc[2] * inv, oz = acc[3] * inv;
     return sqrtf(ox * ox + oy * oy + oz * oz) - f->grid.r;
@@ -1136,6 +1196,75 @@ int surface_build(const Particles *ps, const MacGrid *g, const SurfaceSettings *
     }
     if (rc != 0)
         surface_march_failed("surface_build", &fine, f.nslots, out, err, errlen);
+    surface_field_free(&f);
+    return rc;
+}
+
+/* The kernels of the particles that are splatted (the others only mark bricks). */
+static AnisoKernel *surface_kernels(const Field *f, const MacGrid *g, const Particles *ps)
+{
+    AnisoKernel *k = malloc((ps->count ? ps->count : 1) * sizeof *k);
+    uint8_t *want = malloc(ps->count ? ps->count : 1);
+    if (!k || !want) {
+        free(k);
+        free(want);
+        return NULL;
+    }
+    for (size_t q = 0; q < ps->count; q++)
+        want[q] = f->cell_of[q] == NO_CELL || f->flags[f->cell_of[q]] & CF_SPLAT;
+    int rc = aniso_kernels(ps, g, f->grid.R, want, k);
+    free(want);
+    if (rc != 0) {
+        free(k);
+        return NULL;
+    }
+    return k;
+}
+
+int surface_build_anisotropic(const Particles *ps, const MacGrid *g, const SurfaceSettings *set,
+                              int particles_per_cell, Mesh *out, char *err, size_t errlen)
+{
+    out->nverts = out->ntris = 0;
+    SurfaceGrid fine;
+    if (surface_grid_for("surface_build_anisotropic", g, set, &fine, err, errlen) != 0)
+        return -1;
+    if (particles_per_cell < 1) {
+        surface_seterr(err, errlen, "surface_build_anisotropic: particles_per_cell is %d; "
+                       "expected >= 1", particles_per_cell);
+        return -1;
+    }
+    Field f;
+    AnisoKernel *kernels = NULL;
+    int rc = surface_field_init(&f, &fine);
+    /* ellipsoids reach farther than R: the cells and bricks a particle touches grow with them */
+    f.support = ANISO_SUPPORT * fine.R;
+    f.grid.kernel_cells = (int)ceilf(f.support / g->dx);
+    /* deep in the liquid: particles_per_cell x (R / dx)^3 x the integral of W over the unit
+     * ball, 4 pi 16 / 315 */
+    double rr = (double)fine.R / g->dx;
+    f.full = (float)(particles_per_cell * rr * rr * rr * 4.0 * 3.14159265358979323846 * 16.0 / 315.0);
+    f.iso = SURFACE_ANISO_ISO * f.full;
+    if (rc == 0)
+        rc = surface_classify_cells(&f, g, ps);
+    if (rc == 0) {
+        surface_mark_bricks(&f, g, ps);
+        rc = surface_allocate_bricks(&f);
+    }
+    if (rc == 0 && f.nslots > 0) {
+        kernels = surface_kernels(&f, g, ps);
+        rc = kernels ? 0 : -1;
+    }
+    if (rc == 0 && f.nslots > 0) {
+        f.aniso = kernels;
+        surface_splat_aniso(&f, g, ps);
+        surface_evaluate(&f, g);
+        surface_fill_apron(&f);
+        SurfaceBricks b = { &f.grid, f.nslots, f.brick_of, f.phi };
+        rc = surface_march(&b, out);
+    }
+    if (rc != 0)
+        surface_march_failed("surface_build_anisotropic", &fine, f.nslots, out, err, errlen);
+    free(kernels);
     surface_field_free(&f);
     return rc;
 }
