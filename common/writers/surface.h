@@ -102,7 +102,7 @@ int surface_build(const Particles *ps, const MacGrid *g, const SurfaceSettings *
  * neighbours (aniso.h), smoothed toward them, and the surface is where the sum of their
  * kernels falls to SURFACE_ANISO_ISO of its value deep in the liquid (particles_per_cell
  * particles per cell). 0.1: the kernels are thin across a calm surface, so the level hardly
- * moves it (0.5 lowers it by 0.03 cells), and at 0.1 a lone particle is a drop of 0.43 R,
+ * moves it (0.5 lowers it by a third of a cell), and at 0.1 a lone particle is a drop of 0.43 R,
  * like the isotropic surface's 0.35 R. Measured (test_aniso): a still box's volume -3.7%
  * against the isotropic surface, a calm pool's top heights 3x less scattered. Flatter on
  * calm water and sharper at thin edges than surface_build's;
