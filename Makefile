@@ -44,6 +44,6 @@ include handout/handout.mk
         all-tests golden test $(STAGES:%=test-%) coverage coverage-check check check-make test-common \
         test-physics check-suites check-mutants check-opencl check-pipeline check-determinism \
         check-movie check-warnings check-sanitize fuzz check-fuzz \
-        grade grade-data grade-kit check-grader check-slurm \
+        grade grade-data grade-kit check-grader check-slurm validate check-validate \
         handout handout-sync check-handout check-handout-fresh check-dist \
         deps help clean

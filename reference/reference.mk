@@ -74,6 +74,19 @@ bench: $(BENCH) ## C vs OpenCL per stage, outputs, solvers, bandwidth (build/ben
 	@mkdir -p build/bench
 	@$(BENCH) $(BENCH_ARGS)
 
+# Validation: the reference against Martin & Moyce's dam break, the hydrostatic tank and the
+# volume of two splashes (build/validate/report.html); check-validate is its short version.
+VALIDATE := $(BUILD)/tests/validate
+$(VALIDATE): $(BUILD)/tests/validate.o $(SIM_OBJ)
+	$(call say,LD,$@)
+	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -pthread -o $@
+
+validate: $(VALIDATE) ## the reference against experiment and exact results: table, build/validate/report.html
+	@$(VALIDATE)
+
+check-validate: $(VALIDATE) ## make validate at one resolution, each case within its tolerance
+	@$(VALIDATE) --short
+
 # Every C solver's residual after each iteration on the first solve of the hydrostatic tank;
 # SOLVERS_ARGS="--sizes 16,32 --cap 500" for a smaller run.
 SOLVERLAB    := $(BUILD)/tests/solverlab
