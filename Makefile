@@ -15,7 +15,8 @@ TRACK ?= student
 # Debian/Ubuntu packages of everything the kit needs (the OpenCL ones are for the reference
 # pipeline; a student's own build needs a compiler, make, Check, jansson and libpng).
 DEB_PKGS    := check pkg-config patch clang ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo gcovr \
-               libjansson-dev libpng-dev libxml2-utils libconfig-dev libarchive-dev
+               libjansson-dev libpng-dev libxml2-utils libconfig-dev libarchive-dev \
+               python3-numpy python3-matplotlib
 PKGS_LIB    := jansson libpng check libconfig libarchive OpenCL
 PKG_MODULES := jansson libpng OpenCL
 # The kit's tests may use the reference (reference/*.h, FLIPKIT_HAVE_REFERENCE).
@@ -45,5 +46,6 @@ include handout/handout.mk
         test-physics check-suites check-mutants check-opencl check-pipeline check-determinism \
         check-movie check-warnings check-sanitize fuzz check-fuzz \
         grade grade-data grade-kit check-grader check-slurm validate check-validate \
+        pylib check-python python-examples \
         handout handout-sync check-handout check-handout-fresh check-dist \
         deps help clean

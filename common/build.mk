@@ -65,7 +65,7 @@ PKGS_FOUND := $(BUILD)/.pkgs-found
 
 #:Setting up, help, cleaning:
 deps: $(DEPS_OK) ## install the system packages that are missing (Debian/Ubuntu: apt-get, through sudo)
-$(DEPS_OK): common/build.mk
+$(DEPS_OK): common/build.mk $(firstword $(MAKEFILE_LIST)) # the package lists live in both
 	@missing=""; \
 	if command -v dpkg-query >/dev/null 2>&1; then \
 	  for p in $(DEB_PKGS); do \

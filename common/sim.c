@@ -366,11 +366,9 @@ static int sim_step(Sim *s, double remaining, double *taken)
     return sim_substep(s, (float)dt);
 }
 
-int sim_advance_frame(Sim *s)
+/* A frame starts: its counters, and the state to a device that has a stale copy. */
+static int sim_begin_frame(Sim *s)
 {
-    int next = s->frame + 1;
-    double t_end = next / s->scene->frame_rate;
-    double eps = 1e-9 / s->scene->frame_rate;
     s->stats.frame_substeps = 0;
     s->stats.unconverged_solves = 0;
     if (s->backend_stale) {
@@ -378,18 +376,49 @@ int sim_advance_frame(Sim *s)
             return -1;
         s->backend_stale = false;
     }
+    return 0;
+}
+
+/* A frame ends: the host's copy (a device hands back only what a frame's files need), the
+ * time exactly the frame's, and its events. */
+static int sim_end_frame(Sim *s, int next, double t_end)
+{
+    if (s->backend->download(s) != 0)
+        return -1;
+    s->time = t_end;
+    s->frame = next;
+    return sim_fire_events(s, next);
+}
+
+int sim_advance_frame(Sim *s)
+{
+    int next = s->frame + 1;
+    double t_end = next / s->scene->frame_rate;
+    double eps = 1e-9 / s->scene->frame_rate;
+    if (sim_begin_frame(s) != 0)
+        return -1;
     while (t_end - s->time > eps) {
         double dt;
         if (sim_step(s, t_end - s->time, &dt) != 0)
             return -1;
         s->time += dt;
     }
-    /* The frame is written from the host's copy; a device hands back only what that needs. */
-    if (s->backend->download(s) != 0)
+    return sim_end_frame(s, next, t_end);
+}
+
+int sim_advance_substep(Sim *s)
+{
+    int next = s->frame + 1;
+    double t_end = next / s->scene->frame_rate;
+    double eps = 1e-9 / s->scene->frame_rate;
+    /* the same substeps as sim_advance_frame: it is the same loop, one turn per call */
+    if (s->time - s->frame / s->scene->frame_rate <= eps && sim_begin_frame(s) != 0)
         return -1;
-    s->time = t_end;
-    s->frame = next;
-    return sim_fire_events(s, next);
+    double dt;
+    if (sim_step(s, t_end - s->time, &dt) != 0)
+        return -1;
+    s->time += dt;
+    return t_end - s->time > eps ? 0 : sim_end_frame(s, next, t_end);
 }
 
 bool sim_backend_current(const Sim *s)

@@ -125,6 +125,12 @@ bool sim_backend_current(const Sim *s);
  * frame's events. Returns 0, or -1 with s->error set (e.g. a stage wrote NaN). */
 int sim_advance_frame(Sim *s);
 
+/* One CFL substep of the frame under way, as sim_advance_frame takes them (so substeps up to
+ * a frame's end give that frame's bytes); the one that reaches the frame's end finishes the
+ * frame as sim_advance_frame does (s->frame advances, the host's copy is current, events
+ * fire). On a device the host's particles are current only at frame ends. Returns 0 or -1. */
+int sim_advance_substep(Sim *s);
+
 /* One substep of length dt: the algorithm, stage by stage. Returns 0 or -1. */
 int sim_substep(Sim *s, float dt);
 
