@@ -124,3 +124,21 @@ help: ## [help] this list
 
 clean: ## remove build/ (the kit: dist/ too); assignment/ and out/ stay
 	rm -rf build $(CLEAN_MORE)
+
+# ---- Python: common/python/flipkit over build/libflipkit.so ----------------------------------
+# The library is the kit's own objects compiled again with -fPIC into build/pic (a shared
+# library cannot take the PIE objects flipsim links), so it runs the same C as flipsim.
+PYTHON   := /usr/bin/python3
+PYLIB    := build/libflipkit.so
+PY_ENV   := PYTHONPATH=common/python FLIPKIT_LIB=$(PYLIB) FLIPSIM=$(FLIPSIM) MPLBACKEND=Agg
+$(BUILD)/libflipkit.so: $(SIM_OBJ)
+	$(call say,LD,$@)
+	$(CC) -shared $(ALL_LDFLAGS) $^ $(LIBS) -pthread -o $@
+
+pylib: | $(PKGS_FOUND) ## build/libflipkit.so, the C under the Python package common/python/flipkit
+	@$(MAKE) --no-print-directory BUILD=build/pic CFLAGS="$(CFLAGS) -fPIC" $(PYLIB_MAKEFLAGS) build/pic/libflipkit.so
+	@cp build/pic/libflipkit.so $(PYLIB).tmp && mv $(PYLIB).tmp $(PYLIB)
+
+python-examples: pylib ## from Python: a pressure slice and divergence, the solvers' residuals (build/python/*.png)
+	@$(PY_ENV) $(PYTHON) common/python/examples/pressure_slice.py build/python/pressure_slice.png
+	@$(PY_ENV) $(PYTHON) common/python/examples/residuals.py build/python/residuals.png

@@ -37,6 +37,8 @@ put common/writers common/writers/*.c common/writers/*.h common/writers/README.m
 put assignment assignment/track.c
 for s in $STAGES; do put assignment "$stubs/$s.c"; done
 put scenes scenes/*.json scenes/README.md
+put common/python/flipkit common/python/flipkit/__init__.py
+put common/python/examples common/python/examples/*.py
 put handout handout/README.md
 put handout/stages handout/stages/*.md
 put handout/figures handout/figures/*.svg

@@ -9,7 +9,8 @@ ARGS  ?=
 
 # No OpenCL here: a student's build needs a C compiler, make, Check, jansson and libpng; the
 # self-check grader (make grade) adds libconfig and libarchive.
-DEB_PKGS    := build-essential check pkg-config libjansson-dev libpng-dev libconfig-dev libarchive-dev gcovr
+DEB_PKGS    := build-essential check pkg-config libjansson-dev libpng-dev libconfig-dev libarchive-dev gcovr \
+               python3-numpy python3-matplotlib
 PKGS_LIB    := jansson libpng check libconfig libarchive
 PKG_MODULES := jansson libpng
 
@@ -20,6 +21,8 @@ REF_LIB    := $(wildcard lib/reference_stages.a)
 KIT_CFLAGS := -DFLIPKIT_GOLDEN_DIR='"tests/golden/public"' $(if $(REF_LIB),-DFLIPKIT_REFERENCE_OBJECTS)
 
 SIM_OBJ  = $(COMMON_OBJ) $(STU_OBJ)
+# The Python package's library has your stages only: a shipped reference archive is not -fPIC.
+PYLIB_MAKEFLAGS := REF_LIB=
 FLIPSIM  = $(BUILD)/flipsim
 
 .DEFAULT_GOAL := all
@@ -29,7 +32,8 @@ include common/build.mk
 include grader/kit.mk
 
 # After the fragments: STAGES is common/build.mk's.
-.PHONY: all run movie test $(STAGES:%=test-%) golden grade grade-kit coverage deps help clean
+.PHONY: all run movie test $(STAGES:%=test-%) golden grade grade-kit coverage deps help clean \
+        pylib python-examples
 
 $(FLIPSIM): $(SIM_OBJ) $(BUILD)/common/flipsim_main.o $(REF_LIB)
 	$(call say,LD,$@)

@@ -87,30 +87,15 @@ validate: $(VALIDATE) ## the reference against experiment and exact results: tab
 check-validate: $(VALIDATE) ## make validate at one resolution, each case within its tolerance
 	@$(VALIDATE) --short
 
-# ---- Python: common/python/flipkit over build/libflipkit.so --------------------------------
-# The library is the kit's own objects compiled again with -fPIC into build/pic (a shared
-# library cannot take the PIE objects flipsim links), so it runs the same C as flipsim.
-PYTHON   := /usr/bin/python3
-PYLIB    := build/libflipkit.so
-PY_ENV   := PYTHONPATH=common/python FLIPKIT_LIB=$(PYLIB) FLIPSIM=$(FLIPSIM) MPLBACKEND=Agg
-$(BUILD)/libflipkit.so: $(SIM_OBJ)
-	$(call say,LD,$@)
-	$(CC) -shared $(ALL_LDFLAGS) $^ $(LIBS) -pthread -o $@
-
-pylib: | $(PKGS_FOUND) ## build/libflipkit.so, the C under the Python package (common/python/flipkit)
-	@$(MAKE) --no-print-directory BUILD=build/pic CFLAGS="$(CFLAGS) -fPIC" build/pic/libflipkit.so
-	@cp build/pic/libflipkit.so $(PYLIB).tmp && mv $(PYLIB).tmp $(PYLIB)
+# ---- Python: the package's suite (pylib and python-examples are common/build.mk's) -----------
+# The kit's libflipkit.so has the reference track and its OpenCL pipeline.
+$(BUILD)/common/pyapi.o: ALL_CFLAGS += -Ireference -DFLIPKIT_HAVE_PIPELINE
 
 check-python: pylib $(FLIPSIM) ## the Python package's suite (tests/python) and its two examples, headless
 	@$(PY_ENV) $(PYTHON) -m unittest discover -s tests/python -t tests/python
-	@$(PY_ENV) $(PYTHON) common/python/examples/pressure_slice.py build/python/pressure_slice.png
-	@$(PY_ENV) $(PYTHON) common/python/examples/residuals.py build/python/residuals.png
+	@$(MAKE) --no-print-directory python-examples
 	@for f in build/python/pressure_slice.png build/python/residuals.png; do \
 	  test "$$(stat -c %s $$f)" -gt 20000 || { echo "check-python: $$f: under 20 kB, not a plot"; exit 1; }; done
-
-python-examples: pylib ## plot a pressure slice and the solvers' residuals (build/python/*.png)
-	@$(PY_ENV) $(PYTHON) common/python/examples/pressure_slice.py build/python/pressure_slice.png
-	@$(PY_ENV) $(PYTHON) common/python/examples/residuals.py build/python/residuals.png
 
 # Every C solver's residual after each iteration on the first solve of the hydrostatic tank;
 # SOLVERS_ARGS="--sizes 16,32 --cap 500" for a smaller run.

@@ -127,6 +127,18 @@ if [ "$rc" -eq 0 ] && [ -n "$total" ]; then
 else
     bad "make grade with the reference's stage files: exit $rc (0 is full marks):"; tail -n 15 "$work/log"
 fi
+# Python over the student's own stages (the reference's files, here): flipsim's bytes.
+pyframe='import flipkit, sys
+s = flipkit.Simulation("scenes/first_drop.json")
+s.advance_frame(); s.advance_frame()
+s.write_particles(sys.argv[1])'
+if run make -j2 all pylib && run build/flipsim --quiet --frames 2 --out "$work/pyout" scenes/first_drop.json &&
+   run env PYTHONPATH=common/python FLIPKIT_LIB=build/libflipkit.so /usr/bin/python3 -c "$pyframe" "$work/py2.ply" &&
+   cmp -s "$work/py2.ply" "$work/pyout/particles/000002.ply"; then
+    ok "from Python (make pylib), the student kit's default track writes flipsim's frame 2 byte for byte"
+else
+    bad "Python in the student kit:"; tail -n 8 "$work/log"
+fi
 cd "$kit" || exit 1
 
 # ---- 4. with the reference's stages shipped as objects (handout.reference_objects = true) ----

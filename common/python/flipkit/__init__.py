@@ -1,11 +1,11 @@
 """flipkit from Python: run a scene, step it, and read its fields as NumPy arrays.
 
 A thin ctypes layer over build/libflipkit.so (made by `make pylib` from the kit's own C, the
-same stages and driver flipsim runs), so a scene stepped here writes the same particle bytes
-as `build/flipsim` for the same frames.
+same stages and driver flipsim runs: in the student kit, your stages), so a scene stepped here
+writes the same particle bytes as `build/flipsim` for the same frames.
 
     import flipkit
-    sim = flipkit.Simulation("scenes/ball_drop.json", track="reference", device="cpu",
+    sim = flipkit.Simulation("scenes/ball_drop.json", track="student", device="cpu",
                              overrides={"grid.resolution": [16, 16, 16]})
     sim.advance_frame()          # one frame: CFL substeps to the next frame's time
     sim.step()                   # one substep
@@ -166,15 +166,18 @@ class _Grid:
 
 
 class Simulation:
-    """A scene's simulation on the kit's C stages (or the reference's OpenCL pipeline)."""
+    """A scene's simulation on the kit's C stages (or the reference's OpenCL pipeline).
 
-    def __init__(self, scene, track="reference", device="cpu", overrides=None, _handle=None):
+    track: "reference" or "student"; None is the kit's default (the reference in the full kit,
+    your stages in the student kit). device: "cpu", or "opencl" in the full kit."""
+
+    def __init__(self, scene, track=None, device="cpu", overrides=None, _handle=None):
         self._handle = None
         if _handle is None:
             sets = [f"{k}={json.dumps(v)}" for k, v in (overrides or {}).items()]
             arr = (ctypes.c_char_p * max(len(sets), 1))(*[s.encode() for s in sets])
-            _handle = _lib.fk_open(os.fspath(scene).encode(), track.encode(), device.encode(),
-                                   arr, len(sets))
+            _handle = _lib.fk_open(os.fspath(scene).encode(), track and track.encode(),
+                                   device.encode(), arr, len(sets))
             if not _handle:
                 raise FlipkitError(_lib.fk_last_open_error().decode())
         self._handle = _handle
@@ -182,9 +185,10 @@ class Simulation:
         self.grid = _Grid(self)
 
     @classmethod
-    def resume(cls, state_path, track="reference", device="cpu"):
+    def resume(cls, state_path, track=None, device="cpu"):
         """The simulation a state file (save_state, or flipsim --checkpoint-every) holds."""
-        h = _lib.fk_resume(os.fspath(state_path).encode(), track.encode(), device.encode())
+        h = _lib.fk_resume(os.fspath(state_path).encode(), track and track.encode(),
+                           device.encode())
         if not h:
             raise FlipkitError(_lib.fk_last_open_error().decode())
         return cls(None, _handle=h)

@@ -1,15 +1,29 @@
 /* pyapi.c — the C side of the Python package (common/python/flipkit): a scene's simulation as an
- * opaque handle with plain-C calls, for ctypes, in build/libflipkit.so.
- * flipkit reference/: every call returns 0 or -1 (or NULL) and leaves one line in fk_error. */
+ * opaque handle with plain-C calls, for ctypes, in build/libflipkit.so (both kits).
+ * flipkit common/: every call returns 0 or -1 (or NULL) and leaves one line in fk_error. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "checkpoint.h"
-#include "pipeline.h"
 #include "ply.h"
-#include "reference.h"
 #include "sim.h"
+#ifdef FLIPKIT_HAVE_PIPELINE    /* the kit: the reference track and its OpenCL pipeline */
+#include "pipeline.h"
+#include "reference.h"
+#define FK_REFERENCE (&reference_track)
+#define FK_DEFAULT_TRACK "reference"
+#define FK_TRACKS "\"reference\" or \"student\""
+#elif defined(FLIPKIT_REFERENCE_OBJECTS)   /* a student kit shipped the reference's stages */
+extern const Track reference_stages_track;
+#define FK_REFERENCE (&reference_stages_track)
+#define FK_DEFAULT_TRACK "student"
+#define FK_TRACKS "\"reference\" or \"student\""
+#else
+#define FK_REFERENCE NULL
+#define FK_DEFAULT_TRACK "student"
+#define FK_TRACKS "\"student\" (this kit has no reference stages)"
+#endif
 
 /* The Python side's handle: the scene (which the sim points into) and the sim. */
 typedef struct {
@@ -52,11 +66,13 @@ const char *fk_last_open_error(void)
     return fk_open_error;
 }
 
+/* NULL name: the kit's default, the reference in the kit and the student's in a student kit. */
 static const Track *fk_track(const char *name)
 {
-    if (!name || strcmp(name, "reference") == 0)
-        return &reference_track;
-    return strcmp(name, "student") == 0 ? &student_track : NULL;
+    const char *n = name ? name : FK_DEFAULT_TRACK;
+    if (strcmp(n, "reference") == 0)
+        return FK_REFERENCE;
+    return strcmp(n, "student") == 0 ? &student_track : NULL;
 }
 
 /* The sim for h->scene on the named track and device; NULL with fk_open_error set. */
@@ -65,8 +81,7 @@ static FkSim *fk_start(FkSim *h, const char *track, const char *device)
     const Track *t = fk_track(track);
     const char *dev = device ? device : "cpu";
     if (!t) {
-        snprintf(fk_open_error, sizeof fk_open_error, "track \"%s\": expected \"reference\" or "
-                 "\"student\"", track);
+        snprintf(fk_open_error, sizeof fk_open_error, "track \"%s\": expected " FK_TRACKS, track);
         return NULL;
     }
     if (strcmp(dev, "cpu") != 0 && strcmp(dev, "opencl") != 0) {
@@ -74,15 +89,24 @@ static FkSim *fk_start(FkSim *h, const char *track, const char *device)
                  "\"opencl\"", dev);
         return NULL;
     }
+#ifdef FLIPKIT_HAVE_PIPELINE
     if (strcmp(dev, "opencl") == 0 && t != &reference_track) {
         snprintf(fk_open_error, sizeof fk_open_error, "device \"opencl\" runs the reference "
                  "pipeline; it needs track=\"reference\"");
         return NULL;
     }
+#else
+    if (strcmp(dev, "opencl") == 0) {
+        snprintf(fk_open_error, sizeof fk_open_error, "device \"opencl\": this kit has no OpenCL "
+                 "pipeline (it runs the stages in C)");
+        return NULL;
+    }
+#endif
     if (sim_init(&h->sim, &h->scene, t) != 0) {
         snprintf(fk_open_error, sizeof fk_open_error, "%s", h->sim.error.message);
         return NULL;
     }
+#ifdef FLIPKIT_HAVE_PIPELINE
     if (strcmp(dev, "opencl") == 0) {
         SimBackend *b = pipeline_open(NULL, fk_open_error, sizeof fk_open_error);
         if (!b || sim_use_backend(&h->sim, b) != 0) {
@@ -91,6 +115,7 @@ static FkSim *fk_start(FkSim *h, const char *track, const char *device)
             return NULL;
         }
     }
+#endif
     return h;
 }
 
