@@ -1172,6 +1172,39 @@ int surface_polygonise(const SurfaceBricks *b, Mesh *out, char *err, size_t errl
     return 0;
 }
 
+/* The kernels of the particles that are splatted (the others only mark bricks). */
+static AnisoKernel *surface_kernels(const Field *f, const MacGrid *g, const Particles *ps);
+
+/* Steps 1-5 on a field set up by surface_field_init: cells, bricks, the splat (spheres, or
+ * the particles' ellipsoids when aniso), the field, its apron, marching tetrahedra. */
+static int surface_run(Field *f, const MacGrid *g, const Particles *ps, bool aniso, Mesh *out)
+{
+    AnisoKernel *kernels = NULL;
+    int rc = surface_classify_cells(f, g, ps);
+    if (rc == 0) {
+        surface_mark_bricks(f, g, ps);
+        rc = surface_allocate_bricks(f);
+    }
+    if (rc == 0 && f->nslots > 0 && aniso) {
+        kernels = surface_kernels(f, g, ps);
+        rc = kernels ? 0 : -1;
+        f->aniso = kernels;
+    }
+    if (rc == 0 && f->nslots > 0) {
+        if (aniso)
+            surface_splat_aniso(f, g, ps);
+        else
+            surface_splat(f, g, ps);
+        surface_evaluate(f, g);
+        surface_fill_apron(f);
+        SurfaceBricks b = { &f->grid, f->nslots, f->brick_of, f->phi };
+        rc = surface_march(&b, out);
+    }
+    f->aniso = NULL;
+    free(kernels);
+    return rc;
+}
+
 int surface_build(const Particles *ps, const MacGrid *g, const SurfaceSettings *set, Mesh *out,
                   char *err, size_t errlen)
 {
@@ -1182,18 +1215,7 @@ int surface_build(const Particles *ps, const MacGrid *g, const SurfaceSettings *
     Field f;
     int rc = surface_field_init(&f, &fine);
     if (rc == 0)
-        rc = surface_classify_cells(&f, g, ps);
-    if (rc == 0) {
-        surface_mark_bricks(&f, g, ps);
-        rc = surface_allocate_bricks(&f);
-    }
-    if (rc == 0 && f.nslots > 0) {
-        surface_splat(&f, g, ps);
-        surface_evaluate(&f, g);
-        surface_fill_apron(&f);
-        SurfaceBricks b = { &f.grid, f.nslots, f.brick_of, f.phi };
-        rc = surface_march(&b, out);
-    }
+        rc = surface_run(&f, g, ps, false, out);
     if (rc != 0)
         surface_march_failed("surface_build", &fine, f.nslots, out, err, errlen);
     surface_field_free(&f);
@@ -1234,7 +1256,6 @@ int surface_build_anisotropic(const Particles *ps, const MacGrid *g, const Surfa
         return -1;
     }
     Field f;
-    AnisoKernel *kernels = NULL;
     int rc = surface_field_init(&f, &fine);
     /* ellipsoids reach farther than R: the cells and bricks a particle touches grow with them */
     f.support = ANISO_SUPPORT * fine.R;
@@ -1245,26 +1266,9 @@ int surface_build_anisotropic(const Particles *ps, const MacGrid *g, const Surfa
     f.full = (float)(particles_per_cell * rr * rr * rr * 4.0 * 3.14159265358979323846 * 16.0 / 315.0);
     f.iso = SURFACE_ANISO_ISO * f.full;
     if (rc == 0)
-        rc = surface_classify_cells(&f, g, ps);
-    if (rc == 0) {
-        surface_mark_bricks(&f, g, ps);
-        rc = surface_allocate_bricks(&f);
-    }
-    if (rc == 0 && f.nslots > 0) {
-        kernels = surface_kernels(&f, g, ps);
-        rc = kernels ? 0 : -1;
-    }
-    if (rc == 0 && f.nslots > 0) {
-        f.aniso = kernels;
-        surface_splat_aniso(&f, g, ps);
-        surface_evaluate(&f, g);
-        surface_fill_apron(&f);
-        SurfaceBricks b = { &f.grid, f.nslots, f.brick_of, f.phi };
-        rc = surface_march(&b, out);
-    }
+        rc = surface_run(&f, g, ps, true, out);
     if (rc != 0)
         surface_march_failed("surface_build_anisotropic", &fine, f.nslots, out, err, errlen);
-    free(kernels);
     surface_field_free(&f);
     return rc;
 }
