@@ -18,7 +18,7 @@ run() { "$flipsim" --quiet "$@" || { echo "FAIL: flipsim $* exited $?"; exit 1; 
 same() {
     local a=$1 b=$2 what=$3 diffs
     shift 3
-    diffs=$(for sub in particles surface preview brick brickcolor bricktexture diffuse; do
+    diffs=$(for sub in particles surface preview brick brickcolor bricktexture diffuse anisotropic; do
                 [ -d "$a/$sub" ] || [ -d "$b/$sub" ] || continue
                 diff -r -q "$a/$sub" "$b/$sub" 2>&1
             done
@@ -33,13 +33,13 @@ same() {
 for dev in cpu opencl; do
     d=$tmp/$dev
     # every output, the USD stage too (opt-in in the scene); a resumed run keeps the saved scene's
-    extra="--set output.usd=true --set output.bricks=true --set output.diffuse=true"
+    extra="--set output.usd=true --set output.bricks=true --set output.diffuse=true --set output.surface_anisotropic=true"
     run --device $dev --frames 20 $extra --out "$d/a" "$scene"
     run --device $dev --frames 20 $extra --sync-writes --out "$d/b" "$scene"
-    same "$d/a" "$d/b" "$dev: two runs of $scene (frames written on a thread, and in turn) write identical frames 0-20 (particles, surface, previews, bricks, diffuse, USD stage)" scene.usda
+    same "$d/a" "$d/b" "$dev: two runs of $scene (frames written on a thread, and in turn) write identical frames 0-20 (particles, surfaces, previews, bricks, diffuse, USD stage)" scene.usda
     run --device $dev --frames 10 --checkpoint-every 10 $extra --out "$d/c" "$scene"
     run --device $dev --frames 20 --resume "$d/c/state/000010.state" --out "$d/c"
-    same "$d/a" "$d/c" "$dev: 10 frames + resume + 10 frames equal 20 frames in one go, byte for byte (bricks, diffuse particles and USD stage too)" scene.usda
+    same "$d/a" "$d/c" "$dev: 10 frames + resume + 10 frames equal 20 frames in one go, byte for byte (bricks, diffuse particles, anisotropic surface and USD stage too)" scene.usda
 done
 run --device opencl --out "$tmp/dam1" scenes/dam_break.json
 run --device opencl --out "$tmp/dam2" scenes/dam_break.json

@@ -386,13 +386,13 @@ START_TEST(killed_run_is_recovered)
 }
 END_TEST
 
-/* Diffuse particles and bricks: their prims, one sample per frame with the types and greys
- * read back, per-point interpolation declared, the brick width. */
+/* Diffuse particles, bricks and the anisotropic mesh: their prims, one sample per frame with
+ * the types and greys read back, per-point interpolation declared, the brick width. */
 START_TEST(diffuse_and_bricks_prims)
 {
     const char *dir = new_dir();
     char err[512];
-    const UsdOptions opt = { 30, 0.05f, false, true, 0.2f };
+    const UsdOptions opt = { 30, 0.05f, false, true, 0.2f, true };
     UsdWriter *w = usd_open_with(dir, &opt, err, sizeof err);
     ck_assert_msg(w != NULL, "%s", err);
     Vec3 p[2] = { { 1, 1, 1 }, { 2, 2, 2 } };
@@ -401,8 +401,11 @@ START_TEST(diffuse_and_bricks_prims)
     const float bricks[6] = { 0.1f, 0.1f, 0.1f, 0.3f, 0.1f, 0.1f };
     const uint8_t grey[2] = { 255, 51 };
     for (int f = 0; f < 3; f++) {
+        static const float axyz[9] = { 0, 0, 0, 1, 0, 0, 0, 1, 0 };
+        static const uint32_t atri[3] = { 0, 1, 2 };
         UsdFrame fr = { .frame = f, .pos = p, .n = 2, .diffuse_pos = d, .diffuse_type = type,
-                        .ndiffuse = (size_t)f, .brick_xyz = bricks, .brick_grey = grey, .nbricks = 2 };
+                        .ndiffuse = (size_t)f, .brick_xyz = bricks, .brick_grey = grey, .nbricks = 2,
+                        .aniso_xyz = axyz, .aniso_nverts = 3, .aniso_tri = atri, .aniso_ntris = 1 };
         ck_assert_msg(usd_add_frame_with(w, &fr, err, sizeof err) == 0, "frame %d: %s", f, err);
     }
     /* a count without its arrays writes nothing */
@@ -426,6 +429,7 @@ START_TEST(diffuse_and_bricks_prims)
                   "brick greys (%g, %g, %g) (%g ...), expected 1 and 51/255 = 0.2 in each channel",
                   rgb[0], rgb[1], rgb[2], rgb[3]);
     ck_assert_ptr_nonnull(strstr(strstr(s, "\"bricks\""), "float[] widths = [0.2]"));
+    ck_assert_int_eq(count_samples(samples_of(s, "\"anisotropic\"", "int[] faceVertexIndices"), frames), 3);
     free(s);
 }
 END_TEST

@@ -234,6 +234,12 @@ static int output_usd_frame(Output *o, int frame, const Particles *ps, const Mes
         fr.brick_grey = b->colour;
         fr.nbricks = b->count;
     }
+    if (sc->output.surface_anisotropic) {
+        fr.aniso_xyz = o->aniso.xyz;
+        fr.aniso_nverts = o->aniso.nverts;
+        fr.aniso_tri = o->aniso.tri;
+        fr.aniso_ntris = o->aniso.ntris;
+    }
     return usd_add_frame_with(o->usd, &fr, err, errlen);
 }
 
@@ -257,6 +263,12 @@ static int output_restage_frame(Output *o, int f, Particles *ps, char *err, size
     if (o->scene->output.diffuse) {
         snprintf(path, sizeof path, "%s/diffuse/%06d.ply", o->dir, f);
         int rc = diffuse_read_ply(&o->diffuse, path, err, errlen);
+        if (rc != 0)
+            return rc;
+    }
+    if (o->scene->output.surface_anisotropic) {
+        snprintf(path, sizeof path, "%s/anisotropic/%06d.ply", o->dir, f);
+        int rc = output_read_mesh(path, &o->aniso, err, errlen);
         if (rc != 0)
             return rc;
     }
@@ -303,7 +315,8 @@ static int output_open_usd(Output *o, const MacGrid *g, int resume_frame, char *
     float width = g->dx / cbrtf((float)o->scene->particles_per_cell);
     const UsdOptions opt = { o->scene->frame_rate, width, o->scene->output.surface,
                              o->scene->output.diffuse,
-                             o->scene->output.bricks ? o->scene->output.brick_cells[0] * g->dx : 0.0f };
+                             o->scene->output.bricks ? o->scene->output.brick_cells[0] * g->dx : 0.0f,
+                             o->scene->output.surface_anisotropic };
     o->usd = usd_open_with(o->dir, &opt, err, errlen);
     if (!o->usd || resume_frame < 0)
         return o->usd ? 0 : -1;
@@ -457,7 +470,7 @@ static int output_anisotropic(Output *o, const OutputJob *j, char *err, size_t e
 }
 
 /* Writes one frame's files from its job: the particles, the diffuse particles, the bricks,
- * the surface, the USD sample, the preview and the anisotropic surface. Runs on the writer thread, or on the driver's without one. */
+ * the surface, the anisotropic surface, the USD sample and the preview. Runs on the writer thread, or on the driver's without one. */
 static int output_write_job(Output *o, const OutputJob *j, char *err, size_t errlen)
 {
     const Scene *sc = o->scene;
@@ -479,15 +492,15 @@ static int output_write_job(Output *o, const OutputJob *j, char *err, size_t err
     if (mesh && mesh_write_ply(path, &j->mesh, err, errlen) != 0)
         return -1;
     output_lap_locked(o, OUTPUT_SURFACE, mesh, &t0);
+    if (sc->output.surface_anisotropic && output_anisotropic(o, j, err, errlen) != 0)
+        return -1;
+    output_lap_locked(o, OUTPUT_ANISOTROPIC, sc->output.surface_anisotropic, &t0);
     if (o->usd && output_usd_frame(o, j->frame, &j->ps, mesh ? &j->mesh : NULL, err, errlen) != 0)
         return -1;
     output_lap_locked(o, OUTPUT_USD, o->usd != NULL, &t0);
     if (sc->output.preview && output_preview(o, j, err, errlen) != 0)
         return -1;
     output_lap_locked(o, OUTPUT_PREVIEW, sc->output.preview, &t0);
-    if (sc->output.surface_anisotropic && output_anisotropic(o, j, err, errlen) != 0)
-        return -1;
-    output_lap_locked(o, OUTPUT_ANISOTROPIC, sc->output.surface_anisotropic, &t0);
     return 0;
 }
 

@@ -30,7 +30,7 @@
  * holding one line per frame, "<frame>: [ ... ],", exactly as the stage shows it. */
 enum { PART_P_EXTENT, PART_P_POINTS, PART_S_EXTENT, PART_S_COUNTS, PART_S_INDICES,
        PART_S_POINTS, PART_D_EXTENT, PART_D_POINTS, PART_D_TYPE, PART_B_EXTENT, PART_B_POINTS,
-       PART_B_COLOUR, PART_COUNT };
+       PART_B_COLOUR, PART_A_EXTENT, PART_A_COUNTS, PART_A_INDICES, PART_A_POINTS, PART_COUNT };
 static const struct {
     const char *file;
     const char *decl;
@@ -47,6 +47,10 @@ static const struct {
     { "bricks_extent", "float3[] extent" },
     { "bricks_points", "point3f[] points" },
     { "bricks_colour", "color3f[] primvars:displayColor" },
+    { "aniso_extent", "float3[] extent" },
+    { "aniso_counts", "int[] faceVertexCounts" },
+    { "aniso_indices", "int[] faceVertexIndices" },
+    { "aniso_points", "point3f[] points" },
 };
 
 /* What the assembler needs besides the parts; also written to .usd/meta for usd_assemble. */
@@ -56,6 +60,7 @@ typedef struct {
     bool surface;
     bool diffuse;
     float brick_width;      /* 0: no bricks */
+    bool anisotropic;       /* a second mesh, the anisotropic surface */
 } UsdMeta;
 
 struct UsdWriter {
@@ -543,6 +548,20 @@ static int usd_write_diffuse_prim(FILE *out, const char *work, const UsdMeta *m,
     return 0;
 }
 
+/* The anisotropic surface, a mesh like /World/surface. */
+static int usd_write_aniso_prim(FILE *out, const char *work, long frames, char *err, size_t errlen)
+{
+    fputs("\n    def Mesh \"anisotropic\"\n    {\n"
+          "        uniform bool doubleSided = 1\n", out);
+    int rc = 0;
+    for (int p = PART_A_EXTENT; p <= PART_A_POINTS && rc == 0; p++)
+        rc = usd_write_attr(out, work, p, frames, err, errlen);
+    if (rc != 0)
+        return rc;
+    fputs("        uniform token subdivisionScheme = \"none\"\n    }\n", out);
+    return 0;
+}
+
 /* LEGO bricks: their centres, each with its grey (the normalised density) as displayColor,
  * drawn as points as wide as a brick (a renderer instances a brick model on them). */
 static int usd_write_bricks_prim(FILE *out, const char *work, const UsdMeta *m, long frames,
@@ -597,6 +616,8 @@ static int usd_assemble_from(const char *out_dir, const char *work, const UsdMet
         rc = usd_write_diffuse_prim(out, work, m, fr.count, err, errlen);
     if (rc == 0 && m->brick_width > 0)
         rc = usd_write_bricks_prim(out, work, m, fr.count, err, errlen);
+    if (rc == 0 && m->anisotropic)
+        rc = usd_write_aniso_prim(out, work, fr.count, err, errlen);
     int bad = rc < 0 ? 2 : rc > 0 ? 1 : 0;
     if (!bad) {
         fputs("}\n", out);
@@ -632,9 +653,9 @@ static int usd_write_meta(const char *work, const UsdMeta *m, char *err, size_t 
         free(path);
         return -1;
     }
-    fprintf(f, "flipkit-usd-parts 2\nfps %.17g\nwidth %.9g\nsurface %d\ndiffuse %d\n"
-            "brick_width %.9g\n", m->fps, (double)m->width, m->surface ? 1 : 0,
-            m->diffuse ? 1 : 0, (double)m->brick_width);
+    fprintf(f, "flipkit-usd-parts 3\nfps %.17g\nwidth %.9g\nsurface %d\ndiffuse %d\n"
+            "brick_width %.9g\nanisotropic %d\n", m->fps, (double)m->width, m->surface ? 1 : 0,
+            m->diffuse ? 1 : 0, (double)m->brick_width, m->anisotropic ? 1 : 0);
     int bad = fclose(f) != 0;
     if (bad)
         fileerr_set(err, errlen, path, "write failed: %s", strerror(errno));
@@ -652,17 +673,18 @@ static int usd_read_meta(const char *work, UsdMeta *m, char *err, size_t errlen)
         free(path);
         return -1;
     }
-    int version = 0, surface = 0, diffuse = 0;
+    int version = 0, surface = 0, diffuse = 0, aniso = 0;
     double width = 0, brick_width = 0;
     int got = fscanf(f, "flipkit-usd-parts %d fps %lf width %lf surface %d", &version, &m->fps,
                      &width, &surface);
-    /* version 1 (before diffuse particles and bricks) has neither */
-    bool v2 = got == 4 && version == 2 &&
+    /* version 1 (before diffuse particles and bricks) has neither, 2 no anisotropic mesh */
+    bool v2 = got == 4 && version >= 2 &&
               fscanf(f, " diffuse %d brick_width %lf", &diffuse, &brick_width) == 2;
+    bool v3 = v2 && version == 3 && fscanf(f, " anisotropic %d", &aniso) == 1;
     fclose(f);
-    if (got != 4 || (version != 1 && !v2) || !(m->fps > 0) || !(width > 0) ||
-        !(brick_width >= 0)) {
-        fileerr_set(err, errlen, path, "not a flipkit USD meta record (version 1 or 2)");
+    if (got != 4 || !(version == 1 || (version == 2 && v2) || v3) || !(m->fps > 0) ||
+        !(width > 0) || !(brick_width >= 0)) {
+        fileerr_set(err, errlen, path, "not a flipkit USD meta record (version 1 to 3)");
         free(path);
         return -1;
     }
@@ -671,6 +693,7 @@ static int usd_read_meta(const char *work, UsdMeta *m, char *err, size_t errlen)
     m->surface = surface != 0;
     m->diffuse = diffuse != 0;
     m->brick_width = (float)brick_width;
+    m->anisotropic = aniso != 0;
     return 0;
 }
 
@@ -692,6 +715,8 @@ int usd_assemble(const char *out_dir, char *err, size_t errlen)
 
 static bool usd_part_used(const UsdWriter *w, int p)
 {
+    if (p >= PART_A_EXTENT)
+        return w->meta.anisotropic;
     if (p >= PART_B_EXTENT)
         return w->meta.brick_width > 0;
     if (p >= PART_D_EXTENT)
@@ -742,7 +767,7 @@ static int usd_make_work(UsdWriter *w, char *err, size_t errlen)
 UsdWriter *usd_open(const char *out_dir, double fps, float point_width, bool with_surface,
                     char *err, size_t errlen)
 {
-    const UsdOptions opt = { fps, point_width, with_surface, false, 0.0f };
+    const UsdOptions opt = { fps, point_width, with_surface, false, 0.0f, false };
     return usd_open_with(out_dir, &opt, err, errlen);
 }
 
@@ -761,7 +786,8 @@ UsdWriter *usd_open_with(const char *out_dir, const UsdOptions *opt, char *err, 
         fileerr_set(err, errlen, out_dir, "out of memory");
         return NULL;
     }
-    w->meta = (UsdMeta){ fps, point_width, opt->surface, opt->diffuse, opt->brick_width };
+    w->meta = (UsdMeta){ fps, point_width, opt->surface, opt->diffuse, opt->brick_width,
+                         opt->anisotropic };
     w->next_assembly = 1;
     w->out_dir = strdup(out_dir);
     w->work = usd_join(out_dir, USD_WORK_DIR);
@@ -804,9 +830,20 @@ static int usd_check_frame(const UsdWriter *w, const UsdFrame *fr, char *err, si
         why = "bricks given but the stage was opened without them";
     else if (fr->nbricks > 0 && (!fr->brick_xyz || !fr->brick_grey))
         why = "brick count given without its arrays";
+    else if (!w->meta.anisotropic && (fr->aniso_nverts > 0 || fr->aniso_ntris > 0))
+        why = "anisotropic surface given but the stage was opened without one";
+    else if ((fr->aniso_nverts > 0 && !fr->aniso_xyz) || (fr->aniso_ntris > 0 && !fr->aniso_tri))
+        why = "anisotropic surface count given without its array";
     if (why) {
         fileerr_set(err, errlen, w->out_dir, "frame %d: %s", frame, why);
         return -1;
+    }
+    for (size_t i = 0; i < 3 * fr->aniso_ntris; i++) {
+        if (fr->aniso_tri[i] >= fr->aniso_nverts) {
+            fileerr_set(err, errlen, w->out_dir, "frame %d: anisotropic triangle %zu uses vertex "
+                        "%lu of %zu", frame, i / 3, (unsigned long)fr->aniso_tri[i], fr->aniso_nverts);
+            return -1;
+        }
     }
     for (size_t i = 0; i < 3 * ntris; i++) {
         if (tri[i] >= nverts) {
@@ -855,7 +892,15 @@ static int usd_write_frame(UsdWriter *w, const UsdFrame *fr)
         return -1;
     if (w->meta.diffuse && usd_write_diffuse(w, fr) != 0)
         return -1;
-    return w->meta.brick_width > 0 ? usd_write_bricks(w, fr) : 0;
+    if (w->meta.brick_width > 0 && usd_write_bricks(w, fr) != 0)
+        return -1;
+    if (!w->meta.anisotropic)
+        return 0;
+    return usd_write_extent(w, w->part[PART_A_EXTENT], frame, fr->aniso_xyz, fr->aniso_nverts, 3, 0) != 0 ||
+           usd_write_counts(w, w->part[PART_A_COUNTS], frame, fr->aniso_ntris) != 0 ||
+           usd_write_indices(w, w->part[PART_A_INDICES], frame, fr->aniso_tri, fr->aniso_ntris) != 0 ||
+           usd_write_points(w, w->part[PART_A_POINTS], frame, fr->aniso_xyz, fr->aniso_nverts, 3) != 0
+               ? -1 : 0;
 }
 
 int usd_add_frame(UsdWriter *w, int frame, const Vec3 *pos, size_t n, const float *mesh_xyz,

@@ -21,6 +21,7 @@
  *   /World/bricks     Points (only with a brick width): the brick centres, extent and
  *                     primvars:displayColor (per point: the brick's grey, colour / 255)
  *                     time-sampled; widths (the brick width) constant
+ *   /World/anisotropic  Mesh (only with anisotropic): as /World/surface
  * Time code = frame number, startTimeCode/endTimeCode = first/last frame written.
  * Numbers are printed "%.7g" (relative error at most 5e-7 against the float written),
  * with '.' whatever the locale; the same frames give the same bytes.
@@ -44,6 +45,7 @@ typedef struct {
     bool surface;           /* a /World/surface mesh */
     bool diffuse;           /* a /World/diffuse points prim */
     float brick_width;      /* > 0: a /World/bricks points prim of this width; 0: none */
+    bool anisotropic;       /* a /World/anisotropic mesh */
 } UsdOptions;
 
 /* One frame's samples; the arrays a stage was opened without stay NULL with count 0. */
@@ -61,6 +63,10 @@ typedef struct {
     const float *brick_xyz;         /* 3 floats per brick */
     const uint8_t *brick_grey;      /* one colour byte per brick */
     size_t nbricks;
+    const float *aniso_xyz;         /* the anisotropic surface, as mesh_xyz and tri */
+    size_t aniso_nverts;
+    const uint32_t *aniso_tri;
+    size_t aniso_ntris;
 } UsdFrame;
 
 /* Starts a stage in out_dir (which must exist): creates out_dir/.usd, discarding the parts of
