@@ -143,24 +143,6 @@ static void assert_inside(const Mesh *m, const MacGrid *g, const char *path)
     }
 }
 
-/* The volume the surface can enclose: each particle stands for a cell over particles_per_cell,
- * except those in the band surface.h keeps clear of the walls (sqrt(3) fine cells, refine 2
- * by default), which the mesh leaves out by design. */
-static double meshable_volume(const Particles *ps, const MacGrid *g, int per_cell)
-{
-    const double dx = g->dx, band = sqrt(3.0) * dx / SURFACE_DEFAULT_REFINE;
-    const double hi[3] = { (g->nx - 1) * dx - band, (g->ny - 1) * dx - band, (g->nz - 1) * dx - band };
-    size_t kept = 0;
-    for (size_t p = 0; p < ps->count; p++) {
-        const double x[3] = { ps->pos[p].x, ps->pos[p].y, ps->pos[p].z };
-        int in = 1;
-        for (int d = 0; d < 3; d++)
-            in &= x[d] > dx + band && x[d] < hi[d];
-        kept += (size_t)in;
-    }
-    return (double)kept * dx * dx * dx / per_cell;
-}
-
 START_TEST(surface_closed_inside_every_frame)
 {
     const char *dir = ball_drop_dir();
@@ -182,7 +164,7 @@ START_TEST(surface_closed_inside_every_frame)
         assert_inside(&m, &sim.grid, path);
         snprintf(path, sizeof path, "%s/particles/%06d.ply", dir, f);
         ck_assert_msg(ply_read_particles(path, &ps, err, sizeof err) == 0, "%s", err);
-        double vol = mesh_volume(&m), fluid = meshable_volume(&ps, &sim.grid, sc.particles_per_cell);
+        double vol = mesh_volume(&m), fluid = surface_particle_volume(&ps, &sim.grid, sc.particles_per_cell);
         /* Splashes make thin sheets the field rounds off or thickens; a wrong orientation or a
          * lost component would be off by far more. */
         ck_assert_msg(fabs(vol - fluid) < 0.10 * fluid, "surface/%06d.ply encloses %.2f m^3; the "

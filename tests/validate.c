@@ -208,23 +208,6 @@ typedef struct {
 } VolumeRun;
 #define VOLUME_TOLERANCE 0.10
 
-/* The volume the particles stand for (each a cell over particles_per_cell), leaving out those in
- * the band the surface keeps clear of the walls (sqrt(3) fine cells, surface.h). */
-static double val_particle_volume(const Particles *ps, const MacGrid *g, int per_cell)
-{
-    const double dx = g->dx, band = sqrt(3.0) * dx / SURFACE_DEFAULT_REFINE;
-    const double hi[3] = { (g->nx - 1) * dx - band, (g->ny - 1) * dx - band, (g->nz - 1) * dx - band };
-    size_t kept = 0;
-    for (size_t p = 0; p < ps->count; p++) {
-        const double x[3] = { ps->pos[p].x, ps->pos[p].y, ps->pos[p].z };
-        int in = 1;
-        for (int d = 0; d < 3; d++)
-            in &= x[d] > dx + band && x[d] < hi[d];
-        kept += (size_t)in;
-    }
-    return (double)kept * dx * dx * dx / per_cell;
-}
-
 static VolumeRun val_volume(const char *scene, int frames)
 {
     VolumeRun r = { .scene = scene, .frames = frames };
@@ -246,7 +229,7 @@ static VolumeRun val_volume(const char *scene, int frames)
             ok = sim_advance_frame(&s) == 0;
         ok = ok && surface_build(&s.particles, &s.grid, NULL, &m, r.error, sizeof r.error) == 0;
         double v = ok ? mesh_volume(&m) : 0;
-        double mass = val_particle_volume(&s.particles, &s.grid, sc.particles_per_cell);
+        double mass = surface_particle_volume(&s.particles, &s.grid, sc.particles_per_cell);
         r.vol[f] = mass > 0 ? v / mass : 0;
         double e = fabs(r.vol[f] - 1);
         r.worst = e > r.worst ? e : r.worst;

@@ -1273,6 +1273,21 @@ int surface_build_anisotropic(const Particles *ps, const MacGrid *g, const Surfa
     return rc;
 }
 
+double surface_particle_volume(const Particles *ps, const MacGrid *g, int particles_per_cell)
+{
+    const double dx = g->dx, band = sqrt(3.0) * dx / SURFACE_DEFAULT_REFINE;
+    const double hi[3] = { (g->nx - 1) * dx - band, (g->ny - 1) * dx - band, (g->nz - 1) * dx - band };
+    size_t kept = 0;
+    for (size_t p = 0; p < ps->count; p++) {
+        const double x[3] = { ps->pos[p].x, ps->pos[p].y, ps->pos[p].z };
+        int in = 1;
+        for (int d = 0; d < 3; d++)
+            in &= x[d] > dx + band && x[d] < hi[d];
+        kept += (size_t)in;
+    }
+    return (double)kept * dx * dx * dx / particles_per_cell;
+}
+
 /* ---- PLY ----------------------------------------------------------------------------- */
 
 static const char mesh_header_fmt[] =

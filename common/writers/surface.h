@@ -125,6 +125,12 @@ typedef struct {
     size_t degenerate_tris;    /* a repeated index, or zero area */
 } MeshStats;
 
+/* The volume the surface can enclose of these particles: each stands for a cell over
+ * particles_per_cell, except those in the band surface_build keeps clear of the walls
+ * (sqrt(3) fine cells at the default refine), which the mesh leaves out by design. For
+ * comparing a mesh's volume with its particles' (test_outputs, make validate). */
+double surface_particle_volume(const Particles *ps, const MacGrid *g, int particles_per_cell);
+
 /* The volume a closed, outward-oriented mesh encloses (m^3), by the divergence theorem: the
  * sum over triangles of a . (b x c) / 6, in double. Negative when the mesh faces inward. */
 double mesh_volume(const Mesh *m);

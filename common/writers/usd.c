@@ -487,6 +487,20 @@ static int usd_write_attr(FILE *out, const char *work, int part, long frames, ch
     return rc;
 }
 
+/* A mesh prim (/World/surface, /World/anisotropic) from its four parts, extent first. */
+static int usd_write_mesh_prim(FILE *out, const char *work, const char *name, int first,
+                               long frames, char *err, size_t errlen)
+{
+    fprintf(out, "\n    def Mesh \"%s\"\n    {\n        uniform bool doubleSided = 1\n", name);
+    int rc = 0;
+    for (int p = first; p <= first + 3 && rc == 0; p++)
+        rc = usd_write_attr(out, work, p, frames, err, errlen);
+    if (rc != 0)
+        return rc;
+    fputs("        uniform token subdivisionScheme = \"none\"\n    }\n", out);
+    return 0;
+}
+
 /* Returns as usd_copy_lines does. */
 static int usd_write_prims(FILE *out, const char *work, const UsdMeta *m, long frames,
                            char *err, size_t errlen)
@@ -508,16 +522,8 @@ static int usd_write_prims(FILE *out, const char *work, const UsdMeta *m, long f
             "        )\n"
             "    }\n",
             width);
-    if (!m->surface)
-        return 0;
-    fputs("\n    def Mesh \"surface\"\n    {\n"
-          "        uniform bool doubleSided = 1\n", out);
-    for (int p = PART_S_EXTENT; p <= PART_S_POINTS && rc == 0; p++)
-        rc = usd_write_attr(out, work, p, frames, err, errlen);
-    if (rc != 0)
-        return rc;
-    fputs("        uniform token subdivisionScheme = \"none\"\n    }\n", out);
-    return 0;
+    return m->surface ? usd_write_mesh_prim(out, work, "surface", PART_S_EXTENT, frames, err,
+                                            errlen) : 0;
 }
 
 /* Spray, foam and bubbles: points with their type (0, 1, 2) as a per-point primvar. */
@@ -545,20 +551,6 @@ static int usd_write_diffuse_prim(FILE *out, const char *work, const UsdMeta *m,
             "            interpolation = \"constant\"\n"
             "        )\n"
             "    }\n", width);
-    return 0;
-}
-
-/* The anisotropic surface, a mesh like /World/surface. */
-static int usd_write_aniso_prim(FILE *out, const char *work, long frames, char *err, size_t errlen)
-{
-    fputs("\n    def Mesh \"anisotropic\"\n    {\n"
-          "        uniform bool doubleSided = 1\n", out);
-    int rc = 0;
-    for (int p = PART_A_EXTENT; p <= PART_A_POINTS && rc == 0; p++)
-        rc = usd_write_attr(out, work, p, frames, err, errlen);
-    if (rc != 0)
-        return rc;
-    fputs("        uniform token subdivisionScheme = \"none\"\n    }\n", out);
     return 0;
 }
 
@@ -617,7 +609,7 @@ static int usd_assemble_from(const char *out_dir, const char *work, const UsdMet
     if (rc == 0 && m->brick_width > 0)
         rc = usd_write_bricks_prim(out, work, m, fr.count, err, errlen);
     if (rc == 0 && m->anisotropic)
-        rc = usd_write_aniso_prim(out, work, fr.count, err, errlen);
+        rc = usd_write_mesh_prim(out, work, "anisotropic", PART_A_EXTENT, fr.count, err, errlen);
     int bad = rc < 0 ? 2 : rc > 0 ? 1 : 0;
     if (!bad) {
         fputs("}\n", out);
@@ -875,6 +867,16 @@ static int usd_write_bricks(UsdWriter *w, const UsdFrame *fr)
                ? -1 : 0;
 }
 
+/* One frame of a mesh into its four parts, extent first (surface or anisotropic). */
+static int usd_write_mesh(UsdWriter *w, int first, int frame, const float *xyz, size_t nverts,
+                          const uint32_t *tri, size_t ntris)
+{
+    return usd_write_extent(w, w->part[first], frame, xyz, nverts, 3, 0) != 0 ||
+           usd_write_counts(w, w->part[first + 1], frame, ntris) != 0 ||
+           usd_write_indices(w, w->part[first + 2], frame, tri, ntris) != 0 ||
+           usd_write_points(w, w->part[first + 3], frame, xyz, nverts, 3) != 0 ? -1 : 0;
+}
+
 static int usd_write_frame(UsdWriter *w, const UsdFrame *fr)
 {
     int frame = fr->frame;
@@ -885,22 +887,14 @@ static int usd_write_frame(UsdWriter *w, const UsdFrame *fr)
         usd_write_points(w, w->part[PART_P_POINTS], frame, pxyz, fr->n, pstride) != 0)
         return -1;
     if (w->meta.surface &&
-        (usd_write_extent(w, w->part[PART_S_EXTENT], frame, fr->mesh_xyz, fr->nverts, 3, 0) != 0 ||
-         usd_write_counts(w, w->part[PART_S_COUNTS], frame, fr->ntris) != 0 ||
-         usd_write_indices(w, w->part[PART_S_INDICES], frame, fr->tri, fr->ntris) != 0 ||
-         usd_write_points(w, w->part[PART_S_POINTS], frame, fr->mesh_xyz, fr->nverts, 3) != 0))
+        usd_write_mesh(w, PART_S_EXTENT, frame, fr->mesh_xyz, fr->nverts, fr->tri, fr->ntris) != 0)
         return -1;
     if (w->meta.diffuse && usd_write_diffuse(w, fr) != 0)
         return -1;
     if (w->meta.brick_width > 0 && usd_write_bricks(w, fr) != 0)
         return -1;
-    if (!w->meta.anisotropic)
-        return 0;
-    return usd_write_extent(w, w->part[PART_A_EXTENT], frame, fr->aniso_xyz, fr->aniso_nverts, 3, 0) != 0 ||
-           usd_write_counts(w, w->part[PART_A_COUNTS], frame, fr->aniso_ntris) != 0 ||
-           usd_write_indices(w, w->part[PART_A_INDICES], frame, fr->aniso_tri, fr->aniso_ntris) != 0 ||
-           usd_write_points(w, w->part[PART_A_POINTS], frame, fr->aniso_xyz, fr->aniso_nverts, 3) != 0
-               ? -1 : 0;
+    return w->meta.anisotropic ? usd_write_mesh(w, PART_A_EXTENT, frame, fr->aniso_xyz,
+                                                fr->aniso_nverts, fr->aniso_tri, fr->aniso_ntris) : 0;
 }
 
 int usd_add_frame(UsdWriter *w, int frame, const Vec3 *pos, size_t n, const float *mesh_xyz,
