@@ -33,8 +33,10 @@ static int given_face_known(const MacGrid *g, int a, int i, int j, int k)
     return lo != CELL_SOLID && hi != CELL_SOLID && (lo == CELL_FLUID || hi == CELL_FLUID);
 }
 
-/* One layer: every unknown, non-solid face with known neighbours takes their average.
- * Reads `known`, writes `next`, so the result does not depend on the loop order. */
+/* One layer: every unknown face not on a wall with known neighbours takes their average.
+ * Faces inside solids are filled too: they are the ghost values g2p reads within half a cell
+ * of a wall, and leaving them 0 made every wall no-slip (a film of liquid hung on the walls of
+ * the dam break). Reads `known`, writes `next`, so the result does not depend on the loop order. */
 static void given_extrapolate_layer(MacGrid *g, int a, const uint8_t *known, uint8_t *next)
 {
     const int *n = g->face[a].n;
@@ -44,7 +46,7 @@ static void given_extrapolate_layer(MacGrid *g, int a, const uint8_t *known, uin
             for (int i = 0; i < n[0]; i++) {
                 size_t f = grid_face_index(g, a, i, j, k);
                 next[f] = known[f];
-                if (known[f] || grid_face_is_solid(g, a, i, j, k))
+                if (known[f] || grid_face_on_wall(g, a, i, j, k))
                     continue;
                 static const int nb[6][3] = { { -1, 0, 0 }, { 1, 0, 0 }, { 0, -1, 0 },
                                               { 0, 1, 0 },  { 0, 0, -1 }, { 0, 0, 1 } };

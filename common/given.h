@@ -30,9 +30,11 @@ long given_seed_fluid(Particles *ps, const MacGrid *g, const int8_t *solid,
 void given_classify(MacGrid *g, const int8_t *solid, const Particles *ps);
 
 /* After projection only faces next to FLUID (and not solid) hold meaningful velocities.
- * This copies them outward, layer by layer, into faces between AIR cells (each new face
- * the average of its known neighbours of the same component); faces still unknown after
- * `layers` layers are set to 0. Solid faces keep 0. scratch: two bytes per face of the
+ * This copies them outward, layer by layer, into faces between AIR cells and into faces
+ * inside solids (each new face the average of its known neighbours of the same component);
+ * faces still unknown after `layers` layers are set to 0. Faces on a wall (SOLID on one side
+ * only) keep 0, the wall's normal velocity; the ones inside a solid make the walls free-slip
+ * for g2p, which interpolates across them within half a cell of the wall. scratch: two bytes per face of the
  * largest component, supplied by the caller so the hot path does not allocate. */
 void given_extrapolate(MacGrid *g, int layers, uint8_t *scratch);
 

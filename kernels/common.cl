@@ -36,6 +36,12 @@ inline int face_is_solid(__global const char *cell, int3 n, int a, int i, int j,
     return face_below(cell, n, a, i, j, k) == CELL_SOLID || cell_type(cell, n, i, j, k) == CELL_SOLID;
 }
 
+/* SOLID on exactly one side (grid_face_on_wall): the wall's normal velocity, 0. */
+inline int face_on_wall(__global const char *cell, int3 n, int a, int i, int j, int k)
+{
+    return (face_below(cell, n, a, i, j, k) == CELL_SOLID) != (cell_type(cell, n, i, j, k) == CELL_SOLID);
+}
+
 /* grid_stencil of grid.c for all three components at once, as vector operations (private
  * arrays indexed in loops live in memory on a CPU device, which made every particle kernel
  * several times slower). Along its own axis a component is offset 0, across it 1/2, so two

@@ -71,8 +71,9 @@ __kernel void extrap_init(__global uchar *known, __global const char *cell, int4
         lo != CELL_SOLID && hi != CELL_SOLID && (lo == CELL_FLUID || hi == CELL_FLUID);
 }
 
-/* One layer: an unknown, non-solid face with known neighbours takes their average. Reads
- * known, writes next, so faces set in this layer are not sources within it. */
+/* One layer: an unknown face not on a wall with known neighbours takes their average (faces
+ * inside solids too: free-slip ghost values, see given_extrapolate). Reads known, writes
+ * next, so faces set in this layer are not sources within it. */
 __kernel void extrap_layer(__global float *vel, __global uchar *next, __global const uchar *known,
                            __global const char *cell, int4 n4, int a)
 {
@@ -81,7 +82,7 @@ __kernel void extrap_layer(__global float *vel, __global uchar *next, __global c
     if (i >= fn.x || j >= fn.y || k >= fn.z)
         return;
     size_t f = flat_index(fn, i, j, k);
-    if (known[f] || face_is_solid(cell, n, a, i, j, k)) {
+    if (known[f] || face_on_wall(cell, n, a, i, j, k)) {
         next[f] = known[f];
         return;
     }
