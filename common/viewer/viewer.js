@@ -329,6 +329,8 @@ function view_render() {
         renderer.setSize(w, h, false);
     const n = views.length, vw = Math.floor(w / n);
     camera.aspect = vw / Math.max(h, 1);
+    // the start view frames the domain at 3:2; a narrower view (two side by side) zooms out to keep it whole
+    camera.zoom = Math.min(1, camera.aspect / 1.5);
     camera.updateProjectionMatrix();
     renderer.setScissorTest(true);
     views.forEach((v, r) => {
