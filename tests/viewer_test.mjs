@@ -44,8 +44,11 @@ function serve(runs) {
 
 const browser = await chromium.launch({
     executablePath: opt.chromium,
-    // root in a container: no sandbox; no GPU here: WebGL on SwiftShader, Chromium's software GL
-    args: ['--no-sandbox', '--enable-unsafe-swiftshader', '--use-angle=swiftshader'],
+    // root in a container: no sandbox; no GPU here: WebGL on SwiftShader, Chromium's software GL;
+    // and no connections of Chromium's own (updates, sync, field trials): the page is all on 127.0.0.1
+    args: ['--no-sandbox', '--enable-unsafe-swiftshader', '--use-angle=swiftshader', '--disable-background-networking',
+           '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run',
+           '--disable-features=OptimizationHints,MediaRouter,Translate'],
 });
 
 // A page with every console error, uncaught exception and failed request collected.
