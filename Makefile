@@ -48,4 +48,4 @@ include handout/handout.mk
         grade grade-data grade-kit check-grader check-slurm validate check-validate \
         pylib check-python python-examples \
         handout handout-sync check-handout check-handout-fresh check-dist \
-        deps help clean
+        view check-viewer deps help clean

@@ -142,3 +142,13 @@ pylib: | $(PKGS_FOUND) ## build/libflipkit.so, the C under the Python package co
 python-examples: pylib ## from Python: a pressure slice and divergence, the solvers' residuals (build/python/*.png)
 	@$(PY_ENV) $(PYTHON) common/python/examples/pressure_slice.py build/python/pressure_slice.png
 	@$(PY_ENV) $(PYTHON) common/python/examples/residuals.py build/python/residuals.png
+
+# ---- the viewer: a run's frames in the browser (common/viewer/) -----------------------------
+# Served on 127.0.0.1 from the run's own PLY files; three.js comes from npm at the versions
+# common/viewer/package-lock.json pins, installed into build/viewer on first use.
+RUN ?= out/$(basename $(notdir $(SCENE)))
+VS  ?=
+#:Looking at a run:
+view: ## the run in 3D in your browser: scrub, orbit, the surface and solids [RUN=out/<scene name>] [VS=out/other: side by side]
+	@common/viewer/setup.sh build/viewer
+	@node common/viewer/serve.mjs --modules build/viewer/node_modules "$(RUN)" $(if $(VS),"$(VS)")

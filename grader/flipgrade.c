@@ -144,6 +144,16 @@ static void clear_report(const char *outdir)
         textf(path, sizeof path, "%s/%s", outdir, ours[i]);
         remove_tree(path);
     }
+    DIR *d = opendir(outdir); /* and run-<part>/, the first failing scene's run (scenepart.c) */
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (strncmp(e->d_name, "run-", 4) != 0)
+            continue;
+        char path[PATH_MAX];
+        textf(path, sizeof path, "%s/%s", outdir, e->d_name);
+        remove_tree(path);
+    }
+    if (d)
+        closedir(d);
 }
 
 static int absolute(const char *path, char *out, const char *what)

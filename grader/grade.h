@@ -36,6 +36,9 @@ typedef struct {
     char image_student[GRADE_PATH_MAX];
     char image_reference[GRADE_PATH_MAX];
     char image_diff[GRADE_PATH_MAX];
+    /* the first failing scene part only: "make view RUN=<its run, kept in the report dir>
+     * VS=<the reference's frames>", to look at both side by side in 3D; "" otherwise */
+    char view[2 * GRADE_PATH_MAX + 32];
 } GradePart;
 
 typedef struct {

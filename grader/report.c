@@ -510,6 +510,11 @@ static void report_html_scene(FILE *f, const GradePart *p, int index)
         REPORT_URL(f, p->detail_log);
         fputs("\">failure log</a>", f);
     }
+    if (p->view[0]) { /* the run itself, in 3D beside the reference's (common/viewer/) */
+        fputs("</p>\n<p>Scrub it in 3D beside the reference, from the kit's directory: <code>", f);
+        REPORT_HTML(f, p->view);
+        fputs("</code>", f);
+    }
     fputs("</p>\n<div class=\"trio\">\n", f);
     report_html_figure(f, p->image_student, REPORT_LEN(p->image_student), "student", ff->frame,
                        "student");

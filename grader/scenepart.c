@@ -1,6 +1,7 @@
 /* scenepart.c — the whole-scene parts: the student's pipeline runs a scene, frame by frame
  * against the reference's frames. flipkit grader/: once with the student's jacobi and once
  * with the given Gauss-Seidel, so a wrong jacobi does not hide whether the rest is right. */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,65 @@ static void describe(SceneRun *r, const SandboxResult *res)
                  p->first_fail.got, p->first_fail.limit);
 }
 
+/* Copies src to dst when src is a file the run wrote in dir; true when it was copied. */
+static bool copy_owned(const char *dir, const char *src, const char *dst)
+{
+    if (!grading_owned_file(dir, src))
+        return false;
+    FILE *in = fopen(src, "rb"), *out = in ? fopen(dst, "wb") : NULL;
+    char buf[1 << 16];
+    size_t n;
+    bool ok = in && out;
+    while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        ok = fwrite(buf, 1, n, out) == n;
+    ok = ok && !ferror(in);
+    if (in)
+        fclose(in);
+    if (out && fclose(out) != 0)
+        ok = false;
+    return ok;
+}
+
+/* The first failing scene's run is kept in the report directory as run-<name>/ (its particle
+ * frames, log.txt and scene.json: the work directory goes when grading ends), and the part
+ * names the `make view` that shows it beside the reference's frames. Only the first: a class's
+ * reports should not each hold every scene twice over. */
+static void keep_run(SceneRun *r)
+{
+    const GradeReport *rep = &r->gr->report;
+    for (int i = 0; i < rep->nparts; i++)
+        if (rep->parts[i].view[0])
+            return;
+    char from[GC_PATH + 200], to[GC_PATH + 200], src[GC_PATH + 520], dst[GC_PATH + 520];
+    textf(from, sizeof from, "%s/frames", r->dir);
+    textf(to, sizeof to, "%s/run-%s/particles", r->gr->out, r->name);
+    DIR *d = opendir(from);
+    if (!d)
+        return;
+    closedir(d);
+    textf(src, sizeof src, "%s/particles", from);
+    if (grading_mkdirs(to) != 0 || !(d = opendir(src)))
+        return;
+    int copied = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len != 10 || strcmp(e->d_name + 6, ".ply") != 0 || strspn(e->d_name, "0123456789") != 6)
+            continue;
+        textf(src, sizeof src, "%s/particles/%s", from, e->d_name);
+        textf(dst, sizeof dst, "%s/%s", to, e->d_name);
+        copied += copy_owned(r->dir, src, dst);
+    }
+    closedir(d);
+    to[strlen(to) - strlen("/particles")] = '\0';
+    for (const char *const *f = (const char *const[]){ "log.txt", "scene.json", NULL }; *f; f++) {
+        textf(src, sizeof src, "%s/%s", from, *f);
+        textf(dst, sizeof dst, "%s/%s", to, *f);
+        copy_owned(r->dir, src, dst);
+    }
+    if (copied)
+        textf(r->part->view, sizeof r->part->view, "make view RUN=%s VS=%s/frames/%s", to, r->gr->data, r->name);
+}
+
 static void grade_run(Grading *gr, const GradeScene *sc, const char *solver, const char *binary,
                       const char *link_error)
 {
@@ -178,6 +238,8 @@ static void grade_run(Grading *gr, const GradeScene *sc, const char *solver, con
     part_free(&r.s0);
     part_free(&r.r0);
     r.part->points = r.part->max * r.part->passed / r.part->total;
+    if (r.part->passed < r.part->total)
+        keep_run(&r);
     describe(&r, &res);
     sandbox_result_free(&res);
     if (r.part->passed == r.part->total && r.part->detail_log[0]) { /* logs only for failures */

@@ -34,6 +34,10 @@ mv "$stage/Makefile.tmp" "$root/Makefile"
 
 put common common/*.c common/*.h common/movie.sh common/build.mk
 put common/writers common/writers/*.c common/writers/*.h common/writers/README.md
+# The viewer (make view): its page, server and npm lockfile; three.js itself comes from npm.
+put common/viewer common/viewer/index.html common/viewer/viewer.js common/viewer/viewer.css \
+                  common/viewer/serve.mjs common/viewer/setup.sh common/viewer/package.json \
+                  common/viewer/package-lock.json
 put assignment assignment/track.c
 for s in $STAGES; do put assignment "$stubs/$s.c"; done
 put scenes scenes/*.json scenes/README.md

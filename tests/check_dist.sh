@@ -89,6 +89,18 @@ if run make -j2 run && [ -f out/first_drop/particles/000030.ply ] && [ -f out/fi
 else
     bad "make run with the stubs:"; tail -n 15 "$work/log"
 fi
+# make view ships: its files, and its server starts on the run make run wrote (three.js itself
+# is npm's, which this check does not ask; check-viewer drives the page in a browser).
+mkdir -p "$work/fake_modules/three/build" && : > "$work/fake_modules/three/build/three.module.js"
+served() { timeout 5 node common/viewer/serve.mjs --modules "$work/fake_modules" out/first_drop > "$work/log" 2>&1
+           grep -q "^make view: out/first_drop at http://127.0.0.1:[0-9]*/ " "$work/log"; }
+if run make -n view && grep -q "common/viewer/serve.mjs" "$work/log" && [ -x common/viewer/setup.sh ] &&
+   [ -f common/viewer/index.html ] && [ -f common/viewer/viewer.js ] && [ -f common/viewer/package-lock.json ] &&
+   served; then
+    ok "make view: the viewer ships and its server starts on out/first_drop: $(head -c 70 "$work/log")"
+else
+    bad "make view in the student kit:"; tail -n 5 "$work/log"
+fi
 if run build/flipsim --use-reference=p2g --frames 1 scenes/ball_drop.json; then
     bad "--use-reference=p2g worked in a kit shipped without reference objects"
 elif grep -q "not available in this build" "$work/log"; then

@@ -91,6 +91,10 @@ check-determinism: $(FLIPSIM) ## the same scene writes the same bytes; --out loc
 check-movie: $(FLIPSIM) ## make movie, with and without ffmpeg
 	@tests/check_movie.sh $(FLIPSIM)
 
+# Installs Debian's chromium for itself when missing (and says it skipped when it cannot).
+check-viewer: $(FLIPSIM) ## make view's page in headless Chromium: two small runs side by side, a 64³ frame timed
+	@tests/check_viewer.sh $(FLIPSIM)
+
 check-warnings: | $(PKGS_FOUND) ## gcc and clang build without a warning
 	@tests/check_warnings.sh
 
@@ -149,4 +153,4 @@ fuzz: $(FUZZ_BINS) $(FUZZ_DIR)/corpus/.made ## the same for FUZZ_SECONDS each [F
 CHECK_PARTS := check-make check-stubs test-common test-physics check-suites check-mutants check-opencl \
                check-pipeline check-solvers check-grader check-handout check-dist check-determinism \
                check-movie check-sanitize check-warnings coverage-check check-fuzz check-slurm \
-               check-validate check-python
+               check-validate check-python check-viewer

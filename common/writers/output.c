@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "atomic.h"
 #include "ply.h"
 #include "preview.h"
 
@@ -332,6 +333,24 @@ static int output_open_usd(Output *o, const MacGrid *g, int resume_frame, char *
     return 0;
 }
 
+static int output_scene_body(FILE *f, const void *ctx, char *why, size_t whylen)
+{
+    (void)why;
+    (void)whylen;
+    return fprintf(f, "%s\n", (const char *)ctx) < 0 ? -1 : 0;
+}
+
+/* OUT/scene.json: the scene as this run resolved it (defaults and --set applied), so that a
+ * reader of the frames (the viewer: solids, grid, frame rate) needs nothing but OUT. */
+static int output_write_scene(const Output *o, char *err, size_t errlen)
+{
+    char path[1200], why[1300];
+    snprintf(path, sizeof path, "%s/scene.json", o->dir);
+    if (!o->scene->json || atomic_write(path, false, output_scene_body, o->scene->json, why, sizeof why) != 0)
+        return output_fail(err, errlen, "%s: %s", path, o->scene->json ? why : "no scene text");
+    return 0;
+}
+
 int output_open(Output *o, const char *out_dir, const Scene *scene, const MacGrid *g,
                 const OutputSlice *slices, int nslices, int resume_frame, char *err,
                 size_t errlen)
@@ -350,6 +369,8 @@ int output_open(Output *o, const char *out_dir, const Scene *scene, const MacGri
             return -1;
         o->slice[o->nslices++] = slices[i];
     }
+    if (output_write_scene(o, err, errlen) != 0)
+        return -1;
     o->speed_max = output_speed_scale(scene, g);
     /* The preview needs the grid's size and its solid cells, which last the whole run; the
      * writer thread must not read the live grid, which the next frame changes. */
