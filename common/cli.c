@@ -631,6 +631,7 @@ static int cli_start(Run *r, const Track *track)
         return EXIT_IO;
     }
     r->output.mesher = r->devices ? r->devices->surface : NULL;
+    r->output.aniso_mesher = r->devices ? r->devices->surface_anisotropic : NULL;
     /* A student's stage may crash the process: then every frame before it must be on disk. */
     bool overlap = !o->sync_writes && strcmp(r->sim.track.name, "reference") == 0;
     if (output_start_writer(&r->output, overlap) != 0) {

@@ -33,6 +33,8 @@ typedef struct {
     int frame;
     Particles ps;
     Mesh mesh;              /* the surface, when the scene writes one */
+    Mesh aniso;             /* the anisotropic surface, when the device made it */
+    bool aniso_made;        /* else the writer makes it in C from ps */
 } OutputJob;
 
 /* The writer thread and its two jobs: the driver fills one while the thread writes the other. */
@@ -391,6 +393,14 @@ int output_mesh(OutputMesher mesher, Sim *s, const SurfaceSettings *set, Mesh *m
                          sizeof s->error.message);
 }
 
+int output_mesh_anisotropic(OutputMesher mesher, Sim *s, const SurfaceSettings *set, Mesh *m)
+{
+    if (mesher && sim_backend_current(s))
+        return mesher(s->backend, s, set, m);
+    return surface_build_anisotropic(&s->particles, &s->grid, set, s->scene->particles_per_cell,
+                                     m, s->error.message, sizeof s->error.message);
+}
+
 static int output_preview(Output *o, const OutputJob *j, char *err, size_t errlen)
 {
     char path[1200];
@@ -457,21 +467,27 @@ static int output_diffuse(Output *o, const OutputJob *j, char *err, size_t errle
     return diffuse_write_ply(&o->diffuse, path, err, errlen);
 }
 
-/* The anisotropic surface, made in C from the job's particles (on the writer thread: the
- * OpenCL pipeline has no device path for it yet), then its PLY. */
-static int output_anisotropic(Output *o, const OutputJob *j, char *err, size_t errlen)
+/* The anisotropic surface into o->aniso (the USD sample reads it there), then its PLY: the
+ * device's, made by output_frame, or else made here in C from the job's particles (on the
+ * writer thread, where it costs the run nothing while it is shorter than a frame). */
+static int output_anisotropic(Output *o, OutputJob *j, char *err, size_t errlen)
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/anisotropic/%06d.ply", o->dir, j->frame);
-    if (surface_build_anisotropic(&j->ps, &o->grid, NULL, o->scene->particles_per_cell,
-                                  &o->aniso, err, errlen) != 0)
+    if (j->aniso_made) {   /* swapped, not copied: each keeps reusing the other's arrays */
+        Mesh t = o->aniso;
+        o->aniso = j->aniso;
+        j->aniso = t;
+    } else if (surface_build_anisotropic(&j->ps, &o->grid, NULL, o->scene->particles_per_cell,
+                                         &o->aniso, err, errlen) != 0) {
         return -1;
+    }
     return mesh_write_ply(path, &o->aniso, err, errlen);
 }
 
 /* Writes one frame's files from its job: the particles, the diffuse particles, the bricks,
  * the surface, the anisotropic surface, the USD sample and the preview. Runs on the writer thread, or on the driver's without one. */
-static int output_write_job(Output *o, const OutputJob *j, char *err, size_t errlen)
+static int output_write_job(Output *o, OutputJob *j, char *err, size_t errlen)
 {
     const Scene *sc = o->scene;
     bool mesh = sc->output.surface;
@@ -515,7 +531,7 @@ static void *output_writer_main(void *arg)
             pthread_cond_wait(&w->cond, &w->lock);
         if (!w->busy)
             break;  /* quit, with nothing left to write */
-        const OutputJob *j = &w->job[1 - w->fill];
+        OutputJob *j = &w->job[1 - w->fill];
         /* after a failure the frames that follow are not written: the files on disk stay a
          * run's first frames, with no gap */
         bool skip = w->rc != 0;
@@ -539,6 +555,7 @@ static void output_free_jobs(OutputWriter *w)
     for (int k = 0; k < 2; k++) {
         part_free(&w->job[k].ps);
         mesh_free(&w->job[k].mesh);
+        mesh_free(&w->job[k].aniso);
     }
 }
 
@@ -550,6 +567,7 @@ int output_start_writer(Output *o, bool thread)
     for (int k = 0; k < 2; k++) {
         part_init(&w->job[k].ps);
         mesh_init(&w->job[k].mesh);
+        mesh_init(&w->job[k].aniso);
     }
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->cond, NULL);
@@ -602,6 +620,7 @@ int output_frame(Output *o, Sim *s, char *err, size_t errlen)
     if (!w) {   /* output_start_writer failed to allocate: write from the driver's thread */
         part_init(&solo.ps);
         mesh_init(&solo.mesh);
+        mesh_init(&solo.aniso);
     }
     OutputJob *j = w ? &w->job[w->fill] : &solo;
     /* the surface is made here, where the device is (the writer never touches it) */
@@ -610,6 +629,12 @@ int output_frame(Output *o, Sim *s, char *err, size_t errlen)
     if (o->scene->output.surface && output_mesh(o->mesher, s, NULL, &j->mesh) != 0)
         rc = output_fail(err, errlen, "frame %d: %s", s->frame, s->error.message);
     output_lap_locked(o, OUTPUT_SURFACE, o->scene->output.surface, &t0);
+    /* the anisotropic surface too, when the device can make it (else the writer, in C) */
+    j->aniso_made = rc == 0 && o->scene->output.surface_anisotropic && o->aniso_mesher &&
+                    sim_backend_current(s);
+    if (j->aniso_made && o->aniso_mesher(s->backend, s, NULL, &j->aniso) != 0)
+        rc = output_fail(err, errlen, "frame %d: %s", s->frame, s->error.message);
+    output_lap_locked(o, OUTPUT_ANISOTROPIC, j->aniso_made, &t0);
     /* slices read the grid, which the next frame changes: drawn here too */
     if (rc == 0)
         rc = output_slices(o, s, err, errlen);
@@ -632,6 +657,7 @@ int output_frame(Output *o, Sim *s, char *err, size_t errlen)
     if (!w) {
         part_free(&solo.ps);
         mesh_free(&solo.mesh);
+        mesh_free(&solo.aniso);
     }
     return rc;
 }

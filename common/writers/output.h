@@ -44,6 +44,7 @@ typedef struct {
     bool threaded;              /* a thread writes them while the driver goes on */
     double waited;              /* seconds output_frame waited for the writer thread */
     OutputMesher mesher;        /* NULL: surface_build on the host (set after output_open) */
+    OutputMesher aniso_mesher;  /* NULL: surface_build_anisotropic on the writer thread */
     float speed_max;            /* the previews' fixed colour scale, m/s */
     OutputSlice slice[OUTPUT_MAX_SLICES];
     int nslices;
@@ -91,6 +92,10 @@ int output_flush(Output *o, char *err, size_t errlen);
  * holds the current particles (sim_backend_current), else surface_build on the host's copy.
  * Returns 0, or -1 with one line in s->error. */
 int output_mesh(OutputMesher mesher, Sim *s, const SurfaceSettings *set, Mesh *m);
+
+/* The same for the anisotropic surface: with mesher when it is not NULL and s's backend holds
+ * the current particles, else surface_build_anisotropic on the host's copy. */
+int output_mesh_anisotropic(OutputMesher mesher, Sim *s, const SurfaceSettings *set, Mesh *m);
 
 /* Writes what is still handed over, stops the writer, closes the USD stage (scene.usda then
  * holds every frame written, also after an error) and frees o. Safe on a zeroed or half-opened Output. Returns 0, or -1 with one line in err. */
