@@ -405,10 +405,18 @@ static int output_preview(Output *o, const OutputJob *j, char *err, size_t errle
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/preview/%06d.png", o->dir, j->frame);
+    const Scene *sc = o->scene;
     const PreviewPoints diffuse = { o->diffuse.pos, o->diffuse.type, o->diffuse.count };
-    const PreviewPoints *d = o->scene->output.diffuse ? &diffuse : NULL;
-    return preview_frame_png_with(path, j->ps.pos, j->ps.vel, j->ps.count, &o->grid, o->scene->solids,
-                                  o->scene->nsolids, OUTPUT_PREVIEW_WIDTH, o->speed_max, d, err, errlen);
+    const PreviewBricks bricks = { o->bricks.centre, o->bricks.colour, o->bricks.count,
+                                   { o->bricks.size[0], o->bricks.size[1], o->bricks.size[2] } };
+    const PreviewMesh aniso = { o->aniso.xyz, o->aniso.nverts, o->aniso.tri, o->aniso.ntris };
+    /* what the frame wrote before the preview: output_write_job makes them first */
+    const PreviewExtras x = { sc->output.diffuse ? &diffuse : NULL,
+                              sc->output.bricks ? &bricks : NULL,
+                              sc->output.surface_anisotropic ? &aniso : NULL };
+    return preview_frame_png_extra(path, j->ps.pos, j->ps.vel, j->ps.count, &o->grid, sc->solids,
+                                   sc->nsolids, OUTPUT_PREVIEW_WIDTH, o->speed_max, &x, err,
+                                   errlen);
 }
 
 /* Cells drawn so that the slice's longer side is about 384 pixels, 2 to 16 per cell. */
