@@ -126,7 +126,9 @@ static void cli_usage(FILE *f, const Track *student, const Track *reference, con
         "refused before it starts, with the figure).\n"
         "Besides the particles, the scene's output.* keys turn on OUT/surface/NNNNNN.ply (a\n"
         "closed liquid surface), OUT/scene.usda (one USD stage, plays in real time) and\n"
-        "OUT/preview/NNNNNN.png (`make movie` joins them into OUT/preview.mp4).\n\n",
+        "OUT/preview/NNNNNN.png (`make movie` joins them into OUT/preview.mp4). On\n"
+        "--device opencl both surfaces (output.surface, output.surface_anisotropic) are\n"
+        "computed on the device and polygonised on the host; else in C.\n\n",
         with_reference ? "reference" : "student",
         with_reference ? "" : "\n                          (not in this build: it has no reference stages)",
         OUTPUT_MAX_SLICES, with_devices ? "auto" : "cpu; this build has no OpenCL pipeline");
