@@ -393,14 +393,6 @@ int output_mesh(OutputMesher mesher, Sim *s, const SurfaceSettings *set, Mesh *m
                          sizeof s->error.message);
 }
 
-int output_mesh_anisotropic(OutputMesher mesher, Sim *s, const SurfaceSettings *set, Mesh *m)
-{
-    if (mesher && sim_backend_current(s))
-        return mesher(s->backend, s, set, m);
-    return surface_build_anisotropic(&s->particles, &s->grid, set, s->scene->particles_per_cell,
-                                     m, s->error.message, sizeof s->error.message);
-}
-
 static int output_preview(Output *o, const OutputJob *j, char *err, size_t errlen)
 {
     char path[1200];

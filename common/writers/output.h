@@ -93,10 +93,6 @@ int output_flush(Output *o, char *err, size_t errlen);
  * Returns 0, or -1 with one line in s->error. */
 int output_mesh(OutputMesher mesher, Sim *s, const SurfaceSettings *set, Mesh *m);
 
-/* The same for the anisotropic surface: with mesher when it is not NULL and s's backend holds
- * the current particles, else surface_build_anisotropic on the host's copy. */
-int output_mesh_anisotropic(OutputMesher mesher, Sim *s, const SurfaceSettings *set, Mesh *m);
-
 /* Writes what is still handed over, stops the writer, closes the USD stage (scene.usda then
  * holds every frame written, also after an error) and frees o. Safe on a zeroed or half-opened Output. Returns 0, or -1 with one line in err. */
 int output_close(Output *o, char *err, size_t errlen);
