@@ -126,7 +126,9 @@ static void cli_usage(FILE *f, const Track *student, const Track *reference, con
         "refused before it starts, with the figure).\n"
         "Besides the particles, the scene's output.* keys turn on OUT/surface/NNNNNN.ply (a\n"
         "closed liquid surface), OUT/scene.usda (one USD stage, plays in real time) and\n"
-        "OUT/preview/NNNNNN.png (`make movie` joins them into OUT/preview.mp4).\n\n",
+        "OUT/preview/NNNNNN.png (`make movie` joins them into OUT/preview.mp4). On\n"
+        "--device opencl both surfaces (output.surface, output.surface_anisotropic) are\n"
+        "computed on the device and polygonised on the host; else in C.\n\n",
         with_reference ? "reference" : "student",
         with_reference ? "" : "\n                          (not in this build: it has no reference stages)",
         OUTPUT_MAX_SLICES, with_devices ? "auto" : "cpu; this build has no OpenCL pipeline");
@@ -631,6 +633,7 @@ static int cli_start(Run *r, const Track *track)
         return EXIT_IO;
     }
     r->output.mesher = r->devices ? r->devices->surface : NULL;
+    r->output.aniso_mesher = r->devices ? r->devices->surface_anisotropic : NULL;
     /* A student's stage may crash the process: then every frame before it must be on disk. */
     bool overlap = !o->sync_writes && strcmp(r->sim.track.name, "reference") == 0;
     if (output_start_writer(&r->output, overlap) != 0) {

@@ -18,6 +18,7 @@ typedef struct {
     SimBackend *(*open)(const char *selector, char *err, size_t errlen);
     OutputMesher surface;       /* the device's own mesher for its particles, or NULL */
     const char *(*solver_variant)(const char *name); /* what a solver name runs there */
+    OutputMesher surface_anisotropic; /* the device's anisotropic mesher, or NULL */
 } CliDevices;
 
 /* Exit statuses: 0 done, 1 could not write output, 2 bad input (options, scene, state file,

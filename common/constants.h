@@ -28,4 +28,22 @@ typedef struct {
     int refine, pad;
 } SurfaceConsts;
 
+/* The anisotropic kernels' constants (Yu & Turk 2013; common/writers/aniso.h says why each
+ * has its value), here because the C path (aniso.c) and the device's (kernels/aniso.c) both
+ * use them: neighbours within ANISO_REACH R, centres moved ANISO_LAMBDA of the way to their
+ * mean, at most ANISO_KR : 1, fewer than ANISO_NEPS neighbours a sphere of ANISO_KN R, axes at
+ * most ANISO_MAX_AXIS R. */
+#define ANISO_REACH 1.5f
+#define ANISO_LAMBDA 0.5f
+#define ANISO_KR 4.0f
+#define ANISO_NEPS 25
+#define ANISO_KN 0.5f
+#define ANISO_MAX_AXIS 2.0f
+
+/* The device's anisotropic field, one kernel argument beside SurfaceConsts: how far a kernel
+ * reaches from its particle (metres), the field deep in the liquid and its surface's value. */
+typedef struct {
+    float support, full, iso, pad;
+} AnisoConsts;
+
 #endif

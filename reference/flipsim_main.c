@@ -9,6 +9,7 @@
 int main(int argc, char **argv)
 {
     static const CliDevices opencl = { pipeline_list_devices, pipeline_open, pipeline_surface,
-                                         pipeline_solver_variant };
+                                         pipeline_solver_variant,
+                                         pipeline_surface_anisotropic };
     return cli_main(argc, argv, &student_track, &reference_track, &opencl);
 }

@@ -28,7 +28,8 @@ enum { PIPE_PARTS = 256 };
     X(CG_UPDATE, cg_update) X(CG_DIRECTION, cg_direction) X(TO_FLOAT, to_float) \
     X(ADD_CORRECTION, add_correction) X(SURFACE_FLAGS_OWN, surface_flags_own) X(SURFACE_FLAGS_X, surface_flags_x) \
     X(SURFACE_FLAGS_YZ, surface_flags_yz) X(SURFACE_MARK, surface_mark) X(SURFACE_POSITIONS, surface_positions) \
-    X(SURFACE_FIELD, surface_field) X(SURFACE_APRON, surface_apron)
+    X(SURFACE_FIELD, surface_field) X(SURFACE_APRON, surface_apron) X(ANISO_WANT, aniso_want) \
+    X(ANISO_KERNELS, aniso_kernels) X(ANISO_FIELD, aniso_field)
 
 typedef enum {
 #define PIPE_KERNEL_ID(id, name) K_##id,
@@ -71,6 +72,10 @@ typedef struct {
      * (surf_bricks of them), and the field of up to surf_capacity listed bricks */
     cl_mem surf_own, surf_flags[2], surf_mark, surf_list, surf_slot, surf_phi, surf_pos;
     size_t surf_bricks, surf_capacity, surf_particles;
+    /* the anisotropic surface's: per cell whether its particles need kernels and the box
+     * around their ellipsoids, and the kernels (4 float4 per particle, aniso_particles) */
+    cl_mem aniso_want, aniso_box, aniso_kern;
+    size_t aniso_particles;
     double surf_march_seconds;  /* host time in surface_polygonise, for the profile */
     double surf_last[2];        /* the last surface call's seconds: field, polygonise */
     /* $FLIPKIT_CL_PROFILE set: every launch is waited for and timed, printed at close */

@@ -11,7 +11,8 @@
 #include "pipe.h"
 
 static const char *const pipe_sources[] = { "common.cl", "sort.cl", "stages.cl", "pipeline.cl",
-                                            "solvers.cl", "surface.cl" };
+                                            "solvers.cl", "surface.cl",
+                                            "aniso.cl" };
 
 static const char *const pipe_kernel_names[K_COUNT] = {
 #define PIPE_KERNEL_NAME(id, name) #name,

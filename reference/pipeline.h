@@ -19,7 +19,15 @@ SimBackend *pipeline_open(const char *selector, char *err, size_t errlen);
  * -1 with one line in s->error. b must be pipeline_open's. */
 int pipeline_surface(SimBackend *b, Sim *s, const SurfaceSettings *set, Mesh *m);
 
-/* Where the last pipeline_surface call spent its time, in seconds: the field on the
+/* The anisotropic surface of the device's own particles (Yu & Turk 2013), as
+ * surface_build_anisotropic would make it from them with s->scene's particles_per_cell, into
+ * m: the kernels and the field on the device (kernels/aniso.cl), the marching on the host.
+ * Float sums in another order and a float eigensolver: its vertices agree with the C path's
+ * within tolerances (test_pipeline), not bit for bit; two calls give the same bytes. An
+ * OutputMesher; returns 0, or -1 with one line in s->error. */
+int pipeline_surface_anisotropic(SimBackend *b, Sim *s, const SurfaceSettings *set, Mesh *m);
+
+/* Where the last pipeline_surface or pipeline_surface_anisotropic call spent its time, in seconds: the field on the
  * device with its transfers, and the host's surface_polygonise. d must be pipeline_open's. */
 typedef struct { double field, polygonise; } PipelineSurfaceTimes;
 PipelineSurfaceTimes pipeline_surface_times(const SimBackend *b);

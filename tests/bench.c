@@ -557,6 +557,7 @@ static int bench_outputs_run(const OutputCase *c, double *sim_s, double seconds[
     rc = rc ? rc : output_open(&o, dir, &sc, &s.grid, NULL, 0, -1, err, errlen);
     if (rc == 0) {
         o.mesher = pipeline_surface;
+        o.aniso_mesher = pipeline_surface_anisotropic;
         rc = output_start_writer(&o, false);
     }
     *sim_s = 0;

@@ -26,7 +26,7 @@ enum { FRAMES = 30, WIDTH = 800, HEIGHT = 600 };
 
 /* As the kit's flipsim: with the OpenCL pipeline, which `make run` uses when a device opens. */
 static const CliDevices opencl = { pipeline_list_devices, pipeline_open, pipeline_surface,
-                                   pipeline_solver_variant };
+                                   pipeline_solver_variant, pipeline_surface_anisotropic };
 
 static int run_cli(const char *tag, char **argv)
 {

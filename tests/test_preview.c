@@ -202,6 +202,117 @@ END_TEST
 
 /* The centroid of the pixels that particles change, against an empty frame, in the view
  * below the particle count (which changes too). */
+/* Renders the empty room, then with extras x; both decoded. */
+static void render_pair(const MacGrid *g, const Vec3 *pos, size_t n, const PreviewExtras *x,
+                        Image *plain, Image *with)
+{
+    char *a = tmp_png("plain.png"), *b = tmp_png("extras.png"), err[512];
+    ck_assert_msg(preview_frame_png_extra(a, pos, NULL, n, g, NULL, 0, 640, 10.0f, NULL, err,
+                                          sizeof err) == 0, "%s", err);
+    ck_assert_msg(preview_frame_png_extra(b, pos, NULL, n, g, NULL, 0, 640, 10.0f, x, err,
+                                          sizeof err) == 0, "%s", err);
+    *plain = load_png(a);
+    *with = load_png(b);
+}
+
+/* A brick is a square of its grey at PREVIEW_BRICK_ALPHA over the room, centred on its
+ * centre's pixel, with a rim of its grey x PREVIEW_BRICK_EDGE; beyond the rim the picture
+ * is as without it; a brick behind the liquid is left out. */
+START_TEST(frame_bricks_are_squares_of_their_grey)
+{
+    MacGrid g = box_grid(16, 0.5f);
+    PreviewView v;
+    ck_assert_int_eq(preview_frame_view(&v, &g, 640), 0);
+    const float centre[6] = { 4.0f, 4.0f, 4.0f, 6.0f, 2.0f, 3.0f };
+    const uint8_t grey[2] = { 200, 160 };
+    const PreviewBricks bricks = { centre, grey, 1, { 1.0f, 1.2f, 1.0f } };
+    const PreviewExtras x = { NULL, &bricks, NULL };
+    Image plain, with;
+    render_pair(&g, NULL, 0, &x, &plain, &with);
+    double px, py, depth;
+    ck_assert(preview_project(&v, (Vec3){ 4.0f, 4.0f, 4.0f }, &px, &py, &depth));
+    int cx = (int)floor(px), cy = (int)floor(py);
+    int r = (int)fmax(lround(0.5 * v.scale * 1.0 / depth), 1);
+    ck_assert_msg(r >= 4, "a brick 1 m wide looks %d px wide; expected a visible square", 2 * r);
+    const unsigned char *bg = pixel(&plain, cx, cy), *got = pixel(&with, cx, cy);
+    for (int k = 0; k < 3; k++) {
+        double want = bg[k] + PREVIEW_BRICK_ALPHA * (200 - bg[k]);
+        ck_assert_msg(fabs(got[k] - want) <= 1.0, "brick centre (%d, %d) channel %d: got %d, "
+                      "expected %.1f +- 1 (grey 200 at %.2f over %d)", cx, cy, k, got[k], want,
+                      PREVIEW_BRICK_ALPHA, bg[k]);
+    }
+    const unsigned char rim[3] = { 120, 120, 120 };   /* 200 x PREVIEW_BRICK_EDGE */
+    assert_rgb(pixel(&with, cx + r, cy), rim, "the brick's right rim");
+    assert_rgb(pixel(&with, cx, cy - r), rim, "the brick's top rim");
+    assert_rgb(pixel(&with, cx + r + 2, cy), pixel(&plain, cx + r + 2, cy), "beside the brick");
+    free(plain.rgb);
+    free(with.rgb);
+    /* the same brick behind a liquid particle a metre in front of it: hidden */
+    double d[3] = { v.eye[0] - 4.0, v.eye[1] - 4.0, v.eye[2] - 4.0 };
+    double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    Vec3 front = { (float)(4.0 + d[0] / len), (float)(4.0 + d[1] / len), (float)(4.0 + d[2] / len) };
+    render_pair(&g, &front, 1, &x, &plain, &with);
+    assert_rgb(pixel(&with, cx + r, cy), pixel(&plain, cx + r, cy),
+               "a brick behind the liquid: its rim is not drawn");
+    free(plain.rgb);
+    free(with.rgb);
+    grid_free(&g);
+}
+END_TEST
+
+/* The surface (a closed box mesh here) is preview_water, lit 0.6 to 1.1 times, at
+ * PREVIEW_WATER_ALPHA over the room; outside its outline the picture is as without it; a
+ * particle well in front of it keeps its own colour. */
+START_TEST(frame_surface_is_translucent_water)
+{
+    MacGrid g = box_grid(16, 0.5f);
+    PreviewView v;
+    ck_assert_int_eq(preview_frame_view(&v, &g, 640), 0);
+    const float lo = 3.0f, hi = 5.0f;
+    float xyz[24];
+    for (int c = 0; c < 8; c++) {
+        xyz[3 * c] = c & 1 ? hi : lo;
+        xyz[3 * c + 1] = c & 2 ? hi : lo;
+        xyz[3 * c + 2] = c & 4 ? hi : lo;
+    }
+    static const uint32_t tri[36] = { 0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4,
+                                      2, 6, 3, 3, 6, 7, 0, 4, 2, 2, 4, 6, 1, 3, 5, 3, 7, 5 };
+    const PreviewMesh mesh = { xyz, 8, tri, 12 };
+    const PreviewExtras x = { NULL, NULL, &mesh };
+    Image plain, with;
+    render_pair(&g, NULL, 0, &x, &plain, &with);
+    double px, py, depth;
+    ck_assert(preview_project(&v, (Vec3){ 4.0f, 4.0f, hi }, &px, &py, &depth));
+    int cx = (int)floor(px), cy = (int)floor(py);
+    const unsigned char *bg = pixel(&plain, cx, cy), *got = pixel(&with, cx, cy);
+    for (int k = 0; k < 3; k++) {
+        double a = bg[k] + PREVIEW_WATER_ALPHA * (0.6 * preview_water[k] - bg[k]);
+        double b = bg[k] + PREVIEW_WATER_ALPHA * (fmin(1.1 * preview_water[k], 255) - bg[k]);
+        ck_assert_msg(got[k] >= fmin(a, b) - 1 && got[k] <= fmax(a, b) + 1, "the box's front "
+                      "face at (%d, %d) channel %d: got %d, expected %.1f .. %.1f", cx, cy, k,
+                      got[k], fmin(a, b), fmax(a, b));
+    }
+    ck_assert_msg(got[2] >= got[0] + 30, "the box's front face at (%d, %d) is not blue: (%d, %d, "
+                  "%d)", cx, cy, got[0], got[1], got[2]);
+    ck_assert(preview_project(&v, (Vec3){ 7.0f, 7.0f, 1.0f }, &px, &py, &depth));
+    assert_rgb(pixel(&with, (int)floor(px), (int)floor(py)),
+               pixel(&plain, (int)floor(px), (int)floor(py)), "outside the surface");
+    free(plain.rgb);
+    free(with.rgb);
+    /* a particle two cells in front of the front face's centre */
+    Vec3 spray = { 4.0f, 4.0f, hi + 2 * g.dx };
+    render_pair(&g, &spray, 1, &x, &plain, &with);
+    ck_assert(preview_project(&v, spray, &px, &py, &depth));
+    unsigned char still[3];
+    preview_viridis(0, still);
+    assert_rgb(pixel(&with, (int)floor(px), (int)floor(py)), still,
+               "a particle in front of the surface: its own colour");
+    free(plain.rgb);
+    free(with.rgb);
+    grid_free(&g);
+}
+END_TEST
+
 static void particle_centroid(const char *path, const Image *empty, int view_w, double *cx,
                               double *cy)
 {
@@ -482,6 +593,8 @@ static Suite *preview_suite(void)
     tcase_add_test(frame, frame_png_decodes_at_stated_size);
     tcase_add_test(frame, frame_particle_colours_at_projection);
     tcase_add_test(frame, frame_diffuse_colours_and_hidden_behind_liquid);
+    tcase_add_test(frame, frame_bricks_are_squares_of_their_grey);
+    tcase_add_test(frame, frame_surface_is_translucent_water);
     tcase_add_test(frame, frame_falling_ball_moves_down);
     tcase_add_test(frame, frame_solids_are_grey);
     tcase_add_test(frame, frame_colour_bar_is_monotonic);

@@ -26,12 +26,8 @@ typedef struct {
  * (k_r); fewer than 25 neighbours (N_eps) gives a sphere of radius R / 2 (k_n), so a lone
  * particle stays a drop; otherwise axes in proportion to the spread along them, scaled to
  * the volume of the sphere of radius R and at most 2 R long. */
-#define ANISO_REACH 1.5f
-#define ANISO_LAMBDA 0.5f
-#define ANISO_KR 4.0f
-#define ANISO_NEPS 25
-#define ANISO_KN 0.5f
-#define ANISO_MAX_AXIS 2.0f
+/* ANISO_REACH 1.5, ANISO_LAMBDA 0.5, ANISO_KR 4, ANISO_NEPS 25, ANISO_KN 0.5,
+ * ANISO_MAX_AXIS 2: in common/constants.h, which the OpenCL kernels read too. */
 
 /* The farthest a kernel reaches from its particle, in units of R: the longest half axis and
  * how far a centre can move. */

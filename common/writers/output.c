@@ -34,6 +34,8 @@ typedef struct {
     int frame;
     Particles ps;
     Mesh mesh;              /* the surface, when the scene writes one */
+    Mesh aniso;             /* the anisotropic surface, when the device made it */
+    bool aniso_made;        /* else the writer makes it in C from ps */
 } OutputJob;
 
 /* The writer thread and its two jobs: the driver fills one while the thread writes the other. */
@@ -416,10 +418,18 @@ static int output_preview(Output *o, const OutputJob *j, char *err, size_t errle
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/preview/%06d.png", o->dir, j->frame);
+    const Scene *sc = o->scene;
     const PreviewPoints diffuse = { o->diffuse.pos, o->diffuse.type, o->diffuse.count };
-    const PreviewPoints *d = o->scene->output.diffuse ? &diffuse : NULL;
-    return preview_frame_png_with(path, j->ps.pos, j->ps.vel, j->ps.count, &o->grid, o->scene->solids,
-                                  o->scene->nsolids, OUTPUT_PREVIEW_WIDTH, o->speed_max, d, err, errlen);
+    const PreviewBricks bricks = { o->bricks.centre, o->bricks.colour, o->bricks.count,
+                                   { o->bricks.size[0], o->bricks.size[1], o->bricks.size[2] } };
+    const PreviewMesh aniso = { o->aniso.xyz, o->aniso.nverts, o->aniso.tri, o->aniso.ntris };
+    /* what the frame wrote before the preview: output_write_job makes them first */
+    const PreviewExtras x = { sc->output.diffuse ? &diffuse : NULL,
+                              sc->output.bricks ? &bricks : NULL,
+                              sc->output.surface_anisotropic ? &aniso : NULL };
+    return preview_frame_png_extra(path, j->ps.pos, j->ps.vel, j->ps.count, &o->grid, sc->solids,
+                                   sc->nsolids, OUTPUT_PREVIEW_WIDTH, o->speed_max, &x, err,
+                                   errlen);
 }
 
 /* Cells drawn so that the slice's longer side is about 384 pixels, 2 to 16 per cell. */
@@ -478,21 +488,27 @@ static int output_diffuse(Output *o, const OutputJob *j, char *err, size_t errle
     return diffuse_write_ply(&o->diffuse, path, err, errlen);
 }
 
-/* The anisotropic surface, made in C from the job's particles (on the writer thread: the
- * OpenCL pipeline has no device path for it yet), then its PLY. */
-static int output_anisotropic(Output *o, const OutputJob *j, char *err, size_t errlen)
+/* The anisotropic surface into o->aniso (the USD sample reads it there), then its PLY: the
+ * device's, made by output_frame, or else made here in C from the job's particles (on the
+ * writer thread, where it costs the run nothing while it is shorter than a frame). */
+static int output_anisotropic(Output *o, OutputJob *j, char *err, size_t errlen)
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/anisotropic/%06d.ply", o->dir, j->frame);
-    if (surface_build_anisotropic(&j->ps, &o->grid, NULL, o->scene->particles_per_cell,
-                                  &o->aniso, err, errlen) != 0)
+    if (j->aniso_made) {   /* swapped, not copied: each keeps reusing the other's arrays */
+        Mesh t = o->aniso;
+        o->aniso = j->aniso;
+        j->aniso = t;
+    } else if (surface_build_anisotropic(&j->ps, &o->grid, NULL, o->scene->particles_per_cell,
+                                         &o->aniso, err, errlen) != 0) {
         return -1;
+    }
     return mesh_write_ply(path, &o->aniso, err, errlen);
 }
 
 /* Writes one frame's files from its job: the particles, the diffuse particles, the bricks,
  * the surface, the anisotropic surface, the USD sample and the preview. Runs on the writer thread, or on the driver's without one. */
-static int output_write_job(Output *o, const OutputJob *j, char *err, size_t errlen)
+static int output_write_job(Output *o, OutputJob *j, char *err, size_t errlen)
 {
     const Scene *sc = o->scene;
     bool mesh = sc->output.surface;
@@ -536,7 +552,7 @@ static void *output_writer_main(void *arg)
             pthread_cond_wait(&w->cond, &w->lock);
         if (!w->busy)
             break;  /* quit, with nothing left to write */
-        const OutputJob *j = &w->job[1 - w->fill];
+        OutputJob *j = &w->job[1 - w->fill];
         /* after a failure the frames that follow are not written: the files on disk stay a
          * run's first frames, with no gap */
         bool skip = w->rc != 0;
@@ -560,6 +576,7 @@ static void output_free_jobs(OutputWriter *w)
     for (int k = 0; k < 2; k++) {
         part_free(&w->job[k].ps);
         mesh_free(&w->job[k].mesh);
+        mesh_free(&w->job[k].aniso);
     }
 }
 
@@ -571,6 +588,7 @@ int output_start_writer(Output *o, bool thread)
     for (int k = 0; k < 2; k++) {
         part_init(&w->job[k].ps);
         mesh_init(&w->job[k].mesh);
+        mesh_init(&w->job[k].aniso);
     }
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->cond, NULL);
@@ -623,6 +641,7 @@ int output_frame(Output *o, Sim *s, char *err, size_t errlen)
     if (!w) {   /* output_start_writer failed to allocate: write from the driver's thread */
         part_init(&solo.ps);
         mesh_init(&solo.mesh);
+        mesh_init(&solo.aniso);
     }
     OutputJob *j = w ? &w->job[w->fill] : &solo;
     /* the surface is made here, where the device is (the writer never touches it) */
@@ -631,6 +650,12 @@ int output_frame(Output *o, Sim *s, char *err, size_t errlen)
     if (o->scene->output.surface && output_mesh(o->mesher, s, NULL, &j->mesh) != 0)
         rc = output_fail(err, errlen, "frame %d: %s", s->frame, s->error.message);
     output_lap_locked(o, OUTPUT_SURFACE, o->scene->output.surface, &t0);
+    /* the anisotropic surface too, when the device can make it (else the writer, in C) */
+    j->aniso_made = rc == 0 && o->scene->output.surface_anisotropic && o->aniso_mesher &&
+                    sim_backend_current(s);
+    if (j->aniso_made && o->aniso_mesher(s->backend, s, NULL, &j->aniso) != 0)
+        rc = output_fail(err, errlen, "frame %d: %s", s->frame, s->error.message);
+    output_lap_locked(o, OUTPUT_ANISOTROPIC, j->aniso_made, &t0);
     /* slices read the grid, which the next frame changes: drawn here too */
     if (rc == 0)
         rc = output_slices(o, s, err, errlen);
@@ -653,6 +678,7 @@ int output_frame(Output *o, Sim *s, char *err, size_t errlen)
     if (!w) {
         part_free(&solo.ps);
         mesh_free(&solo.mesh);
+        mesh_free(&solo.aniso);
     }
     return rc;
 }

@@ -44,6 +44,7 @@ typedef struct {
     bool threaded;              /* a thread writes them while the driver goes on */
     double waited;              /* seconds output_frame waited for the writer thread */
     OutputMesher mesher;        /* NULL: surface_build on the host (set after output_open) */
+    OutputMesher aniso_mesher;  /* NULL: surface_build_anisotropic on the writer thread */
     float speed_max;            /* the previews' fixed colour scale, m/s */
     OutputSlice slice[OUTPUT_MAX_SLICES];
     int nslices;

@@ -1040,6 +1040,138 @@ static int preview_draw_diffuse(Canvas *c, const PreviewView *v, const PreviewPo
     return 0;
 }
 
+/* The bricks on the front of the liquid as squares of their grey, far first, over what is
+ * drawn: a person who asked for bricks sees where they are and how full (a fuller brick is
+ * lighter), and the particles still show through them. A brick whose centre pixel shows
+ * liquid more than half a brick nearer is hidden, so the layers behind do not pile up. */
+static int preview_draw_bricks(Canvas *c, const PreviewView *v, const PreviewBricks *b)
+{
+    DepthKey *keys = malloc((b->n ? b->n : 1) * sizeof *keys);
+    if (!keys)
+        return -1;
+    size_t m = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        double x, y, depth;
+        Vec3 p = { b->centre[3 * i], b->centre[3 * i + 1], b->centre[3 * i + 2] };
+        if (preview_project(v, p, &x, &y, &depth) && x > -64 && y > -64 && x < c->w + 64 &&
+            y < c->h + 64)
+            keys[m++] = (DepthKey){ depth, x, y, i };
+    }
+    preview_sort_far_first(keys, m);
+    for (size_t k = 0; k < m; k++) {
+        const DepthKey *p = &keys[k];
+        const Rgb grey = { b->grey[p->index], b->grey[p->index], b->grey[p->index] };
+        Rgb edge;
+        preview_scale_rgb(edge, grey, PREVIEW_BRICK_EDGE);
+        /* half the brick's width as it looks at its depth, at least a pixel */
+        int r = (int)fmax(lround(0.5 * v->scale * b->size[0] / p->depth), 1);
+        int px = (int)floor(p->x), py = (int)floor(p->y);
+        if (px >= 0 && py >= 0 && px < v->view_w && py < c->h &&
+            c->z[(size_t)py * c->w + px] < p->depth - 0.5 * b->size[2])
+            continue;
+        for (int y = py - r; y <= py + r; y++)
+            for (int x = px - r; x <= px + r && x < v->view_w; x++) {
+                bool rim = y == py - r || y == py + r || x == px - r || x == px + r;
+                if (rim)
+                    preview_put(c, x, y, edge);
+                else
+                    preview_blend(c, x, y, grey, PREVIEW_BRICK_ALPHA);
+            }
+    }
+    free(keys);
+    return 0;
+}
+
+const unsigned char preview_water[3] = { 90, 160, 225 };
+
+/* One triangle into the surface's own depth and light buffers (nearest wins; a tie keeps
+ * the earlier triangle, so the picture does not depend on anything but the mesh's order). */
+static void preview_raster_tri(const PreviewView *v, int w, int h, const double p[3][3],
+                               double light, float *zbuf, float *lit)
+{
+    double x0 = fmin(p[0][0], fmin(p[1][0], p[2][0])), x1 = fmax(p[0][0], fmax(p[1][0], p[2][0]));
+    double y0 = fmin(p[0][1], fmin(p[1][1], p[2][1])), y1 = fmax(p[0][1], fmax(p[1][1], p[2][1]));
+    double area = (p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) - (p[2][0] - p[0][0]) * (p[1][1] - p[0][1]);
+    if (!(fabs(area) > 1e-12) || x1 < 0 || y1 < 0 || x0 >= v->view_w || y0 >= h)
+        return;
+    int xa = (int)fmax(floor(x0), 0), xb = (int)fmin(ceil(x1), v->view_w - 1);
+    int ya = (int)fmax(floor(y0), 0), yb = (int)fmin(ceil(y1), h - 1);
+    for (int y = ya; y <= yb; y++)
+        for (int x = xa; x <= xb; x++) {
+            double sx = x + 0.5, sy = y + 0.5, b[3];   /* barycentric at the pixel's centre */
+            for (int e = 0; e < 3; e++) {
+                const double *a = p[(e + 1) % 3], *c = p[(e + 2) % 3];
+                b[e] = ((c[0] - a[0]) * (sy - a[1]) - (sx - a[0]) * (c[1] - a[1])) / area;
+            }
+            if (b[0] < 0 || b[1] < 0 || b[2] < 0)
+                continue;
+            float z = (float)(b[0] * p[0][2] + b[1] * p[1][2] + b[2] * p[2][2]);
+            size_t i = (size_t)y * w + x;
+            if (z < zbuf[i]) {
+                zbuf[i] = z;
+                lit[i] = (float)light;
+            }
+        }
+}
+
+/* The surface, translucent water over what lies behind it: its nearest triangle per pixel,
+ * lit by how much it faces the light (flat per triangle), blended where no particle is more
+ * than near in front of it (the particles just under the surface are in the water; spray
+ * flying in front of it is not). */
+static int preview_draw_surface(Canvas *c, const PreviewView *v, const PreviewMesh *m,
+                                double near)
+{
+    static const double light[3] = { -0.45, 0.65, -1.0 }; /* camera coordinates, to the light */
+    size_t npx = (size_t)c->w * c->h;
+    float *zbuf = malloc(npx * sizeof *zbuf), *lit = malloc(npx * sizeof *lit);
+    if (!zbuf || !lit) {
+        free(zbuf);
+        free(lit);
+        return -1;
+    }
+    for (size_t i = 0; i < npx; i++)
+        zbuf[i] = INFINITY;
+    double ln = sqrt(preview_dot(light, light));
+    for (size_t t = 0; t < m->ntris; t++) {
+        double p[3][3], cam[3][3];
+        bool ok = true;
+        for (int k = 0; k < 3 && ok; k++) {
+            uint32_t q = m->tri[3 * t + k];
+            ok = q < m->nverts;
+            if (!ok)
+                break;
+            Vec3 x = { m->xyz[3 * q], m->xyz[3 * q + 1], m->xyz[3 * q + 2] };
+            const double w[3] = { x.x, x.y, x.z };
+            ok = preview_project(v, x, &p[k][0], &p[k][1], &p[k][2]);
+            preview_to_camera(v, w, cam[k]);
+        }
+        if (!ok)
+            continue;
+        double e1[3], e2[3], nrm[3];
+        for (int d = 0; d < 3; d++) {
+            e1[d] = cam[1][d] - cam[0][d];
+            e2[d] = cam[2][d] - cam[0][d];
+        }
+        preview_cross(nrm, e1, e2);
+        double nn = sqrt(preview_dot(nrm, nrm));
+        /* either side lit alike: a person sees the water's shape, inside or out */
+        double f = nn > 0 ? fabs(preview_dot(nrm, light)) / (nn * ln) : 0.0;
+        preview_raster_tri(v, c->w, c->h, p, 0.6 + 0.5 * f, zbuf, lit);
+    }
+    for (int y = 0; y < c->h; y++)
+        for (int x = 0; x < v->view_w; x++) {
+            size_t i = (size_t)y * c->w + x;
+            if (!(zbuf[i] < c->z[i] + near))   /* nothing there, or a particle well in front */
+                continue;
+            Rgb col;
+            preview_scale_rgb(col, preview_water, lit[i]);
+            preview_blend(c, x, y, col, PREVIEW_WATER_ALPHA);
+        }
+    free(zbuf);
+    free(lit);
+    return 0;
+}
+
 int preview_frame_png(const char *path, const Vec3 *pos, const Vec3 *vel, size_t n,
                       const MacGrid *g, const Shape *solids, int nsolids, int width_px,
                       float speed_max, char *err, size_t errlen)
@@ -1053,6 +1185,17 @@ int preview_frame_png_with(const char *path, const Vec3 *pos, const Vec3 *vel, s
                            float speed_max, const PreviewPoints *diffuse, char *err,
                            size_t errlen)
 {
+    const PreviewExtras x = { diffuse, NULL, NULL };
+    return preview_frame_png_extra(path, pos, vel, n, g, solids, nsolids, width_px, speed_max,
+                                   &x, err, errlen);
+}
+
+int preview_frame_png_extra(const char *path, const Vec3 *pos, const Vec3 *vel, size_t n,
+                            const MacGrid *g, const Shape *solids, int nsolids, int width_px,
+                            float speed_max, const PreviewExtras *x, char *err, size_t errlen)
+{
+    const PreviewExtras none = { NULL, NULL, NULL };
+    x = x ? x : &none;
     PreviewView v;
     Canvas c;
     if (preview_frame_check(path, pos, n, g, solids, nsolids, width_px, err, errlen) != 0)
@@ -1067,8 +1210,12 @@ int preview_frame_png_with(const char *path, const Vec3 *pos, const Vec3 *vel, s
     const double lo[3] = { 0, 0, 0 }, hi[3] = { v.domain.x, v.domain.y, v.domain.z };
     preview_draw_room(&c, &v, g);
     int rc = preview_draw_particles(&c, &v, pos, vel, n, top);
-    if (rc == 0 && diffuse)
-        rc = preview_draw_diffuse(&c, &v, diffuse);
+    if (rc == 0 && x->diffuse)
+        rc = preview_draw_diffuse(&c, &v, x->diffuse);
+    if (rc == 0 && x->bricks)
+        rc = preview_draw_bricks(&c, &v, x->bricks);
+    if (rc == 0 && x->surface)
+        rc = preview_draw_surface(&c, &v, x->surface, g->dx);
     if (rc == 0)
         rc = preview_draw_solids(&c, &v, g, solids, nsolids);
     if (rc != 0) {

@@ -68,6 +68,49 @@ int preview_frame_png_with(const char *path, const Vec3 *pos, const Vec3 *vel, s
                            float speed_max, const PreviewPoints *diffuse, char *err,
                            size_t errlen);
 
+/* A triangle mesh to draw over a frame (the anisotropic surface): 3 floats per vertex, 3
+ * indices per triangle. */
+typedef struct {
+    const float *xyz;
+    size_t nverts;
+    const uint32_t *tri;
+    size_t ntris;
+} PreviewMesh;
+
+/* LEGO bricks to draw over a frame: the centres (3 floats each) and grey values of the
+ * present bricks, each size[0] x size[1] x size[2] metres. */
+typedef struct {
+    const float *centre;
+    const uint8_t *grey;
+    size_t n;
+    float size[3];
+} PreviewBricks;
+
+/* What a frame may draw besides the liquid particles; any may be NULL. */
+typedef struct {
+    const PreviewPoints *diffuse;
+    const PreviewBricks *bricks;
+    const PreviewMesh *surface;
+} PreviewExtras;
+
+/* The colours of the extras: a brick's square is its grey at PREVIEW_BRICK_ALPHA over what is
+ * behind it, outlined in its grey times PREVIEW_BRICK_EDGE, and left out when the liquid at
+ * its centre's pixel is more than half a brick nearer (only the front layer shows); the
+ * surface is preview_water lit by its triangles' facing (0.6 to 1.1 times) at
+ * PREVIEW_WATER_ALPHA over what lies behind it, hidden where a particle is more than a cell
+ * (dx) in front of it. */
+#define PREVIEW_BRICK_ALPHA 0.35
+#define PREVIEW_BRICK_EDGE 0.6
+#define PREVIEW_WATER_ALPHA 0.45
+extern const unsigned char preview_water[3];
+
+/* preview_frame_png with the extras drawn too (x may be NULL): diffuse particles, then the
+ * bricks as squares of their grey, one per brick centred on its centre's pixel and as wide as
+ * the brick looks there, far first; then the surface, translucent. */
+int preview_frame_png_extra(const char *path, const Vec3 *pos, const Vec3 *vel, size_t n,
+                            const MacGrid *g, const Shape *solids, int nsolids, int width_px,
+                            float speed_max, const PreviewExtras *x, char *err, size_t errlen);
+
 /* A round colour-bar top for the given particles: their largest speed rounded up to 1, 2,
  * 2.5 or 5 x 10^k (at least 0.1 m/s). For a run, call it on an early frame's velocities,
  * or use sqrt(2 |g| height) as the fastest free fall the box allows. */

@@ -1243,28 +1243,42 @@ static AnisoKernel *surface_kernels(const Field *f, const MacGrid *g, const Part
     return k;
 }
 
+int surface_grid_anisotropic(const char *who, const MacGrid *g, const SurfaceSettings *set,
+                             int particles_per_cell, SurfaceGrid *out, AnisoConsts *a, char *err,
+                             size_t errlen)
+{
+    if (surface_grid_for(who, g, set, out, err, errlen) != 0)
+        return -1;
+    if (particles_per_cell < 1) {
+        surface_seterr(err, errlen, "%s: particles_per_cell is %d; expected >= 1", who,
+                       particles_per_cell);
+        return -1;
+    }
+    /* ellipsoids reach farther than R: the cells and bricks a particle touches grow with them */
+    *a = (AnisoConsts){ .support = ANISO_SUPPORT * out->R };
+    out->kernel_cells = (int)ceilf(a->support / g->dx);
+    /* deep in the liquid: particles_per_cell x (R / dx)^3 x the integral of W over the unit
+     * ball, 4 pi 16 / 315 */
+    double rr = (double)out->R / g->dx;
+    a->full = (float)(particles_per_cell * rr * rr * rr * 4.0 * 3.14159265358979323846 * 16.0 / 315.0);
+    a->iso = SURFACE_ANISO_ISO * a->full;
+    return 0;
+}
+
 int surface_build_anisotropic(const Particles *ps, const MacGrid *g, const SurfaceSettings *set,
                               int particles_per_cell, Mesh *out, char *err, size_t errlen)
 {
     out->nverts = out->ntris = 0;
     SurfaceGrid fine;
-    if (surface_grid_for("surface_build_anisotropic", g, set, &fine, err, errlen) != 0)
+    AnisoConsts a;
+    if (surface_grid_anisotropic("surface_build_anisotropic", g, set, particles_per_cell, &fine,
+                                 &a, err, errlen) != 0)
         return -1;
-    if (particles_per_cell < 1) {
-        surface_seterr(err, errlen, "surface_build_anisotropic: particles_per_cell is %d; "
-                       "expected >= 1", particles_per_cell);
-        return -1;
-    }
     Field f;
     int rc = surface_field_init(&f, &fine);
-    /* ellipsoids reach farther than R: the cells and bricks a particle touches grow with them */
-    f.support = ANISO_SUPPORT * fine.R;
-    f.grid.kernel_cells = (int)ceilf(f.support / g->dx);
-    /* deep in the liquid: particles_per_cell x (R / dx)^3 x the integral of W over the unit
-     * ball, 4 pi 16 / 315 */
-    double rr = (double)fine.R / g->dx;
-    f.full = (float)(particles_per_cell * rr * rr * rr * 4.0 * 3.14159265358979323846 * 16.0 / 315.0);
-    f.iso = SURFACE_ANISO_ISO * f.full;
+    f.support = a.support;
+    f.full = a.full;
+    f.iso = a.iso;
     if (rc == 0)
         rc = surface_run(&f, g, ps, true, out);
     if (rc != 0)

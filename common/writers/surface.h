@@ -112,6 +112,15 @@ int surface_build(const Particles *ps, const MacGrid *g, const SurfaceSettings *
 int surface_build_anisotropic(const Particles *ps, const MacGrid *g, const SurfaceSettings *set,
                               int particles_per_cell, Mesh *out, char *err, size_t errlen);
 
+/* The anisotropic field's fine grid and levels, as both paths derive them (the OpenCL path,
+ * reference/pipesurface.c, computes the same field on its device): surface_grid's, with
+ * kernel_cells widened to the ellipsoids' reach, and into a that reach (ANISO_SUPPORT R), the
+ * field deep in the liquid and its surface's level. Returns 0, or -1 with one line in err
+ * naming the setting (who: the caller, for the message). */
+int surface_grid_anisotropic(const char *who, const MacGrid *g, const SurfaceSettings *set,
+                             int particles_per_cell, SurfaceGrid *out, AnisoConsts *a, char *err,
+                             size_t errlen);
+
 /* Binary little-endian PLY: element vertex (float x y z), element face (list uchar int
  * vertex_indices). Written to path.tmp and renamed into place, so a crash never leaves half
  * a file. Returns 0, or -1 with one line in err naming the path. */
