@@ -71,11 +71,25 @@ __kernel void extrap_init(__global uchar *known, __global const char *cell, int4
         lo != CELL_SOLID && hi != CELL_SOLID && (lo == CELL_FLUID || hi == CELL_FLUID);
 }
 
+/* Adds face (i,j,k)'s velocity to sum when it is inside the array and known. */
+inline void extrap_take(__global const float *vel, __global const uchar *known, int3 fn, int i, int j,
+                        int k, float *sum, int *count)
+{
+    if (i < 0 || j < 0 || k < 0 || i >= fn.x || j >= fn.y || k >= fn.z)
+        return;
+    size_t g = flat_index(fn, i, j, k);
+    if (known[g]) {
+        *sum += vel[g];
+        (*count)++;
+    }
+}
+
 /* One layer: an unknown face not on a wall with known neighbours takes their average (faces
  * inside solids too: free-slip ghost values, see given_extrapolate). Reads known, writes
- * next, so faces set in this layer are not sources within it. */
+ * next, so faces set in this layer are not sources within it. The last layer also sets the
+ * faces still unknown to 0, as given_extrapolate ends, which saves a launch per component. */
 __kernel void extrap_layer(__global float *vel, __global uchar *next, __global const uchar *known,
-                           __global const char *cell, int4 n4, int a)
+                           __global const char *cell, int4 n4, int a, int last)
 {
     int3 n = n4.xyz, fn = face_dims(n, a);
     int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
@@ -84,32 +98,25 @@ __kernel void extrap_layer(__global float *vel, __global uchar *next, __global c
     size_t f = flat_index(fn, i, j, k);
     if (known[f] || face_on_wall(cell, n, a, i, j, k)) {
         next[f] = known[f];
+        if (last && !known[f])
+            vel[f] = 0.0f;
         return;
     }
-    const int nb[6][3] = { { -1, 0, 0 }, { 1, 0, 0 }, { 0, -1, 0 },
-                           { 0, 1, 0 },  { 0, 0, -1 }, { 0, 0, 1 } };
+    /* The six neighbours in the order -x +x -y +y -z +z, written out: a private table indexed in
+     * a loop lives in memory on a CPU device and made this the slowest grid kernel. */
     float sum = 0.0f;
     int count = 0;
-    for (int q = 0; q < 6; q++) {
-        int ii = i + nb[q][0], jj = j + nb[q][1], kk = k + nb[q][2];
-        if (ii < 0 || jj < 0 || kk < 0 || ii >= fn.x || jj >= fn.y || kk >= fn.z)
-            continue;
-        size_t g = flat_index(fn, ii, jj, kk);
-        if (known[g]) {
-            sum += vel[g];
-            count++;
-        }
-    }
+    extrap_take(vel, known, fn, i - 1, j, k, &sum, &count);
+    extrap_take(vel, known, fn, i + 1, j, k, &sum, &count);
+    extrap_take(vel, known, fn, i, j - 1, k, &sum, &count);
+    extrap_take(vel, known, fn, i, j + 1, k, &sum, &count);
+    extrap_take(vel, known, fn, i, j, k - 1, &sum, &count);
+    extrap_take(vel, known, fn, i, j, k + 1, &sum, &count);
     if (count > 0)
         vel[f] = sum / (float)count;
-    next[f] = count > 0;
-}
-
-__kernel void extrap_finish(__global float *vel, __global const uchar *known, int nfaces)
-{
-    int f = get_global_id(0);
-    if (f < nfaces && !known[f])
+    else if (last)
         vel[f] = 0.0f;
+    next[f] = count > 0;
 }
 
 /* ---- keeping particles in (given_keep_inside) ------------------------------------------ */

@@ -91,22 +91,31 @@ __kernel void divergence(__global float *div, __global const float *u, __global 
     div[c] = out / dx;
 }
 
+/* Counts cell (i,j,k) when it is not SOLID and adds its p when it is FLUID. */
+inline void neighbour_take(__global const float *p, __global const char *cell, int3 n, int i, int j,
+                           int k, float *sum, int *count)
+{
+    int t = cell_type(cell, n, i, j, k);
+    if (t != CELL_SOLID)
+        (*count)++;
+    if (t == CELL_FLUID)
+        *sum += p[flat_index(n, i, j, k)];
+}
+
 /* Sum of p over the FLUID neighbours and the count of non-SOLID ones, in the reference's order. */
 inline float neighbour_sum(__global const float *p, __global const char *cell, int3 n, int i,
                            int j, int k, int *count)
 {
-    const int nb[6][3] = { { -1, 0, 0 }, { 1, 0, 0 }, { 0, -1, 0 },
-                           { 0, 1, 0 },  { 0, 0, -1 }, { 0, 0, 1 } };
+    /* -x +x -y +y -z +z, written out (a private table indexed in a loop lives in memory on a
+     * CPU device) and summed in that order, as the reference does. */
     float sum = 0.0f;
     *count = 0;
-    for (int q = 0; q < 6; q++) {
-        int ni = i + nb[q][0], nj = j + nb[q][1], nk = k + nb[q][2];
-        int t = cell_type(cell, n, ni, nj, nk);
-        if (t != CELL_SOLID)
-            (*count)++;
-        if (t == CELL_FLUID)
-            sum += p[flat_index(n, ni, nj, nk)];
-    }
+    neighbour_take(p, cell, n, i - 1, j, k, &sum, count);
+    neighbour_take(p, cell, n, i + 1, j, k, &sum, count);
+    neighbour_take(p, cell, n, i, j - 1, k, &sum, count);
+    neighbour_take(p, cell, n, i, j + 1, k, &sum, count);
+    neighbour_take(p, cell, n, i, j, k - 1, &sum, count);
+    neighbour_take(p, cell, n, i, j, k + 1, &sum, count);
     return sum;
 }
 

@@ -17,7 +17,7 @@ enum { PIPE_PARTS = 256 };
     X(SORT_BUCKETS, sort_buckets) X(SORT_PERMUTE, sort_permute) X(P2G_SCATTER, p2g_scatter) \
     X(P2G_NORMALIZE, p2g_normalize) X(CLASSIFY, classify) X(GRAVITY, gravity) \
     X(DIVERGENCE, divergence) X(PRESSURE_RHS, pressure_rhs) X(GRADIENT, gradient) \
-    X(EXTRAP_INIT, extrap_init) X(EXTRAP_LAYER, extrap_layer) X(EXTRAP_FINISH, extrap_finish) \
+    X(EXTRAP_INIT, extrap_init) X(EXTRAP_LAYER, extrap_layer) \
     X(G2P, g2p) X(ADVECT, advect) X(KEEP_INSIDE, keep_inside) \
     X(MAX_SPEED2, max_speed2) X(JACOBI, jacobi) X(LAPLACIAN, laplacian) \
     X(RESIDUAL_L, residual_l) X(MG_COUNT, mg_count) X(MG_COARSEN, mg_coarsen) \
