@@ -31,6 +31,28 @@ __kernel void mg_count(__global ushort *info, __global const char *type, int4 n4
     info[c] = (ushort)(mask | count << 8);
 }
 
+/* The box around the FLUID cells of the z-slabs [g * chunk, (g + 1) * chunk): part g gets
+ * min i, j, k and max i, j, k (an empty slab: n and -1). The solvers then launch on the box
+ * only: in a splash most of the grid is air, and a sweep over it is pure memory traffic. */
+__kernel void fluid_bounds(__global int *part, __global const char *type, int4 n4, int chunk)
+{
+    int3 n = n4.xyz;
+    int g = get_global_id(0);
+    int3 lo = n, hi = (int3)(-1);
+    for (int k = g * chunk; k < min((g + 1) * chunk, n.z); k++)
+        for (int j = 0; j < n.y; j++) {
+            __global const char *row = type + flat_index(n, 0, j, k);
+            for (int i = 0; i < n.x; i++)
+                if (row[i] == CELL_FLUID) {
+                    int3 c = (int3)(i, j, k);
+                    lo = min(lo, c);
+                    hi = max(hi, c);
+                }
+        }
+    part[6 * g + 0] = lo.x; part[6 * g + 1] = lo.y; part[6 * g + 2] = lo.z;
+    part[6 * g + 3] = hi.x; part[6 * g + 4] = hi.y; part[6 * g + 5] = hi.z;
+}
+
 /* McAdams et al.: a coarse cell is AIR if any child is AIR, else FLUID if any is, else SOLID. */
 __kernel void mg_coarsen(__global char *coarse, __global const char *fine, int4 nc4, int4 nf4)
 {

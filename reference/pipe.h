@@ -21,7 +21,7 @@ enum { PIPE_PARTS = 256 };
     X(G2P, g2p) X(ADVECT, advect) X(KEEP_INSIDE, keep_inside) \
     X(MAX_SPEED2, max_speed2) X(JACOBI, jacobi) X(LAPLACIAN, laplacian) \
     X(RESIDUAL_L, residual_l) X(MG_COUNT, mg_count) X(MG_COARSEN, mg_coarsen) \
-    X(MG_SMOOTH, mg_smooth) X(MG_SMOOTH_SERIAL, mg_smooth_serial) X(MG_RESIDUAL, mg_residual) X(APPLY_A, apply_A) \
+    X(FLUID_BOUNDS, fluid_bounds) X(MG_SMOOTH, mg_smooth) X(MG_SMOOTH_SERIAL, mg_smooth_serial) X(MG_RESIDUAL, mg_residual) X(APPLY_A, apply_A) \
     X(MG_RESTRICT, mg_restrict) X(MG_PROLONG, mg_prolong) X(MG_COARSEST, mg_coarsest) \
     X(SOLVE_SETUP, solve_setup) X(RESIDUAL_D, residual_d) X(NORM2_D, norm2_d) \
     X(NORM2_F, norm2_f) X(DOT_FD, dot_fd) X(DOT_FF, dot_ff) \
@@ -43,6 +43,7 @@ typedef struct {
     size_t cells;
     cl_mem type, count;         /* char cell types, uchar neighbour counts */
     cl_mem x, b, r;             /* float */
+    int lo[3], hi[3];           /* the box [lo, hi) holding every FLUID cell of this solve */
 } PipeLevel;
 
 typedef struct {
@@ -62,7 +63,7 @@ typedef struct {
     /* faces */
     cl_mem face[3], weight[3], old[3], known[2];
     /* reductions */
-    cl_mem partial_d, partial_f;
+    cl_mem partial_d, partial_f, bounds;
     /* solvers: double iterate and residual, float CG vectors; z is level[0].x */
     cl_mem xd, rd, s, t, rf;
     PipeLevel level[MG_MAX_LEVELS];
@@ -94,6 +95,13 @@ void pipe_launch(Pipe *P, PipeKernel k, size_t gx, size_t gy, size_t gz, const P
 #define LAUNCH(P, k, gx, gy, gz, ...)                                                         \
     pipe_launch(P, k, gx, gy, gz, (const PipeArg[]){ __VA_ARGS__ },                          \
                 (int)(sizeof((const PipeArg[]){ __VA_ARGS__ }) / sizeof(PipeArg)))
+/* Over the cells [lo, hi) of a grid (a global offset of lo); a kernel there may also run on a
+ * few cells past hi, as every launch is rounded up to whole work-groups. */
+void pipe_launch_box(Pipe *P, PipeKernel k, const int lo[3], const int hi[3], const PipeArg *args,
+                     int nargs);
+#define LAUNCH_BOX(P, q, k, ...)                                                              \
+    pipe_launch_box(P, k, (P)->level[q].lo, (P)->level[q].hi, (const PipeArg[]){ __VA_ARGS__ }, \
+                    (int)(sizeof((const PipeArg[]){ __VA_ARGS__ }) / sizeof(PipeArg)))
 /* The same over the cells of level q / of the fine grid. */
 #define LAUNCH_CELLS(P, q, k, ...)                                                            \
     LAUNCH(P, k, (size_t)(P)->level[q].n[0], (size_t)(P)->level[q].n[1],                     \
@@ -101,6 +109,8 @@ void pipe_launch(Pipe *P, PipeKernel k, size_t gx, size_t gy, size_t gz, const P
 
 /* Records an OpenCL failure (the first one wins); returns rc == CL_SUCCESS. */
 int pipe_ok(Pipe *P, cl_int rc, const char *what);
+/* Fills the first `bytes` of m with zeros (enqueued). */
+void pipe_zero(Pipe *P, cl_mem m, size_t bytes);
 /* Reads the PIPE_PARTS double partials and adds them in order. */
 double pipe_sum(Pipe *P);
 /* Chunk length of a reduction over n elements. */

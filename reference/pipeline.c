@@ -51,8 +51,23 @@ static size_t pipe_round_up(size_t n, size_t m)
     return (n + m - 1) / m * m;
 }
 
-void pipe_launch(Pipe *P, PipeKernel k, size_t gx, size_t gy, size_t gz, const PipeArg *args,
-                 int nargs)
+/* The work-group shape for gx x gy x gz work-items. */
+static void pipe_local(size_t gx, size_t gy, size_t gz, size_t local[3])
+{
+    static int lx = 0, ly = 0, l1 = 0;
+    if (!lx) {
+        const char *e = getenv("FLIPKIT_CL_LOCAL");
+        if (!e || sscanf(e, "%d,%d,%d", &lx, &ly, &l1) != 3)
+            lx = 32, ly = 1, l1 = 64;
+    }
+    local[0] = gx == 1 ? 1 : gy == 1 && gz == 1 ? (size_t)l1 : (size_t)lx;
+    local[1] = gy == 1 ? 1 : (size_t)ly;
+    local[2] = 1;
+}
+
+/* Sets k's arguments and enqueues it (offset NULL: from 0); times it under FLIPKIT_CL_PROFILE. */
+static void pipe_enqueue(Pipe *P, PipeKernel k, const size_t *offset, const size_t global[3],
+                         const size_t local[3], const PipeArg *args, int nargs)
 {
     if (P->failure != CL_SUCCESS)
         return;
@@ -60,25 +75,36 @@ void pipe_launch(Pipe *P, PipeKernel k, size_t gx, size_t gy, size_t gz, const P
         if (!pipe_ok(P, clSetKernelArg(P->k[k], (cl_uint)q, args[q].size, args[q].value),
                      pipe_kernel_names[k]))
             return;
-    gx = gx ? gx : 1;
-    gy = gy ? gy : 1;
-    gz = gz ? gz : 1;
-    static int lx = 0, ly = 0, l1 = 0;
-    if (!lx) {
-        const char *e = getenv("FLIPKIT_CL_LOCAL");
-        if (!e || sscanf(e, "%d,%d,%d", &lx, &ly, &l1) != 3)
-            lx = 32, ly = 1, l1 = 64;
-    }
-    size_t local[3] = { gx == 1 ? 1 : gy == 1 && gz == 1 ? (size_t)l1 : (size_t)lx,
-                        gy == 1 ? 1 : (size_t)ly, 1 };
-    size_t global[3] = { pipe_round_up(gx, local[0]), pipe_round_up(gy, local[1]), gz };
     double t0 = P->profile && pipe_ok(P, clFinish(P->cl.queue), "clFinish") ? pipe_clock() : 0.0;
-    pipe_ok(P, clEnqueueNDRangeKernel(P->cl.queue, P->k[k], 3, NULL, global, local, 0, NULL, NULL),
+    pipe_ok(P, clEnqueueNDRangeKernel(P->cl.queue, P->k[k], 3, offset, global, local, 0, NULL, NULL),
             pipe_kernel_names[k]);
     if (P->profile && pipe_ok(P, clFinish(P->cl.queue), "clFinish")) {
         P->kernel_seconds[k] += pipe_clock() - t0;
         P->kernel_launches[k]++;
     }
+}
+
+void pipe_launch(Pipe *P, PipeKernel k, size_t gx, size_t gy, size_t gz, const PipeArg *args,
+                 int nargs)
+{
+    gx = gx ? gx : 1;
+    gy = gy ? gy : 1;
+    gz = gz ? gz : 1;
+    size_t local[3];
+    pipe_local(gx, gy, gz, local);
+    size_t global[3] = { pipe_round_up(gx, local[0]), pipe_round_up(gy, local[1]), gz };
+    pipe_enqueue(P, k, NULL, global, local, args, nargs);
+}
+
+void pipe_launch_box(Pipe *P, PipeKernel k, const int lo[3], const int hi[3], const PipeArg *args,
+                     int nargs)
+{
+    size_t g[3], local[3], offset[3] = { (size_t)lo[0], (size_t)lo[1], (size_t)lo[2] };
+    for (int d = 0; d < 3; d++)
+        g[d] = hi[d] > lo[d] ? (size_t)(hi[d] - lo[d]) : 1;
+    pipe_local(g[0], g[1], g[2], local);
+    size_t global[3] = { pipe_round_up(g[0], local[0]), pipe_round_up(g[1], local[1]), g[2] };
+    pipe_enqueue(P, k, offset, global, local, args, nargs);
 }
 
 double pipe_sum(Pipe *P)
@@ -120,7 +146,7 @@ void pipe_release(cl_mem *m)
     *m = NULL;
 }
 
-static void pipe_zero(Pipe *P, cl_mem m, size_t bytes)
+void pipe_zero(Pipe *P, cl_mem m, size_t bytes)
 {
     int zero = 0;
     if (bytes)
@@ -171,6 +197,7 @@ static void pipe_alloc_grid(Pipe *P, const MacGrid *g)
     P->known[1] = pipe_buffer(P, fmax);
     P->partial_d = pipe_buffer(P, PIPE_PARTS * sizeof(double));
     P->partial_f = pipe_buffer(P, PIPE_PARTS * sizeof(float));
+    P->bounds = pipe_buffer(P, PIPE_PARTS * 6 * sizeof(cl_int));
     pipe_alloc_levels(P, g);
 }
 
@@ -178,7 +205,7 @@ static void pipe_release_grid(Pipe *P)
 {
     cl_mem *bufs[] = { &P->solid, &P->cell, &P->p, &P->div, &P->rhs, &P->lap, &P->counts,
                        &P->cursor, &P->start, &P->known[0], &P->known[1], &P->partial_d,
-                       &P->partial_f, &P->xd, &P->rd, &P->s, &P->t, &P->rf };
+                       &P->partial_f, &P->bounds, &P->xd, &P->rd, &P->s, &P->t, &P->rf };
     for (size_t q = 0; q < sizeof bufs / sizeof *bufs; q++)
         pipe_release(bufs[q]);
     for (int a = 0; a < 3; a++) {

@@ -53,6 +53,44 @@ static void pipe_prepare_levels(Pipe *P, int nlev)
     }
 }
 
+/* Each level's box around its FLUID cells, from level 0's (a coarse cell is FLUID only where
+ * a child is, so halving the box holds them). Outside the box the solver's vectors stay 0, as
+ * they are in every cell that is not FLUID, so the launches skip it and every sum is the same;
+ * a box smaller than the grid first clears what an earlier solve left there. */
+static void pipe_fluid_box(Pipe *P, int nlev)
+{
+    PipeLevel *l0 = &P->level[0];
+    cl_int4 n = pipe_dims(l0->n);
+    cl_int chunk = (l0->n[2] + PIPE_PARTS - 1) / PIPE_PARTS;
+    cl_int part[PIPE_PARTS * 6];
+    LAUNCH(P, K_FLUID_BOUNDS, PIPE_PARTS, 1, 1, ARG(P->bounds), ARG(P->cell), ARG(n), ARG(chunk));
+    pipe_read(P, P->bounds, part, sizeof part);
+    int lo[3] = { l0->n[0], l0->n[1], l0->n[2] }, hi[3] = { -1, -1, -1 };
+    for (int g = 0; g < PIPE_PARTS; g++)
+        for (int d = 0; d < 3; d++) {
+            lo[d] = part[6 * g + d] < lo[d] ? part[6 * g + d] : lo[d];
+            hi[d] = part[6 * g + 3 + d] > hi[d] ? part[6 * g + 3 + d] : hi[d];
+        }
+    int whole = 1;
+    for (int q = 0; q < nlev; q++) {
+        PipeLevel *l = &P->level[q];
+        for (int d = 0; d < 3; d++) {
+            l->lo[d] = hi[d] < 0 ? 0 : lo[d] >> q;
+            l->hi[d] = hi[d] < 0 ? l->n[d] : (hi[d] >> q) + 1;
+            l->hi[d] = l->hi[d] < l->n[d] ? l->hi[d] : l->n[d];
+            whole &= l->lo[d] == 0 && l->hi[d] == l->n[d];
+        }
+    }
+    if (whole)
+        return;
+    pipe_zero(P, P->rd, l0->cells * sizeof(double));
+    pipe_zero(P, P->t, l0->cells * sizeof(float));
+    for (int q = 0; q < nlev; q++) {
+        pipe_zero(P, P->level[q].r, P->level[q].cells * sizeof(float));
+        pipe_zero(P, P->level[q].b, P->level[q].cells * sizeof(float));
+    }
+}
+
 /* ---- the V-cycle ------------------------------------------------------------------------- */
 
 static void pipe_smooth(Pipe *P, int q, cl_mem x, cl_mem b, int colour, float omega)
@@ -60,8 +98,10 @@ static void pipe_smooth(Pipe *P, int q, cl_mem x, cl_mem b, int colour, float om
     PipeLevel *l = &P->level[q];
     cl_int4 n = pipe_dims(l->n);
     cl_int c = colour;
-    LAUNCH(P, K_MG_SMOOTH, (size_t)(l->n[0] + 1) / 2, (size_t)l->n[1], (size_t)l->n[2], ARG(x),
-           ARG(b), ARG(l->count), ARG(n), ARG(c), ARG(omega));
+    /* x counts pairs of cells: work-item i sweeps cell 2i or 2i + 1, whichever has the colour */
+    int lo[3] = { l->lo[0] / 2, l->lo[1], l->lo[2] }, hi[3] = { (l->hi[0] + 1) / 2, l->hi[1], l->hi[2] };
+    pipe_launch_box(P, K_MG_SMOOTH, lo, hi, (const PipeArg[]){ ARG(x), ARG(b), ARG(l->count), ARG(n),
+                                                               ARG(c), ARG(omega) }, 6);
 }
 
 /* Levels of at most this many cells are smoothed by one work-item in one launch
@@ -105,11 +145,11 @@ static void pipe_vcycle_level(Pipe *P, int q, int nlev, int coarse_sweeps)
     if (!last) {
         PipeLevel *c = &P->level[q + 1];
         cl_int4 nc = pipe_dims(c->n);
-        LAUNCH_CELLS(P, q, K_MG_RESIDUAL, ARG(l->r), ARG(l->x), ARG(l->b), ARG(l->type),
+        LAUNCH_BOX(P, q, K_MG_RESIDUAL, ARG(l->r), ARG(l->x), ARG(l->b), ARG(l->type),
                      ARG(l->count), ARG(n));
-        LAUNCH_CELLS(P, q + 1, K_MG_RESTRICT, ARG(c->b), ARG(l->r), ARG(c->type), ARG(nc), ARG(n));
+        LAUNCH_BOX(P, q + 1, K_MG_RESTRICT, ARG(c->b), ARG(l->r), ARG(c->type), ARG(nc), ARG(n));
         pipe_vcycle_level(P, q + 1, nlev, coarse_sweeps);
-        LAUNCH_CELLS(P, q, K_MG_PROLONG, ARG(l->x), ARG(c->x), ARG(l->type), ARG(c->type), ARG(n),
+        LAUNCH_BOX(P, q, K_MG_PROLONG, ARG(l->x), ARG(c->x), ARG(l->type), ARG(c->type), ARG(n),
                      ARG(nc));
     }
     pipe_smooth_sweeps(P, q, l->x, l->b, sweeps, 1, 1.0f);
@@ -153,7 +193,7 @@ static double pipe_setup(Pipe *P, const MacGrid *g)
 static double pipe_true_residual(Pipe *P, const MacGrid *g)
 {
     cl_int4 n = pipe_grid_dims(g);
-    LAUNCH_CELLS(P, 0, K_RESIDUAL_D, ARG(P->rd), ARG(P->xd), ARG(P->rf), ARG(P->cell),
+    LAUNCH_BOX(P, 0, K_RESIDUAL_D, ARG(P->rd), ARG(P->xd), ARG(P->rf), ARG(P->cell),
                  ARG(P->level[0].count), ARG(n));
     return pipe_norm_d(P, P->rd, grid_cells(g));
 }
@@ -290,7 +330,7 @@ static void pipe_cg_run(Pipe *P, const MacGrid *g, double bnorm, const PressureS
             "copying the direction");
     double sigma = pipe_dot(P, K_DOT_FD, z, P->rd, cells);
     while (res->iterations < set->iterations && P->failure == CL_SUCCESS) {
-        LAUNCH_CELLS(P, 0, K_APPLY_A, ARG(P->t), ARG(P->s), ARG(P->cell), ARG(P->level[0].count),
+        LAUNCH_BOX(P, 0, K_APPLY_A, ARG(P->t), ARG(P->s), ARG(P->cell), ARG(P->level[0].count),
                      ARG(dims));
         double st = pipe_dot(P, K_DOT_FF, P->s, P->t, cells);
         if (!(st > 0.0))
@@ -355,6 +395,7 @@ SolveResult pipe_solve(Pipe *P, const Sim *s)
         return pipe_jacobi(P, g, set);
     int multigrid = strcmp(name, "multigrid") == 0 || strcmp(name, "mgpcg") == 0;
     pipe_prepare_levels(P, multigrid ? P->levels : 1);
+    pipe_fluid_box(P, multigrid ? P->levels : 1);
     if (strcmp(name, "gauss_seidel") == 0)
         return pipe_relax(P, g, set, 1.0f);
     if (strcmp(name, "sor") == 0)
