@@ -85,35 +85,32 @@ static void val_measure(const Sim *s, int ppc, double a, double *Z, double *H)
     free(count);
 }
 
-/* The front's speed dZ/dT late in the collapse: a least-squares line through the run's frames
- * with T >= DAM_LATE_T; NAN when the run stops before it has a few of them. */
-static double val_late_speed(const DamRun *r)
+/* The slope of the least-squares line through the points (x[i], y[i]) with x[i] >= from; NAN
+ * when fewer than `need` points are there. */
+static double val_slope_from(const double *x, const double *y, int n, double from, int need)
 {
-    double n = 0, st = 0, sz = 0, stt = 0, stz = 0;
-    for (int f = 0; f <= r->frames; f++)
-        if (r->T[f] >= DAM_LATE_T) {
-            n++;
-            st += r->T[f];
-            sz += r->Z[f];
-            stt += r->T[f] * r->T[f];
-            stz += r->T[f] * r->Z[f];
+    double m = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int i = 0; i < n; i++)
+        if (x[i] >= from) {
+            m++;
+            sx += x[i];
+            sy += y[i];
+            sxx += x[i] * x[i];
+            sxy += x[i] * y[i];
         }
-    return n < 10 ? NAN : (n * stz - st * sz) / (n * stt - st * st);
+    return m < need ? NAN : (m * sxy - sx * sy) / (m * sxx - sx * sx);
 }
 
-/* The experiment's own late speed, through its points with T >= DAM_LATE_T. */
+/* The front's speed dZ/dT late in the collapse, through the run's frames with T >= DAM_LATE_T
+ * (NAN when it stops before it has ten of them), and the experiment's through its points. */
+static double val_late_speed(const DamRun *r)
+{
+    return val_slope_from(r->T, r->Z, r->frames + 1, DAM_LATE_T, 10);
+}
+
 static double val_experiment_speed(void)
 {
-    double n = 0, st = 0, sz = 0, stt = 0, stz = 0;
-    for (int i = 0; i < MM_POINTS; i++)
-        if (mm_T[i] >= DAM_LATE_T) {
-            n++;
-            st += mm_T[i];
-            sz += mm_Z[i];
-            stt += mm_T[i] * mm_T[i];
-            stz += mm_T[i] * mm_Z[i];
-        }
-    return (n * stz - st * sz) / (n * stt - st * st);
+    return val_slope_from(mm_T, mm_Z, MM_POINTS, DAM_LATE_T, 2);
 }
 
 static DamRun val_dam_break(int n, double T_end)
