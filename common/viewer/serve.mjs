@@ -45,7 +45,7 @@ function serve_check_run(dir, which) {
     try {
         names = readdirSync(join(dir, 'particles'));
     } catch {
-        serve_die(`${which}=${dir}: no particles/ in it (expected a flipsim --out directory, e.g. out/ball_drop)`);
+        serve_die(`${which}=${dir}: no particles/ in it (expected a flipsim --out directory: run \`make run\` first, or name one, e.g. RUN=out/ball_drop)`);
     }
     if (!names.some((n) => /^\d{6}\.ply$/.test(n)))
         serve_die(`${which}=${dir}: particles/ has no NNNNNN.ply frame (expected a flipsim --out directory)`);
