@@ -22,6 +22,9 @@ if [ -z "$browser" ]; then
 fi
 common/viewer/setup.sh build/viewer-test --dev >/dev/null ||
     skip "npm ci could not install three and playwright-core (see above)"
+# make view itself runs on Debian 12's node 18; the test's playwright-core needs 20.
+node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' ||
+    skip "node $(node --version) is older than 20, which playwright-core (the test's driver) needs"
 
 # Two runs of a 16³ ball drop onto a block, 4 frames: the same seeding, FLIP against PIC, so
 # frame 0 is the same in both and later frames part. Surface and diffuse particles on.
