@@ -86,7 +86,9 @@ static inline int grid_face_is_solid(const MacGrid *g, int a, int i, int j, int 
     return grid_face_below(g, a, i, j, k) == CELL_SOLID || grid_face_above(g, a, i, j, k) == CELL_SOLID;
 }
 /* A face on a solid's surface: SOLID on exactly one side. Its velocity is the wall's normal
- * velocity (0); a face with SOLID on both sides is inside the solid and carries no flow. */
+ * velocity (0). A face with SOLID on both sides is inside the solid and carries no flow; the
+ * given extrapolation still fills it with a ghost value copied from the liquid beside the
+ * wall, which g2p reads within half a cell of it, so walls are free-slip. */
 static inline int grid_face_on_wall(const MacGrid *g, int a, int i, int j, int k)
 {
     return (grid_face_below(g, a, i, j, k) == CELL_SOLID) != (grid_face_above(g, a, i, j, k) == CELL_SOLID);

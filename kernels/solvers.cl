@@ -34,10 +34,13 @@ __kernel void mg_count(__global ushort *info, __global const char *type, int4 n4
 /* The box around the FLUID cells of the z-slabs [g * chunk, (g + 1) * chunk): part g gets
  * min i, j, k and max i, j, k (an empty slab: n and -1). The solvers then launch on the box
  * only: in a splash most of the grid is air, and a sweep over it is pure memory traffic. */
-__kernel void fluid_bounds(__global int *part, __global const char *type, int4 n4, int chunk)
+__kernel void fluid_bounds(__global int *part, __global const char *type, int4 n4, int chunk,
+                           int nparts)
 {
     int3 n = n4.xyz;
     int g = get_global_id(0);
+    if (g >= nparts)    /* the launch is rounded up to whole work-groups */
+        return;
     int3 lo = n, hi = (int3)(-1);
     for (int k = g * chunk; k < min((g + 1) * chunk, n.z); k++)
         for (int j = 0; j < n.y; j++) {

@@ -99,9 +99,11 @@ void pipe_launch(Pipe *P, PipeKernel k, size_t gx, size_t gy, size_t gz, const P
  * few cells past hi, as every launch is rounded up to whole work-groups. */
 void pipe_launch_box(Pipe *P, PipeKernel k, const int lo[3], const int hi[3], const PipeArg *args,
                      int nargs);
-#define LAUNCH_BOX(P, q, k, ...)                                                              \
-    pipe_launch_box(P, k, (P)->level[q].lo, (P)->level[q].hi, (const PipeArg[]){ __VA_ARGS__ }, \
+#define LAUNCH_RANGE(P, k, lo, hi, ...)                                                        \
+    pipe_launch_box(P, k, lo, hi, (const PipeArg[]){ __VA_ARGS__ },                           \
                     (int)(sizeof((const PipeArg[]){ __VA_ARGS__ }) / sizeof(PipeArg)))
+/* ... over the box of level q's FLUID cells (pipe_fluid_box) */
+#define LAUNCH_BOX(P, q, k, ...) LAUNCH_RANGE(P, k, (P)->level[q].lo, (P)->level[q].hi, __VA_ARGS__)
 /* The same over the cells of level q / of the fine grid. */
 #define LAUNCH_CELLS(P, q, k, ...)                                                            \
     LAUNCH(P, k, (size_t)(P)->level[q].n[0], (size_t)(P)->level[q].n[1],                     \

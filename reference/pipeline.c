@@ -87,13 +87,8 @@ static void pipe_enqueue(Pipe *P, PipeKernel k, const size_t *offset, const size
 void pipe_launch(Pipe *P, PipeKernel k, size_t gx, size_t gy, size_t gz, const PipeArg *args,
                  int nargs)
 {
-    gx = gx ? gx : 1;
-    gy = gy ? gy : 1;
-    gz = gz ? gz : 1;
-    size_t local[3];
-    pipe_local(gx, gy, gz, local);
-    size_t global[3] = { pipe_round_up(gx, local[0]), pipe_round_up(gy, local[1]), gz };
-    pipe_enqueue(P, k, NULL, global, local, args, nargs);
+    const int lo[3] = { 0, 0, 0 }, hi[3] = { (int)gx, (int)gy, (int)gz };
+    pipe_launch_box(P, k, lo, hi, args, nargs);
 }
 
 void pipe_launch_box(Pipe *P, PipeKernel k, const int lo[3], const int hi[3], const PipeArg *args,

@@ -61,9 +61,10 @@ static void pipe_fluid_box(Pipe *P, int nlev)
 {
     PipeLevel *l0 = &P->level[0];
     cl_int4 n = pipe_dims(l0->n);
-    cl_int chunk = (l0->n[2] + PIPE_PARTS - 1) / PIPE_PARTS;
-    cl_int part[PIPE_PARTS * 6];
-    LAUNCH(P, K_FLUID_BOUNDS, PIPE_PARTS, 1, 1, ARG(P->bounds), ARG(P->cell), ARG(n), ARG(chunk));
+    cl_int chunk = (l0->n[2] + PIPE_PARTS - 1) / PIPE_PARTS, nparts = PIPE_PARTS;
+    cl_int part[PIPE_PARTS * 6] = { 0 };
+    LAUNCH(P, K_FLUID_BOUNDS, PIPE_PARTS, 1, 1, ARG(P->bounds), ARG(P->cell), ARG(n), ARG(chunk),
+           ARG(nparts));
     pipe_read(P, P->bounds, part, sizeof part);
     int lo[3] = { l0->n[0], l0->n[1], l0->n[2] }, hi[3] = { -1, -1, -1 };
     for (int g = 0; g < PIPE_PARTS; g++)
@@ -100,8 +101,7 @@ static void pipe_smooth(Pipe *P, int q, cl_mem x, cl_mem b, int colour, float om
     cl_int c = colour;
     /* x counts pairs of cells: work-item i sweeps cell 2i or 2i + 1, whichever has the colour */
     int lo[3] = { l->lo[0] / 2, l->lo[1], l->lo[2] }, hi[3] = { (l->hi[0] + 1) / 2, l->hi[1], l->hi[2] };
-    pipe_launch_box(P, K_MG_SMOOTH, lo, hi, (const PipeArg[]){ ARG(x), ARG(b), ARG(l->count), ARG(n),
-                                                               ARG(c), ARG(omega) }, 6);
+    LAUNCH_RANGE(P, K_MG_SMOOTH, lo, hi, ARG(x), ARG(b), ARG(l->count), ARG(n), ARG(c), ARG(omega));
 }
 
 /* Levels of at most this many cells are smoothed by one work-item in one launch

@@ -33,6 +33,10 @@ enum { MM_POINTS = sizeof mm_T / sizeof mm_T[0] };
  * runs at dZ/dT = 2: Z_exp(T) <= Z(T) <= 1 + 2T at every point of the record. A drag the method
  * should not have (the walls acting no-slip left a film of liquid on them, issue 20) puts the
  * front behind the experiment; a front faster than Ritter's has gained energy. */
+/* And the lead stays a lead, not a runaway: a front that gained energy would sit between the two
+ * lines long after it had left the experiment behind, so its mean lead to T = 4.3 is bounded too
+ * (measured: +11.5%, +13.8%, +15.8% at 8, 16, 32 cells per a). */
+#define DAM_LEAD_TOLERANCE 0.20
 #define DAM_LATE_T 5.0      /* the late front speed is fitted over T >= this (whole record only) */
 #define RITTER_SPEED 2.0    /* dZ/dT of Ritter's front, 2 sqrt(g 2a) / sqrt(2 g a) */
 /* The early collapse, T = t sqrt(2 g / a) <= 4.3 (t sqrt(g / a) <= 3): the front before it has
@@ -249,7 +253,8 @@ static TankRun val_tank(int frames)
 #define SLOSH_H 0.5
 /* The amplitude is 3.8 cells: the surface the pressure solve sees moves by whole cells (p = 0
  * at the first AIR cell's centre, no ghost fluid), and at an amplitude of one cell (0.03 m at
- * 32 cells) the period came out 13% long; at 1.9 cells 1.8%, at 3.8 cells 0.75%. */
+ * 32 cells) the period came out 13% long over the first 2.6 s; at 1.9 cells 1.8%, at 3.8 cells
+ * 0.75% (1.3% over 6 s). */
 #define SLOSH_A 0.06
 #define SLOSH_N 64          /* cells along L */
 #define SLOSH_TOLERANCE 0.03   /* |T - T_linear| / T_linear, for linear theory at A k = 0.19 and the cells */
@@ -257,6 +262,7 @@ static TankRun val_tank(int frames)
 typedef struct {
     int frames;
     double *t, *eta;        /* per frame: time, the mode's amplitude (m) */
+    double alpha;           /* the run's PIC/FLIP blend */
     double period, theory;  /* measured from the zero crossings, and linear theory's */
     double error;
     int crossings, ok;
@@ -270,13 +276,17 @@ static SloshRun val_slosh(double seconds)
     r.theory = 2 * SLOSH_PI / sqrt(g * k * tanh(k * SLOSH_H));
     r.frames = (int)ceil(seconds * rate);
     /* One box per column, as high as the cosine at the column's centre. */
-    char fluid[8192] = "", json[10240];
+    char fluid[160 * SLOSH_N] = "", json[sizeof fluid + 1024];   /* under 160 bytes a column */
     size_t used = 0;
     for (int c = 0; c < SLOSH_N; c++) {
         double xc = (c + 0.5) * dx, top = dx + SLOSH_H + SLOSH_A * cos(k * xc);
         used += (size_t)snprintf(fluid + used, sizeof fluid - used,
                                  "%s{\"box\": {\"min\": [%.17g, %.17g, %.17g], \"max\": [%.17g, %.17g, %.17g]}}",
                                  c ? ", " : "", dx + c * dx, dx, dx, dx + (c + 1) * dx, top, 5 * dx);
+        if (used >= sizeof fluid) {
+            snprintf(r.error_text, sizeof r.error_text, "the tank's %d columns overflow the scene text", SLOSH_N);
+            return r;
+        }
     }
     snprintf(json, sizeof json,
              "{\"name\": \"slosh\", \"grid\": {\"resolution\": [%d, %d, 6], \"cell_size\": %.17g},"
@@ -292,6 +302,7 @@ static SloshRun val_slosh(double seconds)
         scene_free(&sc);
         return r;
     }
+    r.alpha = sc.pic_flip_alpha;
     r.t = calloc((size_t)r.frames + 1, sizeof *r.t);
     r.eta = calloc((size_t)r.frames + 1, sizeof *r.eta);
     int ok = 1, count[SLOSH_N];
@@ -486,20 +497,24 @@ int main(int argc, char **argv)
     for (int k = 0; k < nres; k++) {
         char name[96];
         snprintf(name, sizeof name, "dam break front, %d cells per a", res[k]);
-        const char *v = !dam[k].ok ? "did not run" : dam[k].outside == 0 ? "pass" : "FAIL";
+        const char *v = !dam[k].ok ? "did not run"
+                        : dam[k].outside == 0 && dam[k].mean_err <= DAM_LEAD_TOLERANCE ? "pass" : "FAIL";
         failed |= strcmp(v, "pass") != 0;
         printf("%-44s %5d of %-4d %12s  %s (points outside Z_exp <= Z <= 1 + 2T; lead over the "
-               "experiment %+.1f%% to T %.1f, %+.1f%% in all)\n", name, dam[k].outside, dam[k].used,
-               "0", v, 100 * dam[k].mean_err, DAM_EARLY_T, 100 * dam[k].mean_all);
+               "experiment %+.1f%% to T %.1f, at most %.0f%%; %+.1f%% in all)\n", name, dam[k].outside,
+               dam[k].used, "0", v, 100 * dam[k].mean_err, DAM_EARLY_T, 100 * DAM_LEAD_TOLERANCE,
+               100 * dam[k].mean_all);
         fprintf(h, "<tr><td>%s: points of the record outside Z<sub>exp</sub> &le; Z &le; 1 + 2T "
                 "(behind the experiment, or ahead of Ritter's frictionless front); the lead over the "
                 "experiment, mean (Z &minus; Z<sub>exp</sub>) / Z<sub>exp</sub>: %+.1f%% to T = %.1f, "
-                "%+.1f%% over the %d points reached</td><td>%d of %d</td><td>0</td><td>%s</td></tr>\n",
+                "%+.1f%% over the %d points reached</td><td>%d of %d; lead %+.1f%%</td><td>0; lead at "
+                "most %.0f%%</td><td>%s</td></tr>\n",
                 name, 100 * dam[k].mean_err, DAM_EARLY_T, 100 * dam[k].mean_all, dam[k].used,
-                dam[k].outside, dam[k].used, v);
-        json_array_append_new(cases, json_pack("{s:s, s:i, s:i, s:i, s:f, s:f, s:f, s:s}", "case", name,
+                dam[k].outside, dam[k].used, 100 * dam[k].mean_err, 100 * DAM_LEAD_TOLERANCE, v);
+        json_array_append_new(cases, json_pack("{s:s, s:i, s:i, s:i, s:f, s:f, s:f, s:f, s:s}", "case", name,
                                                "cells_per_width", res[k], "points_outside", dam[k].outside,
                                                "points", dam[k].used, "mean_lead_early", dam[k].mean_err,
+                                               "lead_tolerance", DAM_LEAD_TOLERANCE,
                                                "mean_lead", dam[k].mean_all, "worst_lead", dam[k].max_all,
                                                "verdict", v));
     }
@@ -570,10 +585,13 @@ int main(int argc, char **argv)
             "shallow-water front, Z = 1 + 2T. The reference is inviscid, its walls free-slip, and "
             "its column is let go at once; the experiment's floor had friction and its column a "
             "gate, and friction slows a surge on a dry bed (Dressler 1952). So the run should lead "
-            "the experiment and trail Ritter's front, and it does, converging as the cells shrink "
-            "to a front about 16%% ahead of the experiment early on (at 32 cells per a) and a late "
-            "speed dZ/dT of 1.92 against the experiment's 1.70 and Ritter's 2. H: the residual "
-            "column at the wall (no measured table is in the kit).</p>\n");
+            "the experiment and trail Ritter's front. Here, at %d cells per a, it leads the experiment "
+            "by %.1f%% on average to T = %.1f",
+            res[nres - 1], 100 * dam[nres - 1].mean_err, DAM_EARLY_T);
+    if (!quick)
+        fprintf(h, ", and its late speed dZ/dT is %.2f against the experiment's %.2f and Ritter's %.0f",
+                dam[nres - 1].speed, exp_speed, RITTER_SPEED);
+    fprintf(h, ". H: the residual column at the wall (no measured table is in the kit).</p>\n");
     static const char *colours[3] = { "#d95f02", "#1b9e77", "#7570b3" };
     Series sz[5], sh[3];
     char labels[3][32];
@@ -623,8 +641,9 @@ int main(int argc, char **argv)
             "%.1f m deep, started from rest with its surface at h + A cos(&pi; x / L), A = %.2f m. "
             "Line: the mode's amplitude, measured from how many particles each column holds. Linear "
             "theory (Lamb 1932, art. 257): &omega;&sup2; = g k tanh(k h), k = &pi; / L, a period of "
-            "%.4f s; the run's, from its zero crossings: %.4f s. The amplitude decays: FLIP's 5%% PIC "
-            "is a numerical viscosity.</p>\n", SLOSH_L, SLOSH_H, SLOSH_A, slosh.theory, slosh.period);
+            "%.4f s; the run's, from its zero crossings: %.4f s. The amplitude decays: the %.0f%% of PIC "
+            "in the PIC/FLIP blend is a numerical viscosity.</p>\n", SLOSH_L, SLOSH_H, SLOSH_A,
+            slosh.theory, slosh.period, 100 * slosh.alpha);
     double *theory_eta = calloc((size_t)slosh.frames + 1, sizeof *theory_eta);
     for (int f = 0; slosh.ok && f <= slosh.frames; f++)
         theory_eta[f] = SLOSH_A * cos(2 * SLOSH_PI * slosh.t[f] / slosh.theory);
