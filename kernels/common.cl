@@ -62,6 +62,21 @@ __attribute__((always_inline)) inline Stencils stencils_at(int3 n, float dx, flo
     return s;
 }
 
+/* One axis of grid_stencil in scalars, for the particle kernels: coordinate c (world units) on
+ * an axis of n cells gives the base and fraction of the component that lies on this axis
+ * (on_b, on_t: faces at whole cells) and of those across it (ac_b, ac_t: at half cells). The
+ * same values as stencils_at, written so that PoCL runs a work-group's particles through the
+ * CPU's vector lanes: no vector types, no floor (after the clamp to >= 0 a conversion to int
+ * is floor), and the two clamps written differently so the SLP pass does not pair them into
+ * two-wide vectors first (either stopped the loop vectorizer). fmax(NaN, 0) is 0, as the
+ * select is. The fractions need no clamp: each lies in [0, 1] by construction. */
+#define STENCIL_AXIS(name, c, n, dx, on_b, on_t, ac_b, ac_t)                              \
+    float name##_f0 = (c) / (dx), name##_f1 = name##_f0 - 0.5f;                           \
+    name##_f0 = fmin(name##_f0 >= 0.0f ? name##_f0 : 0.0f, (float)(n));                   \
+    name##_f1 = fmin(fmax(name##_f1, 0.0f), (float)((n) - 1));                            \
+    int on_b = min((int)name##_f0, (n) - 1), ac_b = min((int)name##_f1, (n) - 2);         \
+    float on_t = name##_f0 - (float)on_b, ac_t = name##_f1 - (float)ac_b;
+
 /* Component a's stencil out of both. */
 __attribute__((always_inline)) inline Stencil stencil_pick(Stencils s, int a)
 {

@@ -186,24 +186,22 @@ __kernel void keep_inside(__global float *pos, __global float *vel, __global con
 
 /* ---- p2g for the pipeline: a row-coloured pass over particles sorted by cell -------------- */
 
-/* Adds one particle's component a to the 2 x 2 x 2 faces of its stencil: w v to f, w to wt.
- * Written out tap by tap, in p2g.c's order (k, then j, then i). */
-__attribute__((always_inline)) inline void splat(__global float *f, __global float *wt, int3 n,
-                                                 int a, Stencil st, float value)
+/* Adds one particle's component to the 2 x 2 x 2 faces from i0 on (rows sy and sz apart): w v
+ * to f, w to wt. Tap by tap in p2g.c's order (k, then j, then i), each weight multiplied x, y, z. */
+__attribute__((always_inline)) inline void splat(__global float *f, __global float *wt, int sy,
+                                                 int sz, int i0, float tx, float ty, float tz,
+                                                 float value)
 {
-    int3 fn = face_dims(n, a);
-    size_t sy = (size_t)fn.x, sz = (size_t)fn.x * (size_t)fn.y;
-    size_t i0 = flat_index(fn, st.base.x, st.base.y, st.base.z);
-    size_t r[4] = { i0, i0 + sy, i0 + sz, i0 + sz + sy };   /* rows (dj, dk) = 00, 10, 01, 11 */
-    float3 t = st.t;
-#define P2G_TAP(row, di, dj, dk)                                                        \
+    float ux = 1.0f - tx, uy = 1.0f - ty, uz = 1.0f - tz;
+#define P2G_TAP(off, wx, wy, wz)                                                        \
     {                                                                                   \
-        float w = corner_weight(t, di, dj, dk);                                         \
-        f[r[row] + di] += w * value;                                                    \
-        wt[r[row] + di] += w;                                                           \
+        float w = (wx) * (wy) * (wz);                                                   \
+        f[i0 + (off)] += w * value;                                                     \
+        wt[i0 + (off)] += w;                                                            \
     }
-    P2G_TAP(0, 0, 0, 0) P2G_TAP(0, 1, 0, 0) P2G_TAP(1, 0, 1, 0) P2G_TAP(1, 1, 1, 0)
-    P2G_TAP(2, 0, 0, 1) P2G_TAP(2, 1, 0, 1) P2G_TAP(3, 0, 1, 1) P2G_TAP(3, 1, 1, 1)
+    P2G_TAP(0, ux, uy, uz) P2G_TAP(1, tx, uy, uz) P2G_TAP(sy, ux, ty, uz)
+    P2G_TAP(sy + 1, tx, ty, uz) P2G_TAP(sz, ux, uy, tz) P2G_TAP(sz + 1, tx, uy, tz)
+    P2G_TAP(sz + sy, ux, ty, tz) P2G_TAP(sz + sy + 1, tx, ty, tz)
 #undef P2G_TAP
 }
 
@@ -218,18 +216,20 @@ __kernel void p2g_scatter(__global float *u, __global float *v, __global float *
                           __global const float *pos, __global const float *pvel,
                           __global const int *cell_start, int4 n4, float dx, int cy, int cz)
 {
-    int3 n = n4.xyz;
+    int nx = n4.x, ny = n4.y, nz = n4.z;
     int j = 3 * (int)get_global_id(0) + cy, k = 3 * (int)get_global_id(1) + cz;
-    if (j >= n.y || k >= n.z)
+    if (j >= ny || k >= nz)
         return;
-    size_t row = flat_index(n, 0, j, k);
-    int q1 = cell_start[row + (size_t)n.x];
+    int row = nx * (j + ny * k), q1 = cell_start[row + nx];
     for (int q = cell_start[row]; q < q1; q++) {
-        float3 pv = load3(pvel, (size_t)q);
-        Stencils st = stencils_at(n, dx, load3(pos, (size_t)q));
-        splat(u, wu, n, 0, stencil_pick(st, 0), pv.x);
-        splat(v, wv, n, 1, stencil_pick(st, 1), pv.y);
-        splat(w, ww, n, 2, stencil_pick(st, 2), pv.z);
+        STENCIL_AXIS(x, pos[3 * q], nx, dx, bx, tx, hbx, htx)
+        STENCIL_AXIS(y, pos[3 * q + 1], ny, dx, by, ty, hby, hty)
+        STENCIL_AXIS(z, pos[3 * q + 2], nz, dx, bz, tz, hbz, htz)
+        splat(u, wu, nx + 1, (nx + 1) * ny, bx + (nx + 1) * (hby + ny * hbz), tx, hty, htz,
+              pvel[3 * q]);
+        splat(v, wv, nx, nx * (ny + 1), hbx + nx * (by + (ny + 1) * hbz), htx, ty, htz,
+              pvel[3 * q + 1]);
+        splat(w, ww, nx, nx * ny, hbx + nx * (hby + ny * bz), htx, hty, tz, pvel[3 * q + 2]);
     }
 }
 

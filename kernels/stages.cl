@@ -21,29 +21,25 @@ __kernel void gravity(__global float *vel, __global const char *cell, int4 n4, i
         vel[flat_index(fn, i, j, k)] += dv;
 }
 
-/* The particle's new velocity component a: PIC interpolates the grid, FLIP adds the grid's
- * change to the particle's own value; the stencil is computed once for both sums. Written
- * out tap by tap, with no loop or branch, so a CPU device can run a work-group's particles
- * through vector lanes; the taps are summed in g2p.c's order (k, then j, then i). */
-__attribute__((always_inline)) inline float g2p_component(__global const float *f,
-                                                          __global const float *f_old, int3 n,
-                                                          int a, Stencil st, float alpha,
-                                                          float old_v)
+/* The particle's new velocity component from the 2 x 2 x 2 faces from i0 on (rows sy and sz
+ * apart): PIC interpolates the grid, FLIP adds the grid's change to the particle's own value.
+ * Taps summed in g2p.c's order (k, then j, then i), each weight multiplied x, y, z. */
+__attribute__((always_inline)) inline float g2p_gather(__global const float *f,
+                                                      __global const float *f_old, int sy, int sz,
+                                                      int i0, float tx, float ty, float tz,
+                                                      float alpha, float old_v)
 {
-    int3 fn = face_dims(n, a);
-    size_t sy = (size_t)fn.x, sz = (size_t)fn.x * (size_t)fn.y;
-    size_t i0 = flat_index(fn, st.base.x, st.base.y, st.base.z);
-    size_t r[4] = { i0, i0 + sy, i0 + sz, i0 + sz + sy };   /* rows (dj, dk) = 00, 10, 01, 11 */
-    float3 t = st.t;
     float pic = 0.0f, change = 0.0f;
-#define G2P_TAP(row, di, dj, dk)                                                        \
+    float ux = 1.0f - tx, uy = 1.0f - ty, uz = 1.0f - tz;
+#define G2P_TAP(off, wx, wy, wz)                                                        \
     {                                                                                   \
-        float w = corner_weight(t, di, dj, dk), now = f[r[row] + di];                   \
+        float w = (wx) * (wy) * (wz), now = f[i0 + (off)];                              \
         pic += w * now;                                                                 \
-        change += w * (now - f_old[r[row] + di]);                                       \
+        change += w * (now - f_old[i0 + (off)]);                                        \
     }
-    G2P_TAP(0, 0, 0, 0) G2P_TAP(0, 1, 0, 0) G2P_TAP(1, 0, 1, 0) G2P_TAP(1, 1, 1, 0)
-    G2P_TAP(2, 0, 0, 1) G2P_TAP(2, 1, 0, 1) G2P_TAP(3, 0, 1, 1) G2P_TAP(3, 1, 1, 1)
+    G2P_TAP(0, ux, uy, uz) G2P_TAP(1, tx, uy, uz) G2P_TAP(sy, ux, ty, uz)
+    G2P_TAP(sy + 1, tx, ty, uz) G2P_TAP(sz, ux, uy, tz) G2P_TAP(sz + 1, tx, uy, tz)
+    G2P_TAP(sz + sy, ux, ty, tz) G2P_TAP(sz + sy + 1, tx, ty, tz)
 #undef G2P_TAP
     return alpha * pic + (1.0f - alpha) * (old_v + change);
 }
@@ -56,13 +52,20 @@ __kernel void g2p(__global float *pvel, __global const float *pos, __global cons
     int p = get_global_id(0);
     if (p >= count)
         return;
-    int3 n = n4.xyz;
-    float3 x = load3(pos, p), old = load3(pvel, p);
-    Stencils st = stencils_at(n, dx, x);
-    float3 now = (float3)(g2p_component(u, u_old, n, 0, stencil_pick(st, 0), alpha, old.x),
-                          g2p_component(v, v_old, n, 1, stencil_pick(st, 1), alpha, old.y),
-                          g2p_component(w, w_old, n, 2, stencil_pick(st, 2), alpha, old.z));
-    vstore3(now, (size_t)p, pvel);
+    int nx = n4.x, ny = n4.y, nz = n4.z;
+    /* b, t: the axis's own component; hb, ht: the two across it */
+    STENCIL_AXIS(x, pos[3 * p], nx, dx, bx, tx, hbx, htx)
+    STENCIL_AXIS(y, pos[3 * p + 1], ny, dx, by, ty, hby, hty)
+    STENCIL_AXIS(z, pos[3 * p + 2], nz, dx, bz, tz, hbz, htz)
+    float vu = g2p_gather(u, u_old, nx + 1, (nx + 1) * ny, bx + (nx + 1) * (hby + ny * hbz),
+                          tx, hty, htz, alpha, pvel[3 * p]);
+    float vv = g2p_gather(v, v_old, nx, nx * (ny + 1), hbx + nx * (by + (ny + 1) * hbz),
+                          htx, ty, htz, alpha, pvel[3 * p + 1]);
+    float vw = g2p_gather(w, w_old, nx, nx * ny, hbx + nx * (hby + ny * bz),
+                          htx, hty, tz, alpha, pvel[3 * p + 2]);
+    pvel[3 * p] = vu;
+    pvel[3 * p + 1] = vv;
+    pvel[3 * p + 2] = vw;
 }
 
 inline float divergence_face(__global const float *vel, __global const char *cell, int3 n, int a,
