@@ -44,17 +44,20 @@ __kernel void pressure_rhs(__global float *rhs, __global float *p, __global doub
     partial[g] = sum;
 }
 
-/* partial[g] = largest |v|^2 over the chunk of particles (for the CFL substep). */
+/* partial[g] = largest |v|^2 over the chunk of particles (for the CFL substep). The maximum is
+ * taken on the bits: for floats >= 0 their order as uints is their order as numbers, and an
+ * integer maximum is a reduction the vectorizer knows (fmax is not, for its NaN rule). A NaN
+ * speed outranks every number, and the host skips it as fmax did. */
 __kernel void max_speed2(__global float *partial, __global const float *vel, int n, int chunk)
 {
     int g = get_global_id(0), lo, hi;
     chunk_of(g, n, chunk, &lo, &hi);
-    float best = 0.0f;
+    uint best = 0;
     for (int p = lo; p < hi; p++) {
-        float3 v = load3(vel, p);
-        best = fmax(best, v.x * v.x + v.y * v.y + v.z * v.z);
+        float vx = vel[3 * p], vy = vel[3 * p + 1], vz = vel[3 * p + 2];
+        best = max(best, as_uint(vx * vx + vy * vy + vz * vz));
     }
-    partial[g] = best;
+    partial[g] = as_float(best);
 }
 
 /* ---- extrapolation into air (given_extrapolate) --------------------------------------- */
@@ -164,16 +167,18 @@ __kernel void keep_inside(__global float *pos, __global float *vel, __global con
     int p = get_global_id(0);
     if (p >= count)
         return;
-    int3 n = n4.xyz;
-    float3 x = load3(pos, p);
-    int flat = cell_of(x, n, dx);
-    int3 c = (int3)(flat % n.x, flat / n.x % n.y, flat / (n.x * n.y));
-    int outside = x.x < 0.0f || x.y < 0.0f || x.z < 0.0f || x.x >= (float)n.x * dx ||
-                  x.y >= (float)n.y * dx || x.z >= (float)n.z * dx;
-    if (!outside && cell_type(cell, n, c.x, c.y, c.z) != CELL_SOLID)
+    /* The test, in scalars (cheap for the many particles that pass it): outside the grid or
+     * in a SOLID cell. After the clamp to >= 0 a conversion to int is floor, as in cell_of. */
+    int nx = n4.x, ny = n4.y, nz = n4.z;
+    float px = pos[3 * p], py = pos[3 * p + 1], pz = pos[3 * p + 2];
+    int outside = (px < 0.0f) | (py < 0.0f) | (pz < 0.0f) | (px >= (float)nx * dx) |
+                  (py >= (float)ny * dx) | (pz >= (float)nz * dx);
+    int i = min((int)fmax(px / dx, 0.0f), nx - 1), j = min((int)fmax(py / dx, 0.0f), ny - 1),
+        k = min((int)fmax(pz / dx, 0.0f), nz - 1);
+    if (!outside && cell[i + nx * (j + ny * k)] != CELL_SOLID)
         return;
-    float3 q;
-    if (!push_out(cell, n, dx, x, c, &q))
+    float3 x = (float3)(px, py, pz), q;
+    if (!push_out(cell, n4.xyz, dx, x, (int3)(i, j, k), &q))
         return;
     /* An inelastic wall: drop the velocity component that carried the particle in. */
     float3 v = load3(vel, p);

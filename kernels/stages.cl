@@ -7,8 +7,10 @@ __kernel void advect(__global float *pos, __global const float *vel, float dt, i
     int p = get_global_id(0);
     if (p >= count)
         return;
-    for (int d = 0; d < 3; d++)
-        pos[3 * p + d] += dt * vel[3 * p + d];
+    float vx = vel[3 * p], vy = vel[3 * p + 1], vz = vel[3 * p + 2];
+    pos[3 * p] += dt * vx;
+    pos[3 * p + 1] += dt * vy;
+    pos[3 * p + 2] += dt * vz;
 }
 
 __kernel void gravity(__global float *vel, __global const char *cell, int4 n4, int a, float dv)
