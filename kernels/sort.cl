@@ -12,15 +12,33 @@ inline int cell_of(float3 x, int3 n, float dx)
     return (int)flat_index(n, c.x, c.y, c.z);
 }
 
+/* Each work-item walks `chunk` consecutive particles: their keys, and one atomic add per run of
+ * equal keys. After the first sort the particles lie in cell order and move less than a cell
+ * per substep, so a run is most of a cell's particles: an atomic per particle, all on the
+ * same few counters one after the other, was most of this kernel's time. The counts are the
+ * same whatever the order the adds land in. */
 __kernel void sort_keys(__global int *keys, __global int *counts, __global const float *pos,
-                        int4 n4, float dx, int count)
+                        int4 n4, float dx, int count, int chunk)
 {
-    int p = get_global_id(0);
-    if (p >= count)
-        return;
-    int key = cell_of(load3(pos, p), n4.xyz, dx);
-    keys[p] = key;
-    atomic_inc(&counts[key]);
+    int lo = get_global_id(0) * chunk, hi = min(lo + chunk, count);
+    int run_key = -1, run = 0;
+    for (int p = lo; p < hi; p++) {
+        /* cell_of in scalars: the clamp first, then a conversion to int is floor */
+        int i = (int)fmin(fmax(pos[3 * p] / dx, 0.0f), (float)(n4.x - 1));
+        int j = (int)fmin(fmax(pos[3 * p + 1] / dx, 0.0f), (float)(n4.y - 1));
+        int k = (int)fmin(fmax(pos[3 * p + 2] / dx, 0.0f), (float)(n4.z - 1));
+        int key = i + n4.x * (j + n4.y * k);
+        keys[p] = key;
+        if (key != run_key) {
+            if (run)
+                atomic_add(&counts[run_key], run);
+            run_key = key;
+            run = 0;
+        }
+        run++;
+    }
+    if (run)
+        atomic_add(&counts[run_key], run);
 }
 
 /* Exclusive prefix sum of counts[0..n) into start[0..n], by one work-group: each work-item
@@ -55,13 +73,21 @@ __kernel void sort_scan(__global int *start, __global int *cursor, __global cons
     }
 }
 
+/* The same walk as sort_keys: a run of equal keys takes its places with one atomic add. Which
+ * run lands first in a bucket depends on timing; sort_buckets puts each bucket in id order. */
 __kernel void sort_scatter(__global int *sorted, __global int *cursor, __global const int *keys,
-                           int count)
+                           int count, int chunk)
 {
-    int p = get_global_id(0);
-    if (p >= count)
-        return;
-    sorted[atomic_inc(&cursor[keys[p]])] = p;
+    int lo = get_global_id(0) * chunk, hi = min(lo + chunk, count);
+    int p = lo;
+    while (p < hi) {
+        int key = keys[p], end = p + 1;
+        while (end < hi && keys[end] == key)
+            end++;
+        int at = atomic_add(&cursor[key], end - p);
+        for (; p < end; p++)
+            sorted[at++] = p;
+    }
 }
 
 /* Insertion sort of each cell's bucket by particle id (a bucket holds about 8). By id, not by

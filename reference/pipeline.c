@@ -356,6 +356,10 @@ static int pipe_max_speed2(Sim *s, float *out)
 
 /* ---- the substep, phase by phase ------------------------------------------------------------ */
 
+/* Particles per work-item of sort_keys and sort_scatter: enough that runs of a cell's particles
+ * stay whole, few enough that both cores get hundreds of work-items at 32^3. */
+enum { PIPE_SORT_CHUNK = 256 };
+
 /* Particles sorted by cell: cell c's particles are sorted[start[c] .. start[c+1] - 1], by id
  * (so the order is the same on every run, resumed or not). */
 void pipe_sort_index(Pipe *P, const MacGrid *g)
@@ -364,8 +368,10 @@ void pipe_sort_index(Pipe *P, const MacGrid *g)
     cl_int count = (cl_int)P->count, ncells = (cl_int)grid_cells(g);
     float dx = g->dx;
     pipe_zero(P, P->counts, grid_cells(g) * sizeof(cl_int));
-    LAUNCH(P, K_SORT_KEYS, P->count, 1, 1, ARG(P->keys), ARG(P->counts), ARG(P->pos), ARG(n),
-           ARG(dx), ARG(count));
+    cl_int chunk = PIPE_SORT_CHUNK;
+    size_t walkers = (P->count + PIPE_SORT_CHUNK - 1) / PIPE_SORT_CHUNK;
+    LAUNCH(P, K_SORT_KEYS, walkers, 1, 1, ARG(P->keys), ARG(P->counts), ARG(P->pos), ARG(n),
+           ARG(dx), ARG(count), ARG(chunk));
     size_t group = PIPE_SCAN_GROUP;
     (void)(pipe_ok(P, clSetKernelArg(P->k[K_SORT_SCAN], 0, sizeof P->start, &P->start), "sort_scan") &&
     pipe_ok(P, clSetKernelArg(P->k[K_SORT_SCAN], 1, sizeof P->cursor, &P->cursor), "sort_scan") &&
@@ -374,8 +380,8 @@ void pipe_sort_index(Pipe *P, const MacGrid *g)
     pipe_ok(P, clSetKernelArg(P->k[K_SORT_SCAN], 4, group * sizeof(cl_int), NULL), "sort_scan") &&
     pipe_ok(P, clEnqueueNDRangeKernel(P->cl.queue, P->k[K_SORT_SCAN], 1, NULL, &group, &group, 0,
                                       NULL, NULL), "sort_scan"));
-    LAUNCH(P, K_SORT_SCATTER, P->count, 1, 1, ARG(P->sorted), ARG(P->cursor), ARG(P->keys),
-           ARG(count));
+    LAUNCH(P, K_SORT_SCATTER, walkers, 1, 1, ARG(P->sorted), ARG(P->cursor), ARG(P->keys),
+           ARG(count), ARG(chunk));
     LAUNCH(P, K_SORT_BUCKETS, grid_cells(g), 1, 1, ARG(P->sorted), ARG(P->start), ARG(P->id),
            ARG(ncells));
 }
