@@ -90,32 +90,22 @@ inline float neighbour_count(uint info)
     return (float)(info >> 8);
 }
 
-/* Half a red-black sweep, from x_in into x_out: the FLUID cells with (i+j+k) % 2 == colour
- * are relaxed, every other cell is copied. A colour's cells read only the other colour, so
- * this is the in-place half sweep to the bit; out of place, every work-item stores, a CPU
- * device runs a work-group through its vector lanes with plain loads and stores, and no store
- * waits on a load from the same array. Scalars and int indices: int3 arithmetic, and a grid
- * launched over every other cell, each kept PoCL from vectorizing. */
-__kernel void mg_smooth(__global float *x_out, __global const float *x_in,
-                        __global const float *b, __global const ushort *info, int4 n4,
-                        int colour, float omega)
+/* Half a red-black sweep: the FLUID cells with (i+j+k) % 2 == colour. The grid is launched
+ * with x halved, so every work-item has a cell of the colour. */
+__kernel void mg_smooth(__global float *x, __global const float *b, __global const ushort *info,
+                        int4 n4, int colour, float omega)
 {
-    int sy = n4.x, sz = n4.x * n4.y;
-    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
-    if (i >= n4.x || j >= n4.y || k >= n4.z)
+    int3 n = n4.xyz;
+    int j = get_global_id(1), k = get_global_id(2);
+    int i = 2 * get_global_id(0) + ((j + k + colour) & 1);
+    if (i >= n.x || j >= n.y || k >= n.z)
         return;
-    int c = i + sy * j + sz * k;
+    size_t c = flat_index(n, i, j, k);
     uint f = info[c];
-    float s = 0.0f;
-    if (f & 1) s += x_in[c - 1];
-    if (f & 2) s += x_in[c + 1];
-    if (f & 4) s += x_in[c - sy];
-    if (f & 8) s += x_in[c + sy];
-    if (f & 16) s += x_in[c - sz];
-    if (f & 32) s += x_in[c + sz];
-    float xc = x_in[c], gs = (b[c] + s) / (float)(f >> 8);
-    /* N = 0: not FLUID, or FLUID walled in by SOLID; left as it is */
-    x_out[c] = ((i + j + k) & 1) == colour && (f >> 8) != 0 ? xc + omega * (gs - xc) : xc;
+    if ((f >> 8) == 0) /* not FLUID, or FLUID walled in by SOLID */
+        return;
+    float gs = (b[c] + fluid_sum(x, c, f, (size_t)n.x, (size_t)n.x * n.y)) / neighbour_count(f);
+    x[c] += omega * (gs - x[c]);
 }
 
 /* The same half sweeps on a small level by one work-item: sweeps x (colour c0, then the

@@ -94,15 +94,14 @@ static void pipe_fluid_box(Pipe *P, int nlev)
 
 /* ---- the V-cycle ------------------------------------------------------------------------- */
 
-/* Half a sweep of colour from x_in into x_out on level q's box (mg_smooth). */
-static void pipe_smooth(Pipe *P, int q, cl_mem x_out, cl_mem x_in, cl_mem b, int colour,
-                        float omega)
+static void pipe_smooth(Pipe *P, int q, cl_mem x, cl_mem b, int colour, float omega)
 {
     PipeLevel *l = &P->level[q];
     cl_int4 n = pipe_dims(l->n);
     cl_int c = colour;
-    LAUNCH_BOX(P, q, K_MG_SMOOTH, ARG(x_out), ARG(x_in), ARG(b), ARG(l->count), ARG(n), ARG(c),
-               ARG(omega));
+    /* x counts pairs of cells: work-item i sweeps cell 2i or 2i + 1, whichever has the colour */
+    int lo[3] = { l->lo[0] / 2, l->lo[1], l->lo[2] }, hi[3] = { (l->hi[0] + 1) / 2, l->hi[1], l->hi[2] };
+    LAUNCH_RANGE(P, K_MG_SMOOTH, lo, hi, ARG(x), ARG(b), ARG(l->count), ARG(n), ARG(c), ARG(omega));
 }
 
 /* Levels of at most this many cells are smoothed by one work-item in one launch
@@ -120,11 +119,9 @@ static void pipe_smooth_sweeps(Pipe *P, int q, cl_mem x, cl_mem b, int sweeps, i
                ARG(omega));
         return;
     }
-    /* Each sweep goes x -> r -> x: the level's r is free while it smooths. Both halves launch
-     * on the same box, so r takes x's zeros outside the FLUID cells and gives them back. */
     for (int s = 0; s < sweeps; s++) {
-        pipe_smooth(P, q, l->r, x, b, c0, omega);
-        pipe_smooth(P, q, x, l->r, b, 1 - c0, omega);
+        pipe_smooth(P, q, x, b, c0, omega);
+        pipe_smooth(P, q, x, b, 1 - c0, omega);
     }
 }
 
