@@ -191,31 +191,41 @@ __kernel void keep_inside(__global float *pos, __global float *vel, __global con
 
 /* ---- p2g for the pipeline: a row-coloured pass over particles sorted by cell -------------- */
 
-/* Adds one particle's component to the 2 x 2 x 2 faces from i0 on (rows sy and sz apart): w v
- * to f, w to wt. Tap by tap in p2g.c's order (k, then j, then i), each weight multiplied x, y, z. */
-__attribute__((always_inline)) inline void splat(__global float *f, __global float *wt, int sy,
-                                                 int sz, int i0, float tx, float ty, float tz,
-                                                 float value)
-{
-    float ux = 1.0f - tx, uy = 1.0f - ty, uz = 1.0f - tz;
-#define P2G_TAP(off, wx, wy, wz)                                                        \
-    {                                                                                   \
-        float w = (wx) * (wy) * (wz);                                                   \
-        f[i0 + (off)] += w * value;                                                     \
-        wt[i0 + (off)] += w;                                                            \
-    }
-    P2G_TAP(0, ux, uy, uz) P2G_TAP(1, tx, uy, uz) P2G_TAP(sy, ux, ty, uz)
-    P2G_TAP(sy + 1, tx, ty, uz) P2G_TAP(sz, ux, uy, tz) P2G_TAP(sz + 1, tx, uy, tz)
-    P2G_TAP(sz + sy, ux, ty, tz) P2G_TAP(sz + sy + 1, tx, ty, tz)
-#undef P2G_TAP
-}
+/* The three weights along an axis across a component, for a particle in cell c whose stencil
+ * base is hb (c - 1 or c) with fraction ht: the faces c - 1, c, c + 1 of that axis. */
+#define ACROSS3(c, hb, ht, w0, w1, w2)                                                    \
+    int lo_##w0 = (hb) < (c);                                                             \
+    float w0 = lo_##w0 ? 1.0f - (ht) : 0.0f, w1 = lo_##w0 ? (ht) : 1.0f - (ht),          \
+          w2 = lo_##w0 ? 0.0f : (ht);
+
+/* Adds a cell's sums s and weights t into f and wt: lanes 0-1, 2-3 and 4-5 into the face pairs
+ * at base, base + st, base + 2 st (ok0..ok2: that row lies in the grid; outside it every
+ * particle's weight is 0, as the stencil clamps). Adding a lane of 0 leaves a face as it is. */
+#define P2G_FLUSH_PAIRS(s, t, f, wt, base, st, ok0, ok1, ok2)                            \
+    if (ok0) { vstore2(vload2(0, f + (base)) + (s).s01, 0, f + (base));                   \
+               vstore2(vload2(0, wt + (base)) + (t).s01, 0, wt + (base)); }               \
+    if (ok1) { vstore2(vload2(0, f + (base) + (st)) + (s).s23, 0, f + (base) + (st));     \
+               vstore2(vload2(0, wt + (base) + (st)) + (t).s23, 0, wt + (base) + (st)); } \
+    if (ok2) { vstore2(vload2(0, f + (base) + 2 * (st)) + (s).s45, 0, f + (base) + 2 * (st)); \
+               vstore2(vload2(0, wt + (base) + 2 * (st)) + (t).s45, 0, wt + (base) + 2 * (st)); }
+/* The same for lanes 0-2 and 3-5 into face triples at base and base + st. */
+#define P2G_FLUSH_TRIPLES(s, t, f, wt, base, st, ok0, ok1)                               \
+    if (ok0) { vstore3(vload3(0, f + (base)) + (s).s012, 0, f + (base));                  \
+               vstore3(vload3(0, wt + (base)) + (t).s012, 0, wt + (base)); }              \
+    if (ok1) { vstore3(vload3(0, f + (base) + (st)) + (s).s345, 0, f + (base) + (st));    \
+               vstore3(vload3(0, wt + (base) + (st)) + (t).s345, 0, wt + (base) + (st)); }
 
 /* p2g without float atomics. Work-item (r, s) owns the cell row (j, k) = (3r + cy, 3s + cz):
- * its particles are one contiguous run once sorted, and it adds each of them into the faces
- * its stencils reach, which lie in rows j-1..j+1 and k-1..k+1. Rows three apart reach
- * disjoint faces, so within one of the nine launches (cy, cz) no face has two writers, and
- * every face sums its particles in the same order on every run. On a CPU each work-item is a
- * plain loop over contiguous memory; each particle is read once, not once per face. */
+ * its particles are one contiguous run once sorted, and the faces their stencils reach lie in
+ * rows j-1..j+1 and k-1..k+1. Rows three apart reach disjoint faces, so within one of the nine
+ * launches (cy, cz) no face has two writers, and every face sums in the same order on every run.
+ *
+ * Cell by cell along the row, a cell's particles are summed in registers first: per component
+ * the 18 faces a particle of cell (i, j, k) can reach (2 along the component's axis, 3 across
+ * it each way), as three float8 of six lanes, each lane's weight multiplied x, y, z as in
+ * grid.c. Then each face gets the cell's sum with one add, where a face per particle per tap
+ * was read and written before: those adds, chained through memory from one particle to the
+ * next, were most of the kernel. */
 __kernel void p2g_scatter(__global float *u, __global float *v, __global float *w,
                           __global float *wu, __global float *wv, __global float *ww,
                           __global const float *pos, __global const float *pvel,
@@ -225,16 +235,74 @@ __kernel void p2g_scatter(__global float *u, __global float *v, __global float *
     int j = 3 * (int)get_global_id(0) + cy, k = 3 * (int)get_global_id(1) + cz;
     if (j >= ny || k >= nz)
         return;
-    int row = nx * (j + ny * k), q1 = cell_start[row + nx];
-    for (int q = cell_start[row]; q < q1; q++) {
-        STENCIL_AXIS(x, pos[3 * q], nx, dx, bx, tx, hbx, htx)
-        STENCIL_AXIS(y, pos[3 * q + 1], ny, dx, by, ty, hby, hty)
-        STENCIL_AXIS(z, pos[3 * q + 2], nz, dx, bz, tz, hbz, htz)
-        splat(u, wu, nx + 1, (nx + 1) * ny, bx + (nx + 1) * (hby + ny * hbz), tx, hty, htz,
-              pvel[3 * q]);
-        splat(v, wv, nx, nx * (ny + 1), hbx + nx * (by + (ny + 1) * hbz), htx, ty, htz,
-              pvel[3 * q + 1]);
-        splat(w, ww, nx, nx * ny, hbx + nx * (hby + ny * bz), htx, hty, tz, pvel[3 * q + 2]);
+    int row = nx * (j + ny * k);
+    /* face strides: u is (nx+1) x ny x nz, v nx x (ny+1) x nz, w nx x ny x (nz+1) */
+    int uy = nx + 1, uz = (nx + 1) * ny, vy = nx, vz = nx * (ny + 1), wy = nx, wz = nx * ny;
+    for (int i = 0; i < nx; i++) {
+        int q0 = cell_start[row + i], q1 = cell_start[row + i + 1];
+        if (q0 == q1)
+            continue;
+        float8 su0 = 0.0f, su1 = 0.0f, su2 = 0.0f, tu0 = 0.0f, tu1 = 0.0f, tu2 = 0.0f;
+        float8 sv0 = 0.0f, sv1 = 0.0f, sv2 = 0.0f, tv0 = 0.0f, tv1 = 0.0f, tv2 = 0.0f;
+        float8 sw0 = 0.0f, sw1 = 0.0f, sw2 = 0.0f, tw0 = 0.0f, tw1 = 0.0f, tw2 = 0.0f;
+        for (int q = q0; q < q1; q++) {
+            STENCIL_AXIS(x, pos[3 * q], nx, dx, bx, tx, hbx, htx)
+            STENCIL_AXIS(y, pos[3 * q + 1], ny, dx, by, ty, hby, hty)
+            STENCIL_AXIS(z, pos[3 * q + 2], nz, dx, bz, tz, hbz, htz)
+            ACROSS3(i, hbx, htx, ax0, ax1, ax2)
+            ACROSS3(j, hby, hty, ay0, ay1, ay2)
+            ACROSS3(k, hbz, htz, az0, az1, az2)
+            float pu = pvel[3 * q], pv = pvel[3 * q + 1], pw = pvel[3 * q + 2];
+            /* u: lanes (x, y) = (i..i+1, j-1..j+1), one float8 per z row k-1..k+1 */
+            float ox0 = 1.0f - tx, ox1 = tx;
+            float8 xy = (float8)(ox0 * ay0, ox1 * ay0, ox0 * ay1, ox1 * ay1, ox0 * ay2, ox1 * ay2,
+                                 0.0f, 0.0f);
+            float8 e = xy * az0; su0 += e * pu; tu0 += e;
+            e = xy * az1; su1 += e * pu; tu1 += e;
+            e = xy * az2; su2 += e * pu; tu2 += e;
+            /* v: lanes (x, y) = (i-1..i+1, j..j+1), one float8 per z row k-1..k+1 */
+            float oy0 = 1.0f - ty, oy1 = ty;
+            xy = (float8)(ax0 * oy0, ax1 * oy0, ax2 * oy0, ax0 * oy1, ax1 * oy1, ax2 * oy1, 0.0f,
+                          0.0f);
+            e = xy * az0; sv0 += e * pv; tv0 += e;
+            e = xy * az1; sv1 += e * pv; tv1 += e;
+            e = xy * az2; sv2 += e * pv; tv2 += e;
+            /* w: lanes (x, z) = (i-1..i+1, k..k+1), one float8 per y row j-1..j+1 */
+            float oz0 = 1.0f - tz, oz1 = tz;
+            float8 xs = (float8)(ax0, ax1, ax2, ax0, ax1, ax2, 0.0f, 0.0f);
+            float8 zs = (float8)(oz0, oz0, oz0, oz1, oz1, oz1, 0.0f, 0.0f);
+            e = xs * ay0 * zs; sw0 += e * pw; tw0 += e;
+            e = xs * ay1 * zs; sw1 += e * pw; tw1 += e;
+            e = xs * ay2 * zs; sw2 += e * pw; tw2 += e;
+        }
+        /* Rows outside the grid are skipped (every particle gave them weight 0). Along x, u's
+         * pair is always in the grid; v's and w's triple i-1..i+1 is moved in by one at the
+         * grid's ends, where the lane beyond it holds 0, so the triple's sums shift with it. */
+        int jm = j > 0, jp = j + 1 < ny, km = k > 0, kp = k + 1 < nz;
+        int u0 = i + uy * (j - 1) + uz * (k - 1);
+        if (km) P2G_FLUSH_PAIRS(su0, tu0, u, wu, u0, uy, jm, 1, jp)
+        P2G_FLUSH_PAIRS(su1, tu1, u, wu, u0 + uz, uy, jm, 1, jp)
+        if (kp) P2G_FLUSH_PAIRS(su2, tu2, u, wu, u0 + 2 * uz, uy, jm, 1, jp)
+        /* x lanes i-1..i+1: at i = 0 lane 0 is 0, at i = nx-1 lane 2 is 0 */
+        int sh = i == 0 ? 1 : i == nx - 1 ? -1 : 0;
+        if (sh == 1) {
+            sv0 = sv0.s12645666; tv0 = tv0.s12645666; sv1 = sv1.s12645666; tv1 = tv1.s12645666;
+            sv2 = sv2.s12645666; tv2 = tv2.s12645666; sw0 = sw0.s12645666; tw0 = tw0.s12645666;
+            sw1 = sw1.s12645666; tw1 = tw1.s12645666; sw2 = sw2.s12645666; tw2 = tw2.s12645666;
+        } else if (sh == -1) {
+            sv0 = sv0.s60163466; tv0 = tv0.s60163466; sv1 = sv1.s60163466; tv1 = tv1.s60163466;
+            sv2 = sv2.s60163466; tv2 = tv2.s60163466; sw0 = sw0.s60163466; tw0 = tw0.s60163466;
+            sw1 = sw1.s60163466; tw1 = tw1.s60163466; sw2 = sw2.s60163466; tw2 = tw2.s60163466;
+        }
+        int v0 = i - 1 + sh + vy * j + vz * (k - 1);
+        /* (a scene's grid has at least 3 cells along each axis, so the triple fits) */
+        if (km) P2G_FLUSH_TRIPLES(sv0, tv0, v, wv, v0, vy, 1, 1)
+        P2G_FLUSH_TRIPLES(sv1, tv1, v, wv, v0 + vz, vy, 1, 1)
+        if (kp) P2G_FLUSH_TRIPLES(sv2, tv2, v, wv, v0 + 2 * vz, vy, 1, 1)
+        int w0 = i - 1 + sh + wy * (j - 1) + wz * k;
+        if (jm) P2G_FLUSH_TRIPLES(sw0, tw0, w, ww, w0, wz, 1, 1)
+        P2G_FLUSH_TRIPLES(sw1, tw1, w, ww, w0 + wy, wz, 1, 1)
+        if (jp) P2G_FLUSH_TRIPLES(sw2, tw2, w, ww, w0 + 2 * wy, wz, 1, 1)
     }
 }
 
