@@ -300,16 +300,6 @@ __kernel void residual_d(__global double *r, __global const double *x, __global 
     r[c] = (double)b[c] - ((double)(f >> 8) * x[c] - s);
 }
 
-__kernel void norm2_d(__global double *partial, __global const double *v, int n, int chunk)
-{
-    int g = get_global_id(0), lo, hi;
-    chunk_of(g, n, chunk, &lo, &hi);
-    double s = 0.0;
-    for (int c = lo; c < hi; c++)
-        s += v[c] * v[c];
-    partial[g] = s;
-}
-
 __kernel void norm2_f(__global double *partial, __global const float *v, int n, int chunk)
 {
     int g = get_global_id(0), lo, hi;
@@ -320,58 +310,81 @@ __kernel void norm2_f(__global double *partial, __global const float *v, int n, 
     partial[g] = s;
 }
 
-/* partial sums of a . b, a float and b double or float. */
-__kernel void dot_fd(__global double *partial, __global const float *a, __global const double *b,
-                     int n, int chunk)
+/* ---- the same over the box of the FLUID cells, slab by slab ------------------------------ */
+
+/* Outside level 0's box every CG vector is 0, so a sum over the box is the sum over the grid,
+ * and a vector step there is the step everywhere: in a splash the box is about half the grid.
+ * Work-item g takes the z-slab lo.z + g of the box (launched as 1 x 1 x slabs, one per work-group)
+ * and writes its partial sum to partial[g]; the host adds them in order. */
+#define BOX_SLAB_CELLS(c, n4, lo4, hi4)                                                   \
+    int k_ = lo4.z + (int)get_global_id(2);                                               \
+    if (k_ >= hi4.z)                                                                      \
+        return;                                                                           \
+    for (int j_ = lo4.y; j_ < hi4.y; j_++)                                                \
+        for (int c = lo4.x + n4.x * (j_ + n4.y * k_), end_ = c + (hi4.x - lo4.x); c < end_; c++)
+
+__kernel void dot_ff(__global double *partial, __global const float *a,
+                         __global const float *b, int4 n4, int4 lo4, int4 hi4)
 {
-    int g = get_global_id(0), lo, hi;
-    chunk_of(g, n, chunk, &lo, &hi);
     double s = 0.0;
-    for (int c = lo; c < hi; c++)
+    BOX_SLAB_CELLS(c, n4, lo4, hi4)
         s += (double)a[c] * b[c];
-    partial[g] = s;
+    partial[get_global_id(2)] = s;
 }
 
-__kernel void dot_ff(__global double *partial, __global const float *a, __global const float *b,
-                     int n, int chunk)
+__kernel void dot_fd(__global double *partial, __global const float *a,
+                         __global const double *b, int4 n4, int4 lo4, int4 hi4)
 {
-    int g = get_global_id(0), lo, hi;
-    chunk_of(g, n, chunk, &lo, &hi);
     double s = 0.0;
-    for (int c = lo; c < hi; c++)
+    BOX_SLAB_CELLS(c, n4, lo4, hi4)
         s += (double)a[c] * b[c];
-    partial[g] = s;
+    partial[get_global_id(2)] = s;
 }
 
-/* x += alpha s, r -= alpha t, and the partial sums of r^2. */
-__kernel void cg_update(__global double *x, __global double *r, __global double *partial,
-                        __global const float *s, __global const float *t, double alpha, int n,
-                        int chunk)
+__kernel void norm2_d(__global double *partial, __global const double *v, int4 n4,
+                          int4 lo4, int4 hi4)
 {
-    int g = get_global_id(0), lo, hi;
-    chunk_of(g, n, chunk, &lo, &hi);
+    double s = 0.0;
+    BOX_SLAB_CELLS(c, n4, lo4, hi4)
+        s += v[c] * v[c];
+    partial[get_global_id(2)] = s;
+}
+
+/* x += alpha s, r -= alpha t, the partial sums of r^2, and rf = r in float: the next
+ * preconditioner's input, which took a pass of its own. */
+__kernel void cg_update(__global double *x, __global double *r, __global float *rf,
+                            __global double *partial, __global const float *s,
+                            __global const float *t, double alpha, int4 n4, int4 lo4, int4 hi4)
+{
     double sum = 0.0;
-    for (int c = lo; c < hi; c++) {
+    BOX_SLAB_CELLS(c, n4, lo4, hi4) {
         x[c] += alpha * s[c];
-        r[c] -= alpha * t[c];
-        sum += r[c] * r[c];
+        double rc = r[c] - alpha * t[c];
+        r[c] = rc;
+        rf[c] = (float)rc;
+        sum += rc * rc;
     }
-    partial[g] = sum;
+    partial[get_global_id(2)] = sum;
 }
 
-/* s = z + beta s. */
-__kernel void cg_direction(__global float *s, __global const float *z, double beta, int n)
+/* Cell-wise steps over the box, launched on it (pipe_launch_box): s = z + beta s, out = in. */
+__kernel void cg_direction(__global float *s, __global const float *z, double beta, int4 n4,
+                               int4 hi4)
 {
-    int c = get_global_id(0);
-    if (c < n)
-        s[c] = z[c] + (float)(beta * s[c]);
+    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    if (i >= hi4.x || j >= hi4.y || k >= hi4.z)
+        return;
+    int c = i + n4.x * (j + n4.y * k);
+    s[c] = z[c] + (float)(beta * s[c]);
 }
 
-__kernel void to_float(__global float *out, __global const double *in, int n)
+__kernel void to_float(__global float *out, __global const double *in, int4 n4, int4 hi4)
 {
-    int c = get_global_id(0);
-    if (c < n)
-        out[c] = (float)in[c];
+    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    if (i >= hi4.x || j >= hi4.y || k >= hi4.z)
+        return;
+    int c = i + n4.x * (j + n4.y * k);
+    out[c] = (float)in[c];
 }
 
 /* x += z, the multigrid correction. */

@@ -10,6 +10,9 @@
 
 /* Work-items of every reduction: fixed, so a sum is added in the same order on every run. */
 enum { PIPE_PARTS = 256 };
+/* Partial sums a reduction may leave: PIPE_PARTS chunks, or one per z-slab of a box (a scene's
+ * grid has at most 1024 cells along z). */
+enum { PIPE_MAX_PARTIALS = 1024 };
 
 /* Every kernel the pipeline launches, once: its enum K_<ID> and its name in kernels/. */
 #define PIPE_KERNELS(X) \
@@ -23,8 +26,8 @@ enum { PIPE_PARTS = 256 };
     X(RESIDUAL_L, residual_l) X(MG_COUNT, mg_count) X(MG_COARSEN, mg_coarsen) \
     X(FLUID_BOUNDS, fluid_bounds) X(MG_SMOOTH, mg_smooth) X(MG_SMOOTH_SERIAL, mg_smooth_serial) X(MG_RESIDUAL, mg_residual) X(APPLY_A, apply_A) \
     X(MG_RESTRICT, mg_restrict) X(MG_PROLONG, mg_prolong) X(MG_COARSEST, mg_coarsest) \
-    X(SOLVE_SETUP, solve_setup) X(RESIDUAL_D, residual_d) X(NORM2_D, norm2_d) \
-    X(NORM2_F, norm2_f) X(DOT_FD, dot_fd) X(DOT_FF, dot_ff) \
+    X(SOLVE_SETUP, solve_setup) X(RESIDUAL_D, residual_d) X(NORM2_F, norm2_f) \
+    X(DOT_FF, dot_ff) X(DOT_FD, dot_fd) X(NORM2_D, norm2_d) \
     X(CG_UPDATE, cg_update) X(CG_DIRECTION, cg_direction) X(TO_FLOAT, to_float) \
     X(ADD_CORRECTION, add_correction) X(SURFACE_FLAGS_OWN, surface_flags_own) X(SURFACE_FLAGS_X, surface_flags_x) \
     X(SURFACE_FLAGS_YZ, surface_flags_yz) X(SURFACE_MARK, surface_mark) X(SURFACE_POSITIONS, surface_positions) \
@@ -115,6 +118,8 @@ int pipe_ok(Pipe *P, cl_int rc, const char *what);
 void pipe_zero(Pipe *P, cl_mem m, size_t bytes);
 /* Reads the PIPE_PARTS double partials and adds them in order. */
 double pipe_sum(Pipe *P);
+/* The same for the first n partials. */
+double pipe_sum_parts(Pipe *P, int n);
 /* Chunk length of a reduction over n elements. */
 int pipe_chunk(size_t n);
 cl_int4 pipe_dims(const int n[3]);

@@ -102,15 +102,22 @@ void pipe_launch_box(Pipe *P, PipeKernel k, const int lo[3], const int hi[3], co
     pipe_enqueue(P, k, offset, global, local, args, nargs);
 }
 
-double pipe_sum(Pipe *P)
+double pipe_sum_parts(Pipe *P, int n)
 {
-    double part[PIPE_PARTS], sum = 0.0;
-    if (!pipe_ok(P, clEnqueueReadBuffer(P->cl.queue, P->partial_d, CL_TRUE, 0, sizeof part, part,
-                                        0, NULL, NULL), "reading a sum"))
+    double part[PIPE_MAX_PARTIALS], sum = 0.0;
+    n = n < PIPE_MAX_PARTIALS ? n : PIPE_MAX_PARTIALS;
+    if (!pipe_ok(P, clEnqueueReadBuffer(P->cl.queue, P->partial_d, CL_TRUE, 0,
+                                        (size_t)n * sizeof(double), part, 0, NULL, NULL),
+                 "reading a sum"))
         return NAN;
-    for (int q = 0; q < PIPE_PARTS; q++)
+    for (int q = 0; q < n; q++)
         sum += part[q];
     return sum;
+}
+
+double pipe_sum(Pipe *P)
+{
+    return pipe_sum_parts(P, PIPE_PARTS);
 }
 
 int pipe_chunk(size_t n)
@@ -190,7 +197,7 @@ static void pipe_alloc_grid(Pipe *P, const MacGrid *g)
     }
     P->known[0] = pipe_buffer(P, fmax);
     P->known[1] = pipe_buffer(P, fmax);
-    P->partial_d = pipe_buffer(P, PIPE_PARTS * sizeof(double));
+    P->partial_d = pipe_buffer(P, PIPE_MAX_PARTIALS * sizeof(double));
     P->partial_f = pipe_buffer(P, PIPE_PARTS * sizeof(float));
     P->bounds = pipe_buffer(P, PIPE_PARTS * 6 * sizeof(cl_int));
     pipe_alloc_levels(P, g);

@@ -157,13 +157,6 @@ static void pipe_vcycle_level(Pipe *P, int q, int nlev, int coarse_sweeps)
 
 /* ---- sums -------------------------------------------------------------------------------- */
 
-static double pipe_norm_d(Pipe *P, cl_mem v, size_t cells)
-{
-    cl_int n = (cl_int)cells, chunk = pipe_chunk(cells);
-    LAUNCH(P, K_NORM2_D, PIPE_PARTS, 1, 1, ARG(P->partial_d), ARG(v), ARG(n), ARG(chunk));
-    return sqrt(pipe_sum(P));
-}
-
 static double pipe_norm_f(Pipe *P, cl_mem v, size_t cells)
 {
     cl_int n = (cl_int)cells, chunk = pipe_chunk(cells);
@@ -171,11 +164,38 @@ static double pipe_norm_f(Pipe *P, cl_mem v, size_t cells)
     return sqrt(pipe_sum(P));
 }
 
-static double pipe_dot(Pipe *P, PipeKernel k, cl_mem a, cl_mem b, size_t cells)
+/* ---- the same over level 0's box, a z-slab per work-item (pipe_fluid_box) ------------------- */
+
+typedef struct { cl_int4 n, lo, hi; int slabs; } PipeBox;
+
+static PipeBox pipe_box0(Pipe *P)
 {
-    cl_int n = (cl_int)cells, chunk = pipe_chunk(cells);
-    LAUNCH(P, k, PIPE_PARTS, 1, 1, ARG(P->partial_d), ARG(a), ARG(b), ARG(n), ARG(chunk));
-    return pipe_sum(P);
+    PipeLevel *l = &P->level[0];
+    PipeBox b = { pipe_dims(l->n), pipe_dims(l->lo), pipe_dims(l->hi), l->hi[2] - l->lo[2] };
+    return b;
+}
+
+static double pipe_box_dot(Pipe *P, PipeKernel k, cl_mem a, cl_mem b)
+{
+    PipeBox x = pipe_box0(P);
+    LAUNCH(P, k, 1, 1, (size_t)x.slabs, ARG(P->partial_d), ARG(a), ARG(b), ARG(x.n), ARG(x.lo),
+           ARG(x.hi));
+    return pipe_sum_parts(P, x.slabs);
+}
+
+static double pipe_box_norm_d(Pipe *P, cl_mem v)
+{
+    PipeBox x = pipe_box0(P);
+    LAUNCH(P, K_NORM2_D, 1, 1, (size_t)x.slabs, ARG(P->partial_d), ARG(v), ARG(x.n),
+           ARG(x.lo), ARG(x.hi));
+    return sqrt(pipe_sum_parts(P, x.slabs));
+}
+
+/* out = (float) in over the box (outside it both are 0). */
+static void pipe_box_to_float(Pipe *P, cl_mem out, cl_mem in)
+{
+    PipeBox x = pipe_box0(P);
+    LAUNCH_BOX(P, 0, K_TO_FLOAT, ARG(out), ARG(in), ARG(x.n), ARG(x.hi));
 }
 
 /* b (in P->rf) = -dx^2 rhs and the double iterate from p; returns |b|. */
@@ -195,13 +215,13 @@ static double pipe_true_residual(Pipe *P, const MacGrid *g)
     cl_int4 n = pipe_grid_dims(g);
     LAUNCH_BOX(P, 0, K_RESIDUAL_D, ARG(P->rd), ARG(P->xd), ARG(P->rf), ARG(P->cell),
                  ARG(P->level[0].count), ARG(n));
-    return pipe_norm_d(P, P->rd, grid_cells(g));
+    return pipe_box_norm_d(P, P->rd);
 }
 
-static void pipe_store_p(Pipe *P, size_t cells)
+/* p = x over the box; outside it x is 0, and so is p (pressure_rhs zeroes it outside FLUID). */
+static void pipe_store_p(Pipe *P)
 {
-    cl_int n = (cl_int)cells;
-    LAUNCH(P, K_TO_FLOAT, cells, 1, 1, ARG(P->p), ARG(P->xd), ARG(n));
+    pipe_box_to_float(P, P->p, P->xd);
 }
 
 /* ---- jacobi: the jacobi stage repeated, as the driver does on the CPU ---------------------- */
@@ -271,14 +291,14 @@ static SolveResult pipe_relax(Pipe *P, const MacGrid *g, const PressureSettings 
             break;
         int sweeps = set->iterations - res.iterations;
         sweeps = sweeps < RELAX_CHECK_EVERY ? sweeps : RELAX_CHECK_EVERY;
-        LAUNCH(P, K_TO_FLOAT, cells, 1, 1, ARG(l->b), ARG(P->rd), ARG(n));
+        pipe_box_to_float(P, l->b, P->rd);
         pipe_ok(P, clEnqueueFillBuffer(P->cl.queue, l->x, &zero, sizeof zero, 0,
                                        cells * sizeof(float), 0, NULL, NULL), "clEnqueueFillBuffer");
         pipe_smooth_sweeps(P, 0, l->x, l->b, sweeps, 0, omega);
         LAUNCH(P, K_ADD_CORRECTION, cells, 1, 1, ARG(P->xd), ARG(l->x), ARG(n));
         res.iterations += sweeps;
     }
-    pipe_store_p(P, cells);
+    pipe_store_p(P);
     res.converged = res.residual <= set->tolerance;
     return res;
 }
@@ -296,12 +316,12 @@ static SolveResult pipe_multigrid(Pipe *P, const MacGrid *g, const PressureSetti
         if (res.residual <= set->tolerance || res.iterations >= set->iterations ||
             !isfinite(res.residual))
             break;
-        LAUNCH(P, K_TO_FLOAT, cells, 1, 1, ARG(P->level[0].b), ARG(P->rd), ARG(n));
+        pipe_box_to_float(P, P->level[0].b, P->rd);
         pipe_vcycle_level(P, 0, P->levels, MG_COARSE_SWEEPS);
         LAUNCH(P, K_ADD_CORRECTION, cells, 1, 1, ARG(P->xd), ARG(P->level[0].x), ARG(n));
         res.iterations++;
     }
-    pipe_store_p(P, cells);
+    pipe_store_p(P);
     res.converged = res.residual <= set->tolerance;
     return res;
 }
@@ -310,11 +330,9 @@ static SolveResult pipe_multigrid(Pipe *P, const MacGrid *g, const PressureSetti
 
 typedef struct { int levels, coarse_sweeps; } Precon;
 
-/* z (level 0's x) = M^-1 r. */
-static void pipe_precondition(Pipe *P, size_t cells, Precon m)
+/* z (level 0's x) = M^-1 r, r in float already in level 0's b (cg_update leaves it there). */
+static void pipe_precondition(Pipe *P, Precon m)
 {
-    cl_int n = (cl_int)cells;
-    LAUNCH(P, K_TO_FLOAT, cells, 1, 1, ARG(P->level[0].b), ARG(P->rd), ARG(n));
     pipe_vcycle_level(P, 0, m.levels, m.coarse_sweeps);
 }
 
@@ -323,30 +341,33 @@ static void pipe_cg_run(Pipe *P, const MacGrid *g, double bnorm, const PressureS
 {
     size_t cells = grid_cells(g);
     cl_int4 dims = pipe_grid_dims(g);
-    cl_int n = (cl_int)cells, chunk = pipe_chunk(cells);
+    PipeBox box = pipe_box0(P);
     cl_mem z = P->level[0].x;
-    pipe_precondition(P, cells, m);
+    pipe_box_to_float(P, P->level[0].b, P->rd);
+    pipe_precondition(P, m);
     pipe_ok(P, clEnqueueCopyBuffer(P->cl.queue, z, P->s, 0, 0, cells * sizeof(float), 0, NULL, NULL),
             "copying the direction");
-    double sigma = pipe_dot(P, K_DOT_FD, z, P->rd, cells);
+    double sigma = pipe_box_dot(P, K_DOT_FD, z, P->rd);
     while (res->iterations < set->iterations && P->failure == CL_SUCCESS) {
         LAUNCH_BOX(P, 0, K_APPLY_A, ARG(P->t), ARG(P->s), ARG(P->cell), ARG(P->level[0].count),
                      ARG(dims));
-        double st = pipe_dot(P, K_DOT_FF, P->s, P->t, cells);
+        double st = pipe_box_dot(P, K_DOT_FF, P->s, P->t);
         if (!(st > 0.0))
             return; /* breakdown: nothing left to reduce in this direction */
         double alpha = sigma / st;
-        LAUNCH(P, K_CG_UPDATE, PIPE_PARTS, 1, 1, ARG(P->xd), ARG(P->rd), ARG(P->partial_d),
-               ARG(P->s), ARG(P->t), ARG(alpha), ARG(n), ARG(chunk));
+        LAUNCH(P, K_CG_UPDATE, 1, 1, (size_t)box.slabs, ARG(P->xd), ARG(P->rd),
+               ARG(P->level[0].b), ARG(P->partial_d), ARG(P->s), ARG(P->t), ARG(alpha),
+               ARG(box.n), ARG(box.lo), ARG(box.hi));
         res->iterations++;
-        res->residual = sqrt(pipe_sum(P)) / bnorm;
+        res->residual = sqrt(pipe_sum_parts(P, box.slabs)) / bnorm;
         if (res->residual <= set->tolerance)
             return;
-        pipe_precondition(P, cells, m);
-        double sigma_new = pipe_dot(P, K_DOT_FD, z, P->rd, cells);
+        pipe_precondition(P, m);
+        double sigma_new = pipe_box_dot(P, K_DOT_FD, z, P->rd);
         double beta = sigma_new / sigma;
         sigma = sigma_new;
-        LAUNCH(P, K_CG_DIRECTION, cells, 1, 1, ARG(P->s), ARG(z), ARG(beta), ARG(n));
+        LAUNCH_BOX(P, 0, K_CG_DIRECTION, ARG(P->s), ARG(z), ARG(beta), ARG(box.n),
+                   ARG(box.hi));
     }
 }
 
@@ -363,7 +384,7 @@ static SolveResult pipe_cg(Pipe *P, const MacGrid *g, const PressureSettings *se
         pipe_cg_run(P, g, bnorm, set, m, &res);
         res.residual = pipe_true_residual(P, g) / bnorm;
     }
-    pipe_store_p(P, grid_cells(g));
+    pipe_store_p(P);
     res.converged = res.residual <= set->tolerance;
     return res;
 }
