@@ -176,77 +176,73 @@ inline float child_weight(int q)
     return q == 0 || q == 3 ? 0.25f : 0.75f;
 }
 
-/* coarse b = (1/2) P^T fine r, gathered per coarse cell; 0 where the coarse cell is not FLUID. */
+/* coarse b = (1/2) P^T fine r, gathered per coarse cell; 0 where the coarse cell is not FLUID.
+ * The 64 terms add k, then j, then i, each weight multiplied 1/2, x, y, z. A child outside the
+ * fine grid gets weight 0 at a clamped index, which adds 0 and leaves the sum as it is to the
+ * bit; no branch, so that the work-group runs through the vector lanes. */
 __kernel void mg_restrict(__global float *cb, __global const float *fr, __global const char *ctype,
                           int4 nc4, int4 nf4)
 {
-    int3 nc = nc4.xyz, nf = nf4.xyz;
     int I = get_global_id(0), J = get_global_id(1), K = get_global_id(2);
-    if (I >= nc.x || J >= nc.y || K >= nc.z)
+    if (I >= nc4.x || J >= nc4.y || K >= nc4.z)
         return;
-    size_t C = flat_index(nc, I, J, K);
-    if (ctype[C] != CELL_FLUID) {
-        cb[C] = 0.0f;
-        return;
-    }
+    int C = I + nc4.x * (J + nc4.y * K);
+    int sy = nf4.x, sz = nf4.x * nf4.y;
     float sum = 0.0f;
+#pragma unroll
     for (int qk = 0; qk < 4; qk++) {
         int k = 2 * K - 1 + qk;
-        if (k < 0 || k >= nf.z)
-            continue;
+        float wk = (k >= 0) & (k < nf4.z) ? child_weight(qk) : 0.0f;
+        int rk = clamp(k, 0, nf4.z - 1) * sz;
+#pragma unroll
         for (int qj = 0; qj < 4; qj++) {
             int j = 2 * J - 1 + qj;
-            if (j < 0 || j >= nf.y)
-                continue;
+            float wj = (j >= 0) & (j < nf4.y) ? child_weight(qj) : 0.0f;
+            int rj = rk + clamp(j, 0, nf4.y - 1) * sy;
+#pragma unroll
             for (int qi = 0; qi < 4; qi++) {
                 int i = 2 * I - 1 + qi;
-                if (i < 0 || i >= nf.x)
-                    continue;
-                sum += 0.5f * child_weight(qi) * child_weight(qj) * child_weight(qk) *
-                       fr[flat_index(nf, i, j, k)];
+                float wi = (i >= 0) & (i < nf4.x) ? child_weight(qi) : 0.0f;
+                sum += 0.5f * wi * wj * wk * fr[rj + clamp(i, 0, nf4.x - 1)];
             }
         }
     }
-    cb[C] = sum;
+    cb[C] = ctype[C] == CELL_FLUID ? sum : 0.0f;
 }
 
-/* e + wx wy wz x(I,J,K) when coarse cell (I,J,K) is FLUID, else e. */
-inline float prolong_term(float e, __global const float *cx, __global const char *ctype, int3 nc,
-                          int I, int J, int K, float wx, float wy, float wz)
-{
-    if (cell_type(ctype, nc, I, J, K) != CELL_FLUID)
-        return e;
-    return e + wx * wy * wz * cx[flat_index(nc, I, J, K)];
-}
-
-/* fine x += P coarse x in FLUID fine cells (mg_prolong_add). */
+/* fine x += P coarse x in FLUID fine cells (mg_prolong_add). Each fine cell takes 3/4 of its
+ * parent and 1/4 of the parent's neighbour on its side, per axis; the terms add in the order
+ * below (x fastest). A coarse cell that is not FLUID holds x = 0 (its x is zeroed and never
+ * swept), so its term adds 0 and leaves e as it is to the bit, and no type needs reading; a
+ * neighbour outside the coarse grid gets weight 0 at a clamped index. Scalars and no branch
+ * but the store, so that the work-group runs through the vector lanes. */
+#define PROLONG_TERM(I, J, K, wx, wy, wz) e += (wx) * (wy) * (wz) * cx[(I) + ncx * ((J) + ncy * (K))];
 __kernel void mg_prolong(__global float *fx, __global const float *cx, __global const char *ftype,
                          __global const char *ctype, int4 nf4, int4 nc4)
 {
-    int3 nf = nf4.xyz, nc = nc4.xyz;
     int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
-    if (i >= nf.x || j >= nf.y || k >= nf.z)
+    if (i >= nf4.x || j >= nf4.y || k >= nf4.z)
         return;
-    size_t f = flat_index(nf, i, j, k);
-    if (ftype[f] != CELL_FLUID)
-        return;
-    /* Each fine cell takes 3/4 of its parent and 1/4 of the parent's neighbour on its side, per
-     * axis. Scalars, not private arrays indexed in a loop: those live in memory on a CPU device
-     * and made this kernel cost three smoothing sweeps. The terms add in the order of q below
-     * (x fastest), as before. */
-    int i0 = i / 2, j0 = j / 2, k0 = k / 2;
+    int ncx = nc4.x, ncy = nc4.y, ncz = nc4.z;
+    int f = i + nf4.x * (j + nf4.y * k);
+    int i0 = i >> 1, j0 = j >> 1, k0 = k >> 1;
     int i1 = (i & 1) ? i0 + 1 : i0 - 1, j1 = (j & 1) ? j0 + 1 : j0 - 1, k1 = (k & 1) ? k0 + 1 : k0 - 1;
+    float wi = (i1 >= 0) & (i1 < ncx) ? 0.25f : 0.0f, wj = (j1 >= 0) & (j1 < ncy) ? 0.25f : 0.0f,
+          wk = (k1 >= 0) & (k1 < ncz) ? 0.25f : 0.0f;
+    i1 = clamp(i1, 0, ncx - 1), j1 = clamp(j1, 0, ncy - 1), k1 = clamp(k1, 0, ncz - 1);
     float e = 0.0f;
-    e = prolong_term(e, cx, ctype, nc, i0, j0, k0, 0.75f, 0.75f, 0.75f);
-    e = prolong_term(e, cx, ctype, nc, i1, j0, k0, 0.25f, 0.75f, 0.75f);
-    e = prolong_term(e, cx, ctype, nc, i0, j1, k0, 0.75f, 0.25f, 0.75f);
-    e = prolong_term(e, cx, ctype, nc, i1, j1, k0, 0.25f, 0.25f, 0.75f);
-    e = prolong_term(e, cx, ctype, nc, i0, j0, k1, 0.75f, 0.75f, 0.25f);
-    e = prolong_term(e, cx, ctype, nc, i1, j0, k1, 0.25f, 0.75f, 0.25f);
-    e = prolong_term(e, cx, ctype, nc, i0, j1, k1, 0.75f, 0.25f, 0.25f);
-    e = prolong_term(e, cx, ctype, nc, i1, j1, k1, 0.25f, 0.25f, 0.25f);
-    fx[f] += e;
+    PROLONG_TERM(i0, j0, k0, 0.75f, 0.75f, 0.75f)
+    PROLONG_TERM(i1, j0, k0, wi, 0.75f, 0.75f)
+    PROLONG_TERM(i0, j1, k0, 0.75f, wj, 0.75f)
+    PROLONG_TERM(i1, j1, k0, wi, wj, 0.75f)
+    PROLONG_TERM(i0, j0, k1, 0.75f, 0.75f, wk)
+    PROLONG_TERM(i1, j0, k1, wi, 0.75f, wk)
+    PROLONG_TERM(i0, j1, k1, 0.75f, wj, wk)
+    PROLONG_TERM(i1, j1, k1, wi, wj, wk)
+    if (ftype[f] == CELL_FLUID)
+        fx[f] += e;
 }
+#undef PROLONG_TERM
 
 /* The coarsest level, solved by one work-item: x = 0, then `sweeps` red-black sweeps and as
  * many black-red ones (the down and up legs of the V-cycle meet here). It has a few hundred
