@@ -161,21 +161,31 @@ inline int push_out(__global const char *cell, int3 n, float dx, float3 x, int3 
     return 0;
 }
 
-__kernel void keep_inside(__global float *pos, __global float *vel, __global const char *cell,
-                          int4 n4, float dx, int count)
+/* The cell of a coordinate along an axis of n cells (cell_of of grid.c): clamped as a float
+ * first, so that NaN gives 0 and any size n - 1, then converted (floor, as it is >= 0). */
+inline int cell_along(float c, float dx, int n)
+{
+    return (int)fmin(fmax(c / dx, 0.0f), (float)(n - 1));
+}
+
+/* Also leaves each particle's cell in keys[p] for the next sort (pipe_sort_index): the test
+ * needs it anyway. */
+__kernel void keep_inside(__global float *pos, __global float *vel, __global int *keys,
+                          __global const char *cell, int4 n4, float dx, int count)
 {
     int p = get_global_id(0);
     if (p >= count)
         return;
     /* The test, in scalars (cheap for the many particles that pass it): outside the grid or
-     * in a SOLID cell. After the clamp to >= 0 a conversion to int is floor, as in cell_of. */
+     * in a SOLID cell. */
     int nx = n4.x, ny = n4.y, nz = n4.z;
     float px = pos[3 * p], py = pos[3 * p + 1], pz = pos[3 * p + 2];
     int outside = (px < 0.0f) | (py < 0.0f) | (pz < 0.0f) | (px >= (float)nx * dx) |
                   (py >= (float)ny * dx) | (pz >= (float)nz * dx);
-    int i = min((int)fmax(px / dx, 0.0f), nx - 1), j = min((int)fmax(py / dx, 0.0f), ny - 1),
-        k = min((int)fmax(pz / dx, 0.0f), nz - 1);
-    if (!outside && cell[i + nx * (j + ny * k)] != CELL_SOLID)
+    int i = cell_along(px, dx, nx), j = cell_along(py, dx, ny), k = cell_along(pz, dx, nz);
+    int key = i + nx * (j + ny * k);
+    keys[p] = key;
+    if (!outside && cell[key] != CELL_SOLID)
         return;
     float3 x = (float3)(px, py, pz), q;
     if (!push_out(cell, n4.xyz, dx, x, (int3)(i, j, k), &q))
@@ -187,6 +197,7 @@ __kernel void keep_inside(__global float *pos, __global float *vel, __global con
     if ((q.z - x.z) * v.z < 0.0f) v.z = 0.0f;
     vstore3(v, p, vel);
     vstore3(q, p, pos);
+    keys[p] = cell_along(q.x, dx, nx) + nx * (cell_along(q.y, dx, ny) + ny * cell_along(q.z, dx, nz));
 }
 
 /* ---- p2g for the pipeline: a row-coloured pass over particles sorted by cell -------------- */

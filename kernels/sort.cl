@@ -12,23 +12,30 @@ inline int cell_of(float3 x, int3 n, float dx)
     return (int)flat_index(n, c.x, c.y, c.z);
 }
 
-/* Each work-item walks `chunk` consecutive particles: their keys, and one atomic add per run of
- * equal keys. After the first sort the particles lie in cell order and move less than a cell
- * per substep, so a run is most of a cell's particles: an atomic per particle, all on the
- * same few counters one after the other, was most of this kernel's time. The counts are the
- * same whatever the order the adds land in. */
+/* counts[c] = the particles in cell c, and (fresh == 0) keys[p] = the cell of particle p first;
+ * with fresh == 1 keep_inside left the keys (pipe_sort_index says when). Each work-item walks
+ * `chunk` consecutive particles and adds each run of equal keys with one atomic add: after the
+ * first sort the particles lie in cell order and move less than a cell per substep, so a run
+ * is most of a cell's particles. An atomic per particle, all on the same few counters one
+ * after the other, was most of this kernel's time. The counts are the same in whatever order
+ * the adds land. */
 __kernel void sort_keys(__global int *keys, __global int *counts, __global const float *pos,
-                        int4 n4, float dx, int count, int chunk)
+                        int4 n4, float dx, int count, int chunk, int fresh)
 {
     int lo = get_global_id(0) * chunk, hi = min(lo + chunk, count);
     int run_key = -1, run = 0;
     for (int p = lo; p < hi; p++) {
-        /* cell_of in scalars: the clamp first, then a conversion to int is floor */
-        int i = (int)fmin(fmax(pos[3 * p] / dx, 0.0f), (float)(n4.x - 1));
-        int j = (int)fmin(fmax(pos[3 * p + 1] / dx, 0.0f), (float)(n4.y - 1));
-        int k = (int)fmin(fmax(pos[3 * p + 2] / dx, 0.0f), (float)(n4.z - 1));
-        int key = i + n4.x * (j + n4.y * k);
-        keys[p] = key;
+        int key;
+        if (fresh) {
+            key = keys[p];
+        } else {
+            /* cell_of in scalars: the clamp first, then a conversion to int is floor */
+            int i = (int)fmin(fmax(pos[3 * p] / dx, 0.0f), (float)(n4.x - 1));
+            int j = (int)fmin(fmax(pos[3 * p + 1] / dx, 0.0f), (float)(n4.y - 1));
+            int k = (int)fmin(fmax(pos[3 * p + 2] / dx, 0.0f), (float)(n4.z - 1));
+            key = i + n4.x * (j + n4.y * k);
+            keys[p] = key;
+        }
         if (key != run_key) {
             if (run)
                 atomic_add(&counts[run_key], run);

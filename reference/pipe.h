@@ -61,6 +61,8 @@ typedef struct {
     size_t capacity, count;
     cl_mem pos, vel, id, keys, sorted;
     cl_mem spare_pos, spare_vel, spare_id;
+    int keys_fresh;             /* keys[p] is particle p's cell: keep_inside left them, and
+                                 * nothing has moved or reordered the particles since */
     /* cells */
     cl_mem solid, cell, p, div, rhs, lap, counts, cursor, start;
     /* faces */

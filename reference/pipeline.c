@@ -254,6 +254,7 @@ int pipe_fit(Pipe *P, const MacGrid *g, size_t count)
         pipe_alloc_grid(P, g);
     pipe_reserve_particles(P, count);
     P->count = count;
+    P->keys_fresh = 0; /* the caller writes new particles */
     return P->failure == CL_SUCCESS ? 0 : -1;
 }
 
@@ -377,16 +378,15 @@ void pipe_sort_index(Pipe *P, const MacGrid *g)
     pipe_zero(P, P->counts, grid_cells(g) * sizeof(cl_int));
     cl_int chunk = PIPE_SORT_CHUNK;
     size_t walkers = (P->count + PIPE_SORT_CHUNK - 1) / PIPE_SORT_CHUNK;
+    cl_int fresh = P->keys_fresh;
     LAUNCH(P, K_SORT_KEYS, walkers, 1, 1, ARG(P->keys), ARG(P->counts), ARG(P->pos), ARG(n),
-           ARG(dx), ARG(count), ARG(chunk));
-    size_t group = PIPE_SCAN_GROUP;
-    (void)(pipe_ok(P, clSetKernelArg(P->k[K_SORT_SCAN], 0, sizeof P->start, &P->start), "sort_scan") &&
-    pipe_ok(P, clSetKernelArg(P->k[K_SORT_SCAN], 1, sizeof P->cursor, &P->cursor), "sort_scan") &&
-    pipe_ok(P, clSetKernelArg(P->k[K_SORT_SCAN], 2, sizeof P->counts, &P->counts), "sort_scan") &&
-    pipe_ok(P, clSetKernelArg(P->k[K_SORT_SCAN], 3, sizeof ncells, &ncells), "sort_scan") &&
-    pipe_ok(P, clSetKernelArg(P->k[K_SORT_SCAN], 4, group * sizeof(cl_int), NULL), "sort_scan") &&
-    pipe_ok(P, clEnqueueNDRangeKernel(P->cl.queue, P->k[K_SORT_SCAN], 1, NULL, &group, &group, 0,
-                                      NULL, NULL), "sort_scan"));
+           ARG(dx), ARG(count), ARG(chunk), ARG(fresh));
+    P->keys_fresh = 1;
+    /* one work-group (its size fixed, for the local array), timed like every launch */
+    size_t group[3] = { PIPE_SCAN_GROUP, 1, 1 };
+    const PipeArg scan[] = { ARG(P->start), ARG(P->cursor), ARG(P->counts), ARG(ncells),
+                             { PIPE_SCAN_GROUP * sizeof(cl_int), NULL } };
+    pipe_enqueue(P, K_SORT_SCAN, NULL, group, group, scan, (int)(sizeof scan / sizeof *scan));
     LAUNCH(P, K_SORT_SCATTER, walkers, 1, 1, ARG(P->sorted), ARG(P->cursor), ARG(P->keys),
            ARG(count), ARG(chunk));
     LAUNCH(P, K_SORT_BUCKETS, grid_cells(g), 1, 1, ARG(P->sorted), ARG(P->start), ARG(P->id),
@@ -398,6 +398,7 @@ void pipe_sort(Pipe *P, const MacGrid *g)
 {
     cl_int count = (cl_int)P->count;
     pipe_sort_index(P, g);
+    P->keys_fresh = 0; /* keys follow the old order */
     LAUNCH(P, K_SORT_PERMUTE, P->count, 1, 1, ARG(P->spare_pos), ARG(P->spare_vel),
            ARG(P->spare_id), ARG(P->pos), ARG(P->vel), ARG(P->id), ARG(P->sorted), ARG(count));
     cl_mem *pairs[][2] = { { &P->pos, &P->spare_pos }, { &P->vel, &P->spare_vel },
@@ -502,6 +503,7 @@ void pipe_advect(Pipe *P, float dt)
 {
     cl_int count = (cl_int)P->count;
     LAUNCH(P, K_ADVECT, P->count, 1, 1, ARG(P->pos), ARG(P->vel), ARG(dt), ARG(count));
+    P->keys_fresh = 0;
 }
 
 void pipe_keep_inside(Pipe *P, const MacGrid *g)
@@ -509,8 +511,9 @@ void pipe_keep_inside(Pipe *P, const MacGrid *g)
     cl_int4 n = pipe_grid_dims(g);
     float dx = g->dx;
     cl_int count = (cl_int)P->count;
-    LAUNCH(P, K_KEEP_INSIDE, P->count, 1, 1, ARG(P->pos), ARG(P->vel), ARG(P->cell), ARG(n),
-           ARG(dx), ARG(count));
+    LAUNCH(P, K_KEEP_INSIDE, P->count, 1, 1, ARG(P->pos), ARG(P->vel), ARG(P->keys), ARG(P->cell),
+           ARG(n), ARG(dx), ARG(count));
+    P->keys_fresh = 1;
 }
 
 /* ---- the phases (SimBackend calls) ---------------------------------------------------------- */
