@@ -317,12 +317,16 @@ __kernel void p2g_scatter(__global float *u, __global float *v, __global float *
     }
 }
 
-/* The weighted sums become velocities: the weighted mean, or 0 where no particle reached. */
-__kernel void p2g_normalize(__global float *vel, __global const float *weight, int nfaces)
+/* The weighted sums become velocities: the weighted mean, or 0 where no particle reached; old
+ * gets a copy, the grid velocity before the forces, for FLIP's change in g2p. */
+__kernel void p2g_normalize(__global float *vel, __global float *old,
+                            __global const float *weight, int nfaces)
 {
     int f = get_global_id(0);
     if (f >= nfaces)
         return;
     float wsum = weight[f];
-    vel[f] = wsum > 0.0f ? vel[f] / wsum : 0.0f;
+    float v = wsum > 0.0f ? vel[f] / wsum : 0.0f;
+    vel[f] = v;
+    old[f] = v;
 }

@@ -428,11 +428,8 @@ void pipe_p2g(Pipe *P, const MacGrid *g)
                    ARG(P->pos), ARG(P->vel), ARG(P->start), ARG(n), ARG(dx), ARG(cy), ARG(cz));
     for (int a = 0; a < 3; a++) {
         cl_int nfaces = (cl_int)grid_faces(g, a);
-        LAUNCH(P, K_P2G_NORMALIZE, (size_t)nfaces, 1, 1, ARG(P->face[a]), ARG(P->weight[a]),
-               ARG(nfaces));
-        pipe_ok(P, clEnqueueCopyBuffer(P->cl.queue, P->face[a], P->old[a], 0, 0,
-                                       grid_faces(g, a) * sizeof(float), 0, NULL, NULL),
-                "copying the velocity for FLIP");
+        LAUNCH(P, K_P2G_NORMALIZE, (size_t)nfaces, 1, 1, ARG(P->face[a]), ARG(P->old[a]),
+               ARG(P->weight[a]), ARG(nfaces));
     }
 }
 
