@@ -79,6 +79,15 @@ START_TEST(weights_are_tent_weights)
     expect_face(0, 3, 3, 1, 1.0f, 0.25f * 0.25f);
     expect_face(0, 3, 2, 2, 1.0f, 0.75f * 0.75f);
     expect_face(0, 3, 3, 2, 1.0f, 0.25f * 0.75f);
+    /* The other way round, at (3, 2.25, 2.75): the rows below in y (j = 1, 2; t_y = 0.75) and
+     * above in z (k = 2, 3; t_z = 0.25). */
+    ps.count = 0;
+    add(3.0f, 2.25f, 2.75f, (Vec3){ 1.0f, 0.0f, 0.0f });
+    harness_track()->p2g(&ps, &g);
+    expect_face(0, 3, 1, 2, 1.0f, 0.25f * 0.75f);
+    expect_face(0, 3, 2, 2, 1.0f, 0.75f * 0.75f);
+    expect_face(0, 3, 1, 3, 1.0f, 0.25f * 0.25f);
+    expect_face(0, 3, 2, 3, 1.0f, 0.75f * 0.25f);
 }
 END_TEST
 
