@@ -62,7 +62,11 @@ __kernel void max_speed2(__global float *partial, __global const float *vel, int
 
 /* ---- extrapolation into air (given_extrapolate) --------------------------------------- */
 
-/* A face whose velocity the projection set: not solid, FLUID on at least one side. */
+/* known[f]: EXTRAP_KNOWN where the projection set the velocity (not solid, FLUID on at least one
+ * side), EXTRAP_WALL on a wall (SOLID on exactly one side: it keeps the wall's normal velocity
+ * 0 and is never a source), else 0. The layers then need no cell types. */
+#define EXTRAP_KNOWN 1
+#define EXTRAP_WALL 2
 __kernel void extrap_init(__global uchar *known, __global const char *cell, int4 n4, int a)
 {
     int3 n = n4.xyz, fn = face_dims(n, a);
@@ -70,57 +74,51 @@ __kernel void extrap_init(__global uchar *known, __global const char *cell, int4
     if (i >= fn.x || j >= fn.y || k >= fn.z)
         return;
     int lo = face_below(cell, n, a, i, j, k), hi = cell_type(cell, n, i, j, k);
-    known[flat_index(fn, i, j, k)] =
-        lo != CELL_SOLID && hi != CELL_SOLID && (lo == CELL_FLUID || hi == CELL_FLUID);
+    int set = lo != CELL_SOLID && hi != CELL_SOLID && (lo == CELL_FLUID || hi == CELL_FLUID);
+    int wall = (lo == CELL_SOLID) != (hi == CELL_SOLID);
+    known[flat_index(fn, i, j, k)] = set ? EXTRAP_KNOWN : wall ? EXTRAP_WALL : 0;
 }
 
-/* Adds face (i,j,k)'s velocity to sum when it is inside the array and known. */
-inline void extrap_take(__global const float *vel, __global const uchar *known, int3 fn, int i, int j,
-                        int k, float *sum, int *count)
-{
-    if (i < 0 || j < 0 || k < 0 || i >= fn.x || j >= fn.y || k >= fn.z)
-        return;
-    size_t g = flat_index(fn, i, j, k);
-    if (known[g]) {
-        *sum += vel[g];
-        (*count)++;
+/* One layer: an unknown face with known neighbours takes their average (faces inside solids
+ * too: free-slip ghost values, see given_extrapolate). Reads known, writes next, so faces set
+ * in this layer are not sources within it. The last layer also sets the faces still unknown,
+ * and the wall faces, to 0, as given_extrapolate ends, which saves a launch per component.
+ * In scalars with int indices, so that a CPU device runs it through its vector lanes. */
+#define EXTRAP_TAKE(ok, g)                                                                \
+    if ((ok) && known[g] == EXTRAP_KNOWN) {                                               \
+        sum += vel[g];                                                                    \
+        count++;                                                                          \
     }
-}
-
-/* One layer: an unknown face not on a wall with known neighbours takes their average (faces
- * inside solids too: free-slip ghost values, see given_extrapolate). Reads known, writes
- * next, so faces set in this layer are not sources within it. The last layer also sets the
- * faces still unknown to 0, as given_extrapolate ends, which saves a launch per component. */
 __kernel void extrap_layer(__global float *vel, __global uchar *next, __global const uchar *known,
-                           __global const char *cell, int4 n4, int a, int last)
+                           int4 fn4, int last)
 {
-    int3 n = n4.xyz, fn = face_dims(n, a);
     int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
-    if (i >= fn.x || j >= fn.y || k >= fn.z)
+    if (i >= fn4.x || j >= fn4.y || k >= fn4.z)
         return;
-    size_t f = flat_index(fn, i, j, k);
-    if (known[f] || face_on_wall(cell, n, a, i, j, k)) {
-        next[f] = known[f];
-        if (last && !known[f])
-            vel[f] = 0.0f;
-        return;
-    }
-    /* The six neighbours in the order -x +x -y +y -z +z, written out: a private table indexed in
-     * a loop lives in memory on a CPU device and made this the slowest grid kernel. */
+    int sy = fn4.x, sz = fn4.x * fn4.y, f = i + sy * j + sz * k;
+    int state = known[f];
     float sum = 0.0f;
     int count = 0;
-    extrap_take(vel, known, fn, i - 1, j, k, &sum, &count);
-    extrap_take(vel, known, fn, i + 1, j, k, &sum, &count);
-    extrap_take(vel, known, fn, i, j - 1, k, &sum, &count);
-    extrap_take(vel, known, fn, i, j + 1, k, &sum, &count);
-    extrap_take(vel, known, fn, i, j, k - 1, &sum, &count);
-    extrap_take(vel, known, fn, i, j, k + 1, &sum, &count);
-    if (count > 0)
-        vel[f] = sum / (float)count;
-    else if (last)
-        vel[f] = 0.0f;
-    next[f] = count > 0;
+    /* the six neighbours in the order -x +x -y +y -z +z */
+    EXTRAP_TAKE(i > 0, f - 1)
+    EXTRAP_TAKE(i + 1 < fn4.x, f + 1)
+    EXTRAP_TAKE(j > 0, f - sy)
+    EXTRAP_TAKE(j + 1 < fn4.y, f + sy)
+    EXTRAP_TAKE(k > 0, f - sz)
+    EXTRAP_TAKE(k + 1 < fn4.z, f + sz)
+    if (state == 0) {
+        next[f] = count > 0 ? EXTRAP_KNOWN : 0;
+        if (count > 0)
+            vel[f] = sum / (float)count;
+        else if (last)
+            vel[f] = 0.0f;
+    } else {
+        next[f] = state;
+        if (state == EXTRAP_WALL && last)
+            vel[f] = 0.0f;
+    }
 }
+#undef EXTRAP_TAKE
 
 /* ---- keeping particles in (given_keep_inside) ------------------------------------------ */
 

@@ -476,12 +476,13 @@ void pipe_extrapolate(Pipe *P, const MacGrid *g)
     for (cl_int a = 0; a < 3; a++) {
         const int *fn = g->face[a].n;
         size_t fx = (size_t)fn[0], fy = (size_t)fn[1], fz = (size_t)fn[2];
+        cl_int4 fn4 = pipe_dims(fn);
         LAUNCH(P, K_EXTRAP_INIT, fx, fy, fz, ARG(P->known[0]), ARG(P->cell), ARG(n), ARG(a));
         _Static_assert(SIM_EXTRAPOLATE_LAYERS >= 1, "the last layer zeroes the faces left unknown");
         for (cl_int layer = 0; layer < SIM_EXTRAPOLATE_LAYERS; layer++) {
             cl_int last = layer == SIM_EXTRAPOLATE_LAYERS - 1; /* zeroes what is still unknown */
             LAUNCH(P, K_EXTRAP_LAYER, fx, fy, fz, ARG(P->face[a]), ARG(P->known[(layer + 1) & 1]),
-                   ARG(P->known[layer & 1]), ARG(P->cell), ARG(n), ARG(a), ARG(last));
+                   ARG(P->known[layer & 1]), ARG(fn4), ARG(last));
         }
     }
 }
