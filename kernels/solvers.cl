@@ -139,7 +139,16 @@ __kernel void mg_smooth_serial(__global float *x, __global const float *b,
     rb_sweeps_serial(x, b, info, n4.xyz, sweeps, c0, omega);
 }
 
-/* r = b - A x in FLUID cells, 0 elsewhere. */
+/* r = b - A x in FLUID cells, 0 elsewhere: cell c of level n. */
+__attribute__((always_inline)) inline void residual_at(__global float *r, __global const float *x, __global const float *b,
+                        __global const char *type, __global const ushort *info, int3 n, size_t c)
+{
+    uint f = info[c];
+    r[c] = type[c] == CELL_FLUID
+               ? b[c] - (neighbour_count(f) * x[c] - fluid_sum(x, c, f, (size_t)n.x, (size_t)n.x * n.y))
+               : 0.0f;
+}
+
 __kernel void mg_residual(__global float *r, __global const float *x, __global const float *b,
                           __global const char *type, __global const ushort *info, int4 n4)
 {
@@ -147,11 +156,7 @@ __kernel void mg_residual(__global float *r, __global const float *x, __global c
     int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
     if (i >= n.x || j >= n.y || k >= n.z)
         return;
-    size_t c = flat_index(n, i, j, k);
-    uint f = info[c];
-    r[c] = type[c] == CELL_FLUID
-               ? b[c] - (neighbour_count(f) * x[c] - fluid_sum(x, c, f, (size_t)n.x, (size_t)n.x * n.y))
-               : 0.0f;
+    residual_at(r, x, b, type, info, n, flat_index(n, i, j, k));
 }
 
 /* out = A x in FLUID cells, 0 elsewhere. */
@@ -180,12 +185,9 @@ inline float child_weight(int q)
  * The 64 terms add k, then j, then i, each weight multiplied 1/2, x, y, z. A child outside the
  * fine grid gets weight 0 at a clamped index, which adds 0 and leaves the sum as it is to the
  * bit; no branch, so that the work-group runs through the vector lanes. */
-__kernel void mg_restrict(__global float *cb, __global const float *fr, __global const char *ctype,
-                          int4 nc4, int4 nf4)
+__attribute__((always_inline)) inline void restrict_at(__global float *cb, __global const float *fr, __global const char *ctype,
+                        int4 nc4, int4 nf4, int I, int J, int K)
 {
-    int I = get_global_id(0), J = get_global_id(1), K = get_global_id(2);
-    if (I >= nc4.x || J >= nc4.y || K >= nc4.z)
-        return;
     int C = I + nc4.x * (J + nc4.y * K);
     int sy = nf4.x, sz = nf4.x * nf4.y;
     float sum = 0.0f;
@@ -210,6 +212,15 @@ __kernel void mg_restrict(__global float *cb, __global const float *fr, __global
     cb[C] = ctype[C] == CELL_FLUID ? sum : 0.0f;
 }
 
+__kernel void mg_restrict(__global float *cb, __global const float *fr, __global const char *ctype,
+                          int4 nc4, int4 nf4)
+{
+    int I = get_global_id(0), J = get_global_id(1), K = get_global_id(2);
+    if (I >= nc4.x || J >= nc4.y || K >= nc4.z)
+        return;
+    restrict_at(cb, fr, ctype, nc4, nf4, I, J, K);
+}
+
 /* fine x += P coarse x in FLUID fine cells (mg_prolong_add). Each fine cell takes 3/4 of its
  * parent and 1/4 of the parent's neighbour on its side, per axis; the terms add in the order
  * below (x fastest). A coarse cell that is not FLUID holds x = 0 (its x is zeroed and never
@@ -217,12 +228,10 @@ __kernel void mg_restrict(__global float *cb, __global const float *fr, __global
  * neighbour outside the coarse grid gets weight 0 at a clamped index. Scalars and no branch
  * but the store, so that the work-group runs through the vector lanes. */
 #define PROLONG_TERM(I, J, K, wx, wy, wz) e += (wx) * (wy) * (wz) * cx[(I) + ncx * ((J) + ncy * (K))];
-__kernel void mg_prolong(__global float *fx, __global const float *cx, __global const char *ftype,
-                         __global const char *ctype, int4 nf4, int4 nc4)
+__attribute__((always_inline)) inline void prolong_at(__global float *fx, __global const float *cx,
+                                                      __global const char *ftype, int4 nf4,
+                                                      int4 nc4, int i, int j, int k)
 {
-    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
-    if (i >= nf4.x || j >= nf4.y || k >= nf4.z)
-        return;
     int ncx = nc4.x, ncy = nc4.y, ncz = nc4.z;
     int f = i + nf4.x * (j + nf4.y * k);
     int i0 = i >> 1, j0 = j >> 1, k0 = k >> 1;
@@ -242,7 +251,49 @@ __kernel void mg_prolong(__global float *fx, __global const float *cx, __global 
     if (ftype[f] == CELL_FLUID)
         fx[f] += e;
 }
+
+__kernel void mg_prolong(__global float *fx, __global const float *cx, __global const char *ftype,
+                         __global const char *ctype, int4 nf4, int4 nc4)
+{
+    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    if (i >= nf4.x || j >= nf4.y || k >= nf4.z)
+        return;
+    prolong_at(fx, cx, ftype, nf4, nc4, i, j, k);
+}
 #undef PROLONG_TERM
+
+/* A small level's legs of the V-cycle by one work-item, each in one launch where it took four
+ * (down: zero x, pre-smooth, residual, restrict into the coarser b) and two (up: prolong the
+ * coarser x, post-smooth). Every cell gets the parallel kernels' arithmetic, so the result is
+ * theirs to the bit; on a level of a few thousand cells the launches cost more than the work. */
+__kernel void mg_down_serial(__global float *x, __global const float *b, __global float *r,
+                             __global const char *type, __global const ushort *info, int4 n4,
+                             __global float *cb, __global const char *ctype, int4 nc4,
+                             int sweeps)
+{
+    int3 n = n4.xyz;
+    size_t cells = (size_t)n.x * n.y * n.z;
+    for (size_t c = 0; c < cells; c++)
+        x[c] = 0.0f;
+    rb_sweeps_serial(x, b, info, n, sweeps, 0, 1.0f);
+    for (size_t c = 0; c < cells; c++)
+        residual_at(r, x, b, type, info, n, c);
+    for (int K = 0; K < nc4.z; K++)
+        for (int J = 0; J < nc4.y; J++)
+            for (int I = 0; I < nc4.x; I++)
+                restrict_at(cb, r, ctype, nc4, n4, I, J, K);
+}
+
+__kernel void mg_up_serial(__global float *x, __global const float *b, __global const char *type,
+                           __global const ushort *info, int4 n4, __global const float *cx,
+                           int4 nc4, int sweeps)
+{
+    for (int k = 0; k < n4.z; k++)
+        for (int j = 0; j < n4.y; j++)
+            for (int i = 0; i < n4.x; i++)
+                prolong_at(x, cx, type, n4, nc4, i, j, k);
+    rb_sweeps_serial(x, b, info, n4.xyz, sweeps, 1, 1.0f);
+}
 
 /* The coarsest level, solved by one work-item: x = 0, then `sweeps` red-black sweeps and as
  * many black-red ones (the down and up legs of the V-cycle meet here). It has a few hundred

@@ -137,6 +137,17 @@ static void pipe_vcycle_level(Pipe *P, int q, int nlev, int coarse_sweeps)
                ARG(sweeps));
         return;
     }
+    if (!last && l->cells <= PIPE_SERIAL_CELLS) { /* both legs by one work-item */
+        PipeLevel *c = &P->level[q + 1];
+        cl_int4 nc = pipe_dims(c->n);
+        cl_int sweeps = MG_SMOOTH;
+        LAUNCH(P, K_MG_DOWN_SERIAL, 1, 1, 1, ARG(l->x), ARG(l->b), ARG(l->r), ARG(l->type),
+               ARG(l->count), ARG(n), ARG(c->b), ARG(c->type), ARG(nc), ARG(sweeps));
+        pipe_vcycle_level(P, q + 1, nlev, coarse_sweeps);
+        LAUNCH(P, K_MG_UP_SERIAL, 1, 1, 1, ARG(l->x), ARG(l->b), ARG(l->type), ARG(l->count),
+               ARG(n), ARG(c->x), ARG(nc), ARG(sweeps));
+        return;
+    }
     int zero = 0;
     pipe_ok(P, clEnqueueFillBuffer(P->cl.queue, l->x, &zero, sizeof zero, 0, l->cells * sizeof(float),
                                    0, NULL, NULL), "clEnqueueFillBuffer");
