@@ -67,7 +67,8 @@ __kernel void max_speed2(__global float *partial, __global const float *vel, int
  * 0 and is never a source), else 0. The layers then need no cell types. */
 #define EXTRAP_KNOWN 1
 #define EXTRAP_WALL 2
-__kernel void extrap_init(__global uchar *known, __global const char *cell, int4 n4, int a)
+__kernel void extrap_init(__global uchar *known, __global uchar *next, __global float *vel,
+                          __global const char *cell, int4 n4, int a, int4 lo4, int4 hi4)
 {
     int3 n = n4.xyz, fn = face_dims(n, a);
     int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
@@ -76,7 +77,12 @@ __kernel void extrap_init(__global uchar *known, __global const char *cell, int4
     int lo = face_below(cell, n, a, i, j, k), hi = cell_type(cell, n, i, j, k);
     int set = lo != CELL_SOLID && hi != CELL_SOLID && (lo == CELL_FLUID || hi == CELL_FLUID);
     int wall = (lo == CELL_SOLID) != (hi == CELL_SOLID);
-    known[flat_index(fn, i, j, k)] = set ? EXTRAP_KNOWN : wall ? EXTRAP_WALL : 0;
+    size_t f = flat_index(fn, i, j, k);
+    known[f] = next[f] = set ? EXTRAP_KNOWN : wall ? EXTRAP_WALL : 0;
+    /* Outside [lo, hi) no face is known or within reach of one: the layers, launched on the
+     * box only, would set it to 0 at the end, so it is set here. */
+    if (i < lo4.x || j < lo4.y || k < lo4.z || i >= hi4.x || j >= hi4.y || k >= hi4.z)
+        vel[f] = 0.0f;
 }
 
 /* One layer: an unknown face with known neighbours takes their average (faces inside solids
@@ -90,10 +96,10 @@ __kernel void extrap_init(__global uchar *known, __global const char *cell, int4
         count++;                                                                          \
     }
 __kernel void extrap_layer(__global float *vel, __global uchar *next, __global const uchar *known,
-                           int4 fn4, int last)
+                           int4 fn4, int4 hi4, int last)
 {
     int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
-    if (i >= fn4.x || j >= fn4.y || k >= fn4.z)
+    if (i >= hi4.x || j >= hi4.y || k >= hi4.z)
         return;
     int sy = fn4.x, sz = fn4.x * fn4.y, f = i + sy * j + sz * k;
     int state = known[f];

@@ -94,6 +94,7 @@ static void track_write_particles(Pipe *P, const Particles *ps)
 static void track_write_cells(Pipe *P, const MacGrid *g)
 {
     pipe_write(P, P->cell, g->cell, grid_cells(g));
+    P->box_fresh = 0;
 }
 
 /* ---- the stages ----------------------------------------------------------------------------- */

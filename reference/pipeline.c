@@ -255,6 +255,7 @@ int pipe_fit(Pipe *P, const MacGrid *g, size_t count)
     pipe_reserve_particles(P, count);
     P->count = count;
     P->keys_fresh = 0; /* the caller writes new particles */
+    P->box_fresh = 0;
     return P->failure == CL_SUCCESS ? 0 : -1;
 }
 
@@ -438,6 +439,7 @@ void pipe_classify(Pipe *P, const MacGrid *g)
     cl_int ncells = (cl_int)grid_cells(g);
     LAUNCH(P, K_CLASSIFY, grid_cells(g), 1, 1, ARG(P->cell), ARG(P->p), ARG(P->solid),
            ARG(P->start), ARG(ncells));
+    P->box_fresh = 0;
 }
 
 void pipe_gravity(Pipe *P, const MacGrid *g, Vec3 gravity, float dt)
@@ -470,19 +472,37 @@ void pipe_gradient(Pipe *P, const MacGrid *g, float scale)
     }
 }
 
+/* The faces extrapolation can change: known ones lie beside FLUID cells, so within the FLUID
+ * box (pipe_fluid_box, when this substep's solve found it) and one face past it, and each
+ * layer reaches one face further; the rest of the grid only ends up 0. Else the whole grid. */
+static void pipe_extrapolation_box(Pipe *P, const int fn[3], int lo[3], int hi[3])
+{
+    for (int d = 0; d < 3; d++) {
+        lo[d] = 0, hi[d] = fn[d];
+        if (!P->box_fresh)
+            continue;
+        int reach = 1 + SIM_EXTRAPOLATE_LAYERS;
+        lo[d] = P->level[0].lo[d] - reach > 0 ? P->level[0].lo[d] - reach : 0;
+        hi[d] = P->level[0].hi[d] + 1 + reach < fn[d] ? P->level[0].hi[d] + 1 + reach : fn[d];
+    }
+}
+
 void pipe_extrapolate(Pipe *P, const MacGrid *g)
 {
     cl_int4 n = pipe_grid_dims(g);
     for (cl_int a = 0; a < 3; a++) {
         const int *fn = g->face[a].n;
         size_t fx = (size_t)fn[0], fy = (size_t)fn[1], fz = (size_t)fn[2];
-        cl_int4 fn4 = pipe_dims(fn);
-        LAUNCH(P, K_EXTRAP_INIT, fx, fy, fz, ARG(P->known[0]), ARG(P->cell), ARG(n), ARG(a));
+        int lo[3], hi[3];
+        pipe_extrapolation_box(P, fn, lo, hi);
+        cl_int4 fn4 = pipe_dims(fn), lo4 = pipe_dims(lo), hi4 = pipe_dims(hi);
+        LAUNCH(P, K_EXTRAP_INIT, fx, fy, fz, ARG(P->known[0]), ARG(P->known[1]), ARG(P->face[a]),
+               ARG(P->cell), ARG(n), ARG(a), ARG(lo4), ARG(hi4));
         _Static_assert(SIM_EXTRAPOLATE_LAYERS >= 1, "the last layer zeroes the faces left unknown");
         for (cl_int layer = 0; layer < SIM_EXTRAPOLATE_LAYERS; layer++) {
             cl_int last = layer == SIM_EXTRAPOLATE_LAYERS - 1; /* zeroes what is still unknown */
-            LAUNCH(P, K_EXTRAP_LAYER, fx, fy, fz, ARG(P->face[a]), ARG(P->known[(layer + 1) & 1]),
-                   ARG(P->known[layer & 1]), ARG(fn4), ARG(last));
+            LAUNCH_RANGE(P, K_EXTRAP_LAYER, lo, hi, ARG(P->face[a]), ARG(P->known[(layer + 1) & 1]),
+                         ARG(P->known[layer & 1]), ARG(fn4), ARG(hi4), ARG(last));
         }
     }
 }

@@ -73,6 +73,7 @@ static void pipe_fluid_box(Pipe *P, int nlev)
             hi[d] = part[6 * g + 3 + d] > hi[d] ? part[6 * g + 3 + d] : hi[d];
         }
     int whole = 1;
+    P->box_fresh = 1;
     for (int q = 0; q < nlev; q++) {
         PipeLevel *l = &P->level[q];
         for (int d = 0; d < 3; d++) {
