@@ -11,23 +11,24 @@
  * six bounds-checked type lookups (coarse levels can have FLUID cells on the array's edge). */
 __kernel void mg_count(__global ushort *info, __global const char *type, int4 n4)
 {
-    int3 n = n4.xyz;
     int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
-    if (i >= n.x || j >= n.y || k >= n.z)
+    if (i >= n4.x || j >= n4.y || k >= n4.z)
         return;
-    size_t c = flat_index(n, i, j, k);
+    int sy = n4.x, sz = n4.x * n4.y, c = i + sy * j + sz * k;
     if (type[c] != CELL_FLUID) {
         info[c] = 0;
         return;
     }
-    const int nb[6][3] = { { -1, 0, 0 }, { 1, 0, 0 }, { 0, -1, 0 },
-                           { 0, 1, 0 },  { 0, 0, -1 }, { 0, 0, 1 } };
-    uint mask = 0, count = 0;
-    for (int q = 0; q < 6; q++) {
-        int t = cell_type(type, n, i + nb[q][0], j + nb[q][1], k + nb[q][2]);
-        mask |= (uint)(t == CELL_FLUID) << q;
-        count += t != CELL_SOLID;
-    }
+    /* the six neighbours written out (a table indexed in a loop lives in memory on a CPU
+     * device), each outside the array counted as SOLID, as cell_type does */
+    int t0 = i > 0 ? type[c - 1] : CELL_SOLID, t1 = i + 1 < n4.x ? type[c + 1] : CELL_SOLID;
+    int t2 = j > 0 ? type[c - sy] : CELL_SOLID, t3 = j + 1 < n4.y ? type[c + sy] : CELL_SOLID;
+    int t4 = k > 0 ? type[c - sz] : CELL_SOLID, t5 = k + 1 < n4.z ? type[c + sz] : CELL_SOLID;
+    uint mask = (uint)(t0 == CELL_FLUID) | (uint)(t1 == CELL_FLUID) << 1 |
+                (uint)(t2 == CELL_FLUID) << 2 | (uint)(t3 == CELL_FLUID) << 3 |
+                (uint)(t4 == CELL_FLUID) << 4 | (uint)(t5 == CELL_FLUID) << 5;
+    uint count = (uint)(t0 != CELL_SOLID) + (uint)(t1 != CELL_SOLID) + (uint)(t2 != CELL_SOLID) +
+                 (uint)(t3 != CELL_SOLID) + (uint)(t4 != CELL_SOLID) + (uint)(t5 != CELL_SOLID);
     info[c] = (ushort)(mask | count << 8);
 }
 
@@ -59,17 +60,23 @@ __kernel void fluid_bounds(__global int *part, __global const char *type, int4 n
 /* McAdams et al.: a coarse cell is AIR if any child is AIR, else FLUID if any is, else SOLID. */
 __kernel void mg_coarsen(__global char *coarse, __global const char *fine, int4 nc4, int4 nf4)
 {
-    int3 nc = nc4.xyz, nf = nf4.xyz;
     int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
-    if (i >= nc.x || j >= nc.y || k >= nc.z)
+    if (i >= nc4.x || j >= nc4.y || k >= nc4.z)
         return;
-    int air = 0, fluid = 0;
-    for (int d = 0; d < 8; d++) {
-        int t = cell_type(fine, nf, 2 * i + (d & 1), 2 * j + ((d >> 1) & 1), 2 * k + (d >> 2));
-        air |= t == CELL_AIR;
-        fluid |= t == CELL_FLUID;
-    }
-    coarse[flat_index(nc, i, j, k)] = air ? CELL_AIR : fluid ? CELL_FLUID : CELL_SOLID;
+    /* the eight children written out; one past the fine grid's end (an odd size) is SOLID */
+    int fx = 2 * i, fy = 2 * j, fz = 2 * k, sy = nf4.x, sz = nf4.x * nf4.y;
+    int ox = fx + 1 < nf4.x, oy = fy + 1 < nf4.y, oz = fz + 1 < nf4.z;
+    int f = fx + sy * fy + sz * fz;
+    int c0 = fine[f], c1 = ox ? fine[f + 1] : CELL_SOLID;
+    int c2 = oy ? fine[f + sy] : CELL_SOLID, c3 = ox && oy ? fine[f + sy + 1] : CELL_SOLID;
+    int c4 = oz ? fine[f + sz] : CELL_SOLID, c5 = ox && oz ? fine[f + sz + 1] : CELL_SOLID;
+    int c6 = oy && oz ? fine[f + sz + sy] : CELL_SOLID;
+    int c7 = ox && oy && oz ? fine[f + sz + sy + 1] : CELL_SOLID;
+    int air = (c0 == CELL_AIR) | (c1 == CELL_AIR) | (c2 == CELL_AIR) | (c3 == CELL_AIR) |
+              (c4 == CELL_AIR) | (c5 == CELL_AIR) | (c6 == CELL_AIR) | (c7 == CELL_AIR);
+    int fluid = (c0 == CELL_FLUID) | (c1 == CELL_FLUID) | (c2 == CELL_FLUID) | (c3 == CELL_FLUID) |
+                (c4 == CELL_FLUID) | (c5 == CELL_FLUID) | (c6 == CELL_FLUID) | (c7 == CELL_FLUID);
+    coarse[i + nc4.x * (j + nc4.y * k)] = air ? CELL_AIR : fluid ? CELL_FLUID : CELL_SOLID;
 }
 
 /* Sum of x over the FLUID neighbours named by the mask of info (mg_count). */
