@@ -42,26 +42,30 @@ int pipe_ok(Pipe *P, cl_int rc, const char *what)
     return rc == CL_SUCCESS;
 }
 
-/* Work-groups are rows along x (PoCL runs a work-group as one vectorised loop over x); the
- * global size is rounded up to whole groups and every kernel checks its bounds. 32-wide rows
- * and 64-item 1-D groups were the fastest tried on PoCL here; $FLIPKIT_CL_LOCAL="X,Y,N"
- * (3-D row, 3-D height, 1-D size) overrides them for tuning on another device. */
+/* Work-groups are rows along x (PoCL runs a work-group as one vectorised loop over x, when the
+ * kernel is scalar code: see STENCIL_AXIS in kernels/common.cl); the global size is rounded up
+ * to whole groups and every kernel checks its bounds. 32 x 4 rows and 64-item 1-D groups were
+ * the fastest tried on PoCL here; $FLIPKIT_CL_LOCAL="X,Y,N" (3-D row, 3-D height, 1-D size)
+ * overrides them for tuning on another device. */
 static size_t pipe_round_up(size_t n, size_t m)
 {
     return (n + m - 1) / m * m;
 }
 
 /* The work-group shape for gx x gy x gz work-items. */
-static void pipe_local(size_t gx, size_t gy, size_t gz, size_t local[3])
+static void pipe_local(PipeKernel k, size_t gx, size_t gy, size_t gz, size_t local[3])
 {
     static int lx = 0, ly = 0, l1 = 0;
     if (!lx) {
         const char *e = getenv("FLIPKIT_CL_LOCAL");
         if (!e || sscanf(e, "%d,%d,%d", &lx, &ly, &l1) != 3)
-            lx = 32, ly = 1, l1 = 64;
+            lx = 32, ly = 4, l1 = 64;
     }
     local[0] = gx == 1 ? 1 : gy == 1 && gz == 1 ? (size_t)l1 : (size_t)lx;
-    local[1] = gy == 1 ? 1 : (size_t)ly;
+    /* Work-groups four rows deep: half as many again per launch cost less to hand out.
+     * Not p2g_scatter, whose work-items are whole rows of cells of very different weight:
+     * a work-group a row deep keeps both cores busy to the end. */
+    local[1] = gy == 1 || k == K_P2G_SCATTER ? 1 : (size_t)ly;
     local[2] = 1;
 }
 
@@ -97,7 +101,7 @@ void pipe_launch_box(Pipe *P, PipeKernel k, const int lo[3], const int hi[3], co
     size_t g[3], local[3], offset[3] = { (size_t)lo[0], (size_t)lo[1], (size_t)lo[2] };
     for (int d = 0; d < 3; d++)
         g[d] = hi[d] > lo[d] ? (size_t)(hi[d] - lo[d]) : 1;
-    pipe_local(g[0], g[1], g[2], local);
+    pipe_local(k, g[0], g[1], g[2], local);
     size_t global[3] = { pipe_round_up(g[0], local[0]), pipe_round_up(g[1], local[1]), g[2] };
     pipe_enqueue(P, k, offset, global, local, args, nargs);
 }
