@@ -42,63 +42,30 @@ inline int face_on_wall(__global const char *cell, int3 n, int a, int i, int j, 
     return (face_below(cell, n, a, i, j, k) == CELL_SOLID) != (cell_type(cell, n, i, j, k) == CELL_SOLID);
 }
 
-/* grid_stencil of grid.c for all three components at once, as vector operations (private
- * arrays indexed in loops live in memory on a CPU device, which made every particle kernel
- * several times slower). Along its own axis a component is offset 0, across it 1/2, so two
- * vector stencils hold all three: stencil_pick takes component a's out of them. */
-typedef struct { int3 base; float3 t; } Stencil;
-typedef struct { Stencil on, across; } Stencils;
-
-__attribute__((always_inline)) inline Stencils stencils_at(int3 n, float dx, float3 x)
+/* The cell of a coordinate along an axis of n cells (grid_cell_of of grid.c): clamped as a
+ * float first, so that NaN gives 0 and any size n - 1, then converted (floor, as it is >= 0).
+ * The counting sort's key (sort.cl) and keep_inside's test use it; STENCIL_AXIS's on_b is the
+ * same cell, which p2g_scatter relies on (it adds a particle into the faces around the cell
+ * the sort put it in). */
+inline int cell_along(float c, float dx, int n)
 {
-    float3 f0 = x / dx, f1 = f0 - 0.5f;
-    Stencils s;
-    f0 = fmin(select((float3)(0.0f), f0, f0 >= (float3)(0.0f)), convert_float3(n));
-    f1 = fmin(select((float3)(0.0f), f1, f1 >= (float3)(0.0f)), convert_float3(n - 1));
-    s.on.base = min(convert_int3(floor(f0)), n - 1);
-    s.across.base = min(convert_int3(floor(f1)), n - 2);
-    s.on.t = clamp(f0 - convert_float3(s.on.base), 0.0f, 1.0f);
-    s.across.t = clamp(f1 - convert_float3(s.across.base), 0.0f, 1.0f);
-    return s;
+    return (int)fmin(fmax(c / dx, 0.0f), (float)(n - 1));
 }
 
-/* One axis of grid_stencil in scalars, for the particle kernels: coordinate c (world units) on
- * an axis of n cells gives the base and fraction of the component that lies on this axis
- * (on_b, on_t: faces at whole cells) and of those across it (ac_b, ac_t: at half cells). The
- * same values as stencils_at, written so that PoCL runs a work-group's particles through the
- * CPU's vector lanes: no vector types, no floor (after the clamp to >= 0 a conversion to int
- * is floor), and the two clamps written differently so the SLP pass does not pair them into
- * two-wide vectors first (either stopped the loop vectorizer). fmax(NaN, 0) is 0, as the
- * select is. The fractions need no clamp: each lies in [0, 1] by construction. */
+/* One axis of grid_stencil of grid.c in scalars, for the particle kernels: coordinate c (world
+ * units) on an axis of n cells gives the base and fraction of the component that lies on this
+ * axis (on_b, on_t: faces at whole cells) and of those across it (ac_b, ac_t: at half cells).
+ * Written so that PoCL runs a work-group's particles through the CPU's vector lanes: no vector
+ * types, no floor (after the clamp to >= 0 a conversion to int is floor), and the two clamps
+ * written differently so the SLP pass does not pair them into two-wide vectors first (either
+ * stopped the loop vectorizer). A NaN coordinate gives base 0, as grid_stencil does. The
+ * fractions need no clamp: each lies in [0, 1] by construction. */
 #define STENCIL_AXIS(name, c, n, dx, on_b, on_t, ac_b, ac_t)                              \
     float name##_f0 = (c) / (dx), name##_f1 = name##_f0 - 0.5f;                           \
     name##_f0 = fmin(name##_f0 >= 0.0f ? name##_f0 : 0.0f, (float)(n));                   \
     name##_f1 = fmin(fmax(name##_f1, 0.0f), (float)((n) - 1));                            \
     int on_b = min((int)name##_f0, (n) - 1), ac_b = min((int)name##_f1, (n) - 2);         \
     float on_t = name##_f0 - (float)on_b, ac_t = name##_f1 - (float)ac_b;
-
-/* Component a's stencil out of both. */
-__attribute__((always_inline)) inline Stencil stencil_pick(Stencils s, int a)
-{
-    Stencil r;
-    r.base = (int3)(a == 0 ? s.on.base.x : s.across.base.x, a == 1 ? s.on.base.y : s.across.base.y,
-                    a == 2 ? s.on.base.z : s.across.base.z);
-    r.t = (float3)(a == 0 ? s.on.t.x : s.across.t.x, a == 1 ? s.on.t.y : s.across.t.y,
-                   a == 2 ? s.on.t.z : s.across.t.z);
-    return r;
-}
-
-/* grid_stencil of grid.c: base face and fractions of component a at world position x. */
-__attribute__((always_inline)) inline Stencil stencil_at(int3 n, float dx, int a, float3 x)
-{
-    return stencil_pick(stencils_at(n, dx, x), a);
-}
-
-/* The trilinear weight of corner (di, dj, dk), multiplied in grid.c's order. */
-__attribute__((always_inline)) inline float corner_weight(float3 t, int di, int dj, int dk)
-{
-    return (di ? t.x : 1.0f - t.x) * (dj ? t.y : 1.0f - t.y) * (dk ? t.z : 1.0f - t.z);
-}
 
 inline float3 load3(__global const float *v, size_t p)
 {

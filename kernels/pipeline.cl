@@ -12,7 +12,7 @@ inline void chunk_of(int g, int n, int chunk, int *lo, int *hi)
 }
 
 /* Cell types from the counting sort: FLUID where a non-solid cell holds a particle (the cell
- * of a particle is cell_of, as in given_classify); pressure is 0 outside FLUID. */
+ * of a particle is cell_along of common.cl, as in given_classify); pressure is 0 outside FLUID. */
 __kernel void classify(__global char *cell, __global float *p, __global const char *solid,
                        __global const int *start, int ncells)
 {
@@ -47,7 +47,7 @@ __kernel void pressure_rhs(__global float *rhs, __global float *p, __global doub
 /* partial[g] = largest |v|^2 over the chunk of particles (for the CFL substep). The maximum is
  * taken on the bits: for floats >= 0 their order as uints is their order as numbers, and an
  * integer maximum is a reduction the vectorizer knows (fmax is not, for its NaN rule). A NaN
- * speed outranks every number, and the host skips it as fmax did. */
+ * speed counts as 0 here, as fmax left it out. */
 __kernel void max_speed2(__global float *partial, __global const float *vel, int n, int chunk)
 {
     int g = get_global_id(0), lo, hi;
@@ -55,7 +55,8 @@ __kernel void max_speed2(__global float *partial, __global const float *vel, int
     uint best = 0;
     for (int p = lo; p < hi; p++) {
         float vx = vel[3 * p], vy = vel[3 * p + 1], vz = vel[3 * p + 2];
-        best = max(best, as_uint(vx * vx + vy * vy + vz * vz));
+        float s2 = vx * vx + vy * vy + vz * vz;
+        best = max(best, s2 == s2 ? as_uint(s2) : 0u);
     }
     partial[g] = as_float(best);
 }
@@ -165,13 +166,6 @@ inline int push_out(__global const char *cell, int3 n, float dx, float3 x, int3 
     return 0;
 }
 
-/* The cell of a coordinate along an axis of n cells (cell_of of grid.c): clamped as a float
- * first, so that NaN gives 0 and any size n - 1, then converted (floor, as it is >= 0). */
-inline int cell_along(float c, float dx, int n)
-{
-    return (int)fmin(fmax(c / dx, 0.0f), (float)(n - 1));
-}
-
 /* Also leaves each particle's cell in keys[p] for the next sort (pipe_sort_index): the test
  * needs it anyway. */
 __kernel void keep_inside(__global float *pos, __global float *vel, __global int *keys,
@@ -217,18 +211,28 @@ __kernel void keep_inside(__global float *pos, __global float *vel, __global int
  * at base, base + st, base + 2 st (ok0..ok2: that row lies in the grid; outside it every
  * particle's weight is 0, as the stencil clamps). Adding a lane of 0 leaves a face as it is. */
 #define P2G_FLUSH_PAIRS(s, t, f, wt, base, st, ok0, ok1, ok2)                            \
-    if (ok0) { vstore2(vload2(0, f + (base)) + (s).s01, 0, f + (base));                   \
-               vstore2(vload2(0, wt + (base)) + (t).s01, 0, wt + (base)); }               \
-    if (ok1) { vstore2(vload2(0, f + (base) + (st)) + (s).s23, 0, f + (base) + (st));     \
-               vstore2(vload2(0, wt + (base) + (st)) + (t).s23, 0, wt + (base) + (st)); } \
-    if (ok2) { vstore2(vload2(0, f + (base) + 2 * (st)) + (s).s45, 0, f + (base) + 2 * (st)); \
-               vstore2(vload2(0, wt + (base) + 2 * (st)) + (t).s45, 0, wt + (base) + 2 * (st)); }
+    do {                                                                                   \
+        if (ok0) {                                                                         \
+            vstore2(vload2(0, f + (base)) + (s).s01, 0, f + (base));                       \
+            vstore2(vload2(0, wt + (base)) + (t).s01, 0, wt + (base));                     \
+        }                                                                                  \
+        if (ok1) {                                                                         \
+            vstore2(vload2(0, f + (base) + (st)) + (s).s23, 0, f + (base) + (st));         \
+            vstore2(vload2(0, wt + (base) + (st)) + (t).s23, 0, wt + (base) + (st));       \
+        }                                                                                  \
+        if (ok2) {                                                                         \
+            vstore2(vload2(0, f + (base) + 2 * (st)) + (s).s45, 0, f + (base) + 2 * (st)); \
+            vstore2(vload2(0, wt + (base) + 2 * (st)) + (t).s45, 0, wt + (base) + 2 * (st)); \
+        }                                                                                  \
+    } while (0)
 /* The same for lanes 0-2 and 3-5 into face triples at base and base + st. */
-#define P2G_FLUSH_TRIPLES(s, t, f, wt, base, st, ok0, ok1)                               \
-    if (ok0) { vstore3(vload3(0, f + (base)) + (s).s012, 0, f + (base));                  \
-               vstore3(vload3(0, wt + (base)) + (t).s012, 0, wt + (base)); }              \
-    if (ok1) { vstore3(vload3(0, f + (base) + (st)) + (s).s345, 0, f + (base) + (st));    \
-               vstore3(vload3(0, wt + (base) + (st)) + (t).s345, 0, wt + (base) + (st)); }
+#define P2G_FLUSH_TRIPLES(s, t, f, wt, base, st)                                         \
+    do {                                                                                   \
+        vstore3(vload3(0, f + (base)) + (s).s012, 0, f + (base));                          \
+        vstore3(vload3(0, wt + (base)) + (t).s012, 0, wt + (base));                        \
+        vstore3(vload3(0, f + (base) + (st)) + (s).s345, 0, f + (base) + (st));            \
+        vstore3(vload3(0, wt + (base) + (st)) + (t).s345, 0, wt + (base) + (st));          \
+    } while (0)
 
 /* p2g without float atomics. Work-item (r, s) owns the cell row (j, k) = (3r + cy, 3s + cz):
  * its particles are one contiguous run once sorted, and the faces their stencils reach lie in
@@ -295,9 +299,11 @@ __kernel void p2g_scatter(__global float *u, __global float *v, __global float *
          * grid's ends, where the lane beyond it holds 0, so the triple's sums shift with it. */
         int jm = j > 0, jp = j + 1 < ny, km = k > 0, kp = k + 1 < nz;
         int u0 = i + uy * (j - 1) + uz * (k - 1);
-        if (km) P2G_FLUSH_PAIRS(su0, tu0, u, wu, u0, uy, jm, 1, jp)
-        P2G_FLUSH_PAIRS(su1, tu1, u, wu, u0 + uz, uy, jm, 1, jp)
-        if (kp) P2G_FLUSH_PAIRS(su2, tu2, u, wu, u0 + 2 * uz, uy, jm, 1, jp)
+        if (km)
+            P2G_FLUSH_PAIRS(su0, tu0, u, wu, u0, uy, jm, 1, jp);
+        P2G_FLUSH_PAIRS(su1, tu1, u, wu, u0 + uz, uy, jm, 1, jp);
+        if (kp)
+            P2G_FLUSH_PAIRS(su2, tu2, u, wu, u0 + 2 * uz, uy, jm, 1, jp);
         /* x lanes i-1..i+1: at i = 0 lane 0 is 0, at i = nx-1 lane 2 is 0 */
         int sh = i == 0 ? 1 : i == nx - 1 ? -1 : 0;
         if (sh == 1) {
@@ -310,14 +316,18 @@ __kernel void p2g_scatter(__global float *u, __global float *v, __global float *
             sw1 = sw1.s60163466; tw1 = tw1.s60163466; sw2 = sw2.s60163466; tw2 = tw2.s60163466;
         }
         int v0 = i - 1 + sh + vy * j + vz * (k - 1);
-        /* (a scene's grid has at least 3 cells along each axis, so the triple fits) */
-        if (km) P2G_FLUSH_TRIPLES(sv0, tv0, v, wv, v0, vy, 1, 1)
-        P2G_FLUSH_TRIPLES(sv1, tv1, v, wv, v0 + vz, vy, 1, 1)
-        if (kp) P2G_FLUSH_TRIPLES(sv2, tv2, v, wv, v0 + 2 * vz, vy, 1, 1)
+        /* (grid_init makes every grid at least 3 cells along each axis, so the triple fits) */
+        if (km)
+            P2G_FLUSH_TRIPLES(sv0, tv0, v, wv, v0, vy);
+        P2G_FLUSH_TRIPLES(sv1, tv1, v, wv, v0 + vz, vy);
+        if (kp)
+            P2G_FLUSH_TRIPLES(sv2, tv2, v, wv, v0 + 2 * vz, vy);
         int w0 = i - 1 + sh + wy * (j - 1) + wz * k;
-        if (jm) P2G_FLUSH_TRIPLES(sw0, tw0, w, ww, w0, wz, 1, 1)
-        P2G_FLUSH_TRIPLES(sw1, tw1, w, ww, w0 + wy, wz, 1, 1)
-        if (jp) P2G_FLUSH_TRIPLES(sw2, tw2, w, ww, w0 + 2 * wy, wz, 1, 1)
+        if (jm)
+            P2G_FLUSH_TRIPLES(sw0, tw0, w, ww, w0, wz);
+        P2G_FLUSH_TRIPLES(sw1, tw1, w, ww, w0 + wy, wz);
+        if (jp)
+            P2G_FLUSH_TRIPLES(sw2, tw2, w, ww, w0 + 2 * wy, wz);
     }
 }
 

@@ -330,7 +330,7 @@ __kernel void solve_setup(__global float *b, __global double *x, __global const 
     x[c] = fluid ? (double)p[c] : 0.0;
 }
 
-/* r = b - A x with x in double; partial sums of r^2 per chunk are taken by norm2. */
+/* r = b - A x with x in double; norm2_d then sums r^2 per z-slab of the box. */
 __kernel void residual_d(__global double *r, __global const double *x, __global const float *b,
                          __global const char *type, __global const ushort *info, int4 n4)
 {

@@ -2,16 +2,6 @@
  * flipkit kernels/: the integer atomics here only count; after the scatter each cell's bucket
  * is put in particle-id order, so the sort's result is the same on every run. */
 
-/* grid_cell_of of grid.c: the cell holding x, clamped into the grid. As vector operations:
- * private arrays indexed in a loop live in memory on a CPU device. */
-inline int cell_of(float3 x, int3 n, float dx)
-{
-    float3 f = floor(x / dx);
-    int3 c = select(select(convert_int3(f), n - 1, f >= convert_float3(n)), (int3)(0),
-                    !(f >= (float3)(0.0f)));
-    return (int)flat_index(n, c.x, c.y, c.z);
-}
-
 /* counts[c] = the particles in cell c, and (fresh == 0) keys[p] = the cell of particle p first;
  * with fresh == 1 keep_inside left the keys (pipe_sort_index says when). Each work-item walks
  * `chunk` consecutive particles and adds each run of equal keys with one atomic add: after the
@@ -29,11 +19,9 @@ __kernel void sort_keys(__global int *keys, __global int *counts, __global const
         if (fresh) {
             key = keys[p];
         } else {
-            /* cell_of in scalars: the clamp first, then a conversion to int is floor */
-            int i = (int)fmin(fmax(pos[3 * p] / dx, 0.0f), (float)(n4.x - 1));
-            int j = (int)fmin(fmax(pos[3 * p + 1] / dx, 0.0f), (float)(n4.y - 1));
-            int k = (int)fmin(fmax(pos[3 * p + 2] / dx, 0.0f), (float)(n4.z - 1));
-            key = i + n4.x * (j + n4.y * k);
+            key = cell_along(pos[3 * p], dx, n4.x) +
+                  n4.x * (cell_along(pos[3 * p + 1], dx, n4.y) +
+                          n4.y * cell_along(pos[3 * p + 2], dx, n4.z));
             keys[p] = key;
         }
         if (key != run_key) {

@@ -10,7 +10,7 @@
 
 /* Per sim cell, as in surface.c; "within k" is the (2k + 1)^3 block around the cell. A cell
  * is filled when it is SOLID or its bucket of the counting sort (sort.cl) holds a particle:
- * sort.cl's cell_of, which clamps a particle outside the grid into it (the gather finds it
+ * common.cl's cell_along (the sort's key), which clamps a particle outside the grid into it (the gather finds it
  * there) and may differ from surface.c's x * (1 / dx) within an ulp of a cell face. */
 /* The flags are common/constants.h's: SF_NEAR_SOLID, a SOLID cell within reach (cells beyond
  * the grid count); SF_SHALLOW, a cell not filled within kernel_cells (cells beyond the grid

@@ -62,8 +62,8 @@ typedef struct {
     cl_mem pos, vel, id, keys, sorted;
     cl_mem spare_pos, spare_vel, spare_id;
     int box_fresh;              /* level 0's box (pipe_fluid_box) is that of the cell types now */
-    int keys_fresh;             /* keys[p] is particle p's cell: keep_inside left them, and
-                                 * nothing has moved or reordered the particles since */
+    int keys_fresh;             /* keys[p] is particle p's cell: keep_inside or a sort left
+                                 * them, and nothing has moved or reordered the particles since */
     /* cells */
     cl_mem solid, cell, p, div, rhs, lap, counts, cursor, start;
     /* faces */

@@ -109,7 +109,10 @@ void pipe_launch_box(Pipe *P, PipeKernel k, const int lo[3], const int hi[3], co
 double pipe_sum_parts(Pipe *P, int n)
 {
     double part[PIPE_MAX_PARTIALS], sum = 0.0;
-    n = n < PIPE_MAX_PARTIALS ? n : PIPE_MAX_PARTIALS;
+    if (n > PIPE_MAX_PARTIALS) { /* a grid of more than 1024 slabs, which no scene allows */
+        pipe_ok(P, CL_INVALID_VALUE, "more partial sums than PIPE_MAX_PARTIALS");
+        return NAN;
+    }
     if (!pipe_ok(P, clEnqueueReadBuffer(P->cl.queue, P->partial_d, CL_TRUE, 0,
                                         (size_t)n * sizeof(double), part, 0, NULL, NULL),
                  "reading a sum"))

@@ -55,8 +55,9 @@ static void pipe_prepare_levels(Pipe *P, int nlev)
 
 /* Each level's box around its FLUID cells, from level 0's (a coarse cell is FLUID only where
  * a child is, so halving the box holds them). Outside the box the solver's vectors stay 0, as
- * they are in every cell that is not FLUID, so the launches skip it and every sum is the same;
- * a box smaller than the grid first clears what an earlier solve left there. */
+ * they are in every cell that is not FLUID, so the launches skip it (and the sums, taken per
+ * z-slab of the box, add the same terms); a box smaller than the grid first clears what an
+ * earlier solve left there. */
 static void pipe_fluid_box(Pipe *P, int nlev)
 {
     PipeLevel *l0 = &P->level[0];
