@@ -14,7 +14,7 @@ TRACK ?= student
 
 # Debian/Ubuntu packages of everything the kit needs (the OpenCL ones are for the reference
 # pipeline; a student's own build needs a compiler, make, Check, jansson and libpng).
-DEB_PKGS    := check pkg-config patch clang ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo gcovr \
+DEB_PKGS    := check pkg-config patch clang ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo oclgrind gcovr \
                libjansson-dev libpng-dev libxml2-utils libconfig-dev libarchive-dev \
                python3-numpy python3-matplotlib
 PKGS_LIB    := jansson libpng check libconfig libarchive OpenCL
@@ -43,7 +43,7 @@ include handout/handout.mk
 # After the fragments: STAGES is common/build.mk's.
 .PHONY: all run movie stubs check-stubs bench solvers check-solvers \
         all-tests golden test $(STAGES:%=test-%) coverage coverage-check check check-make test-common \
-        test-physics check-suites check-mutants check-opencl check-pipeline check-determinism \
+        test-physics check-suites check-mutants check-opencl check-oclgrind check-pipeline check-determinism \
         check-movie check-warnings check-sanitize fuzz check-fuzz \
         grade grade-data grade-kit check-grader check-slurm validate check-validate \
         pylib check-python python-examples \

@@ -79,6 +79,11 @@ check-mutants: $(STAGE_TESTS) $(GOLDEN_STAMP) ## every planted bug (tests/mutant
 check-opencl: $(STAGE_TESTS) $(GOLDEN_STAMP) ## the stage suites against the OpenCL pipeline's own phases
 	@tests/run_suites.sh opencl $(STAGE_TESTS)
 
+# The kernels under Oclgrind: every out-of-bounds access or race is an error, even one that
+# leaves the values as they were.
+check-oclgrind: $(STAGE_TESTS) $(FLIPSIM) ## the stage suites and two small scenes on OpenCL under Oclgrind (out-of-bounds, races)
+	@tests/check_oclgrind.sh $(BUILD) $(STAGES)
+
 # The OpenCL pipeline against the C reference: scenes, solvers, determinism (PoCL here).
 check-pipeline: $(BUILD)/tests/test_pipeline ## the OpenCL pipeline against the C reference
 	$<
@@ -150,7 +155,7 @@ check-fuzz: $(FUZZ_BINS) $(FUZZ_DIR)/corpus/.made ## libFuzzer on the scene load
 fuzz: $(FUZZ_BINS) $(FUZZ_DIR)/corpus/.made ## the same for FUZZ_SECONDS each [FUZZ_SECONDS=300]
 	@tests/run_fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-CHECK_PARTS := check-make check-stubs test-common test-physics check-suites check-mutants check-opencl \
+CHECK_PARTS := check-make check-stubs test-common test-physics check-suites check-mutants check-opencl check-oclgrind \
                check-pipeline check-solvers check-grader check-handout check-dist check-determinism \
                check-movie check-sanitize check-warnings coverage-check check-fuzz check-slurm \
                check-validate check-python check-viewer
