@@ -174,10 +174,21 @@ static int usd_layout7(char *dst, bool negative, uint32_t m, int x)
     return n;
 }
 
+/* rint for 0 <= v < 2^52 in the default rounding mode (ties to even): adding 2^52 leaves no
+ * fraction bits, so the addition itself rounds. Without -msse4.1 rint is a libm call. */
+static double usd_rint_small(double v)
+{
+    volatile double big = 0x1p52; /* volatile: the compiler must not fold (v + big) - big */
+    return (v + big) - big;
+}
+
 /* "%.7g" of a float without printf, whose exact decimal conversion was a fifth of a whole
  * ball_drop run. The float is exact in a double, and scaling it by a power of ten changes it
- * by at most an ulp of the double, far below the half-unit of the 7th digit, so rint (ties to
- * even, as printf) rounds it the same way; test_usd compares the two on 600 000 floats. */
+ * by at most an ulp of the double, far below the half-unit of the 7th digit, so rounding to
+ * the nearest integer, ties to even (as printf), rounds it the same way; test_usd compares the
+ * two on 600 000 floats. The binary exponent comes from the float's bits (frexp only for
+ * subnormals) and its decimal estimate from an integer product: (e * 78913) >> 18 is
+ * floor(e log10 2) for |e| <= 1650, without libm's floor and log. */
 static int usd_format_float7(char *dst, float f)
 {
     double v = f;
@@ -185,13 +196,18 @@ static int usd_format_float7(char *dst, float f)
         return v == 0.0 ? snprintf(dst, USD_NUM, signbit(v) ? "-0" : "0") : usd_format_real(dst, v, 7);
     bool negative = v < 0.0;
     double a = fabs(v);
-    int e2;
-    frexp(a, &e2);  /* a in [2^(e2-1), 2^e2): its decimal exponent, or one less, without log10 */
-    int x = (int)floor((e2 - 1) * 0.30102999566398120);
-    double m = rint(x >= 6 ? a / usd_pow10(x - 6) : a * usd_pow10(6 - x));
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    int biased = (int)((bits >> 23) & 0xffu), e2;
+    if (biased == 0)
+        frexp(a, &e2); /* subnormal: a in [2^(e2-1), 2^e2) */
+    else
+        e2 = biased - 126; /* a = 1.m x 2^(biased-127), in [2^(e2-1), 2^e2) */
+    int x = ((e2 - 1) * 78913) >> 18; /* the decimal exponent, or one less */
+    double m = usd_rint_small(x >= 6 ? a / usd_pow10(x - 6) : a * usd_pow10(6 - x));
     while (m >= 1e7) {  /* the exponent was one less, or 9999999.5 rounded up to 10^7 */
         x++;
-        m = rint(x >= 6 ? a / usd_pow10(x - 6) : a * usd_pow10(6 - x));
+        m = usd_rint_small(x >= 6 ? a / usd_pow10(x - 6) : a * usd_pow10(6 - x));
     }
     return usd_layout7(dst, negative, (uint32_t)m, x);
 }
