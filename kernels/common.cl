@@ -36,12 +36,6 @@ inline int face_is_solid(__global const char *cell, int3 n, int a, int i, int j,
     return face_below(cell, n, a, i, j, k) == CELL_SOLID || cell_type(cell, n, i, j, k) == CELL_SOLID;
 }
 
-/* SOLID on exactly one side (grid_face_on_wall): the wall's normal velocity, 0. */
-inline int face_on_wall(__global const char *cell, int3 n, int a, int i, int j, int k)
-{
-    return (face_below(cell, n, a, i, j, k) == CELL_SOLID) != (cell_type(cell, n, i, j, k) == CELL_SOLID);
-}
-
 /* The cell of a coordinate along an axis of n cells (grid_cell_of of grid.c): clamped as a
  * float first, so that NaN gives 0 and any size n - 1, then converted (floor, as it is >= 0).
  * The counting sort's key (sort.cl) and keep_inside's test use it; STENCIL_AXIS's on_b is the

@@ -77,7 +77,7 @@ __kernel void extrap_init(__global uchar *known, __global uchar *next, __global 
         return;
     int lo = face_below(cell, n, a, i, j, k), hi = cell_type(cell, n, i, j, k);
     int set = lo != CELL_SOLID && hi != CELL_SOLID && (lo == CELL_FLUID || hi == CELL_FLUID);
-    int wall = (lo == CELL_SOLID) != (hi == CELL_SOLID);
+    int wall = (lo == CELL_SOLID) != (hi == CELL_SOLID); /* grid_face_on_wall */
     size_t f = flat_index(fn, i, j, k);
     known[f] = next[f] = set ? EXTRAP_KNOWN : wall ? EXTRAP_WALL : 0;
     /* Outside [lo, hi) no face is known or within reach of one: the layers, launched on the
