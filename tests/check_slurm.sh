@@ -137,11 +137,14 @@ echo "check-slurm: cluster up: $(sinfo -h -o 'partition %P, node %N, %T, %c CPUs
 
 # One task fails: the reference's (task 3, the slowest) is cancelled while it runs, as an
 # admin or a failing node would end it; one task runs at a time, so the others are not touched.
+# It is cancelled once its script has opened its log: squeue shows R from the allocation on,
+# and a scancel before slurmd has started the script can miss it (the task then grades in
+# full while Slurm records CANCELLED; seen once in CI).
 export GRADE_SLURM_PARALLEL=1 GRADE_SLURM_DIR=$out/job
 (
     for i in $(seq 1 600); do
         task=$(squeue -h -n flipkit-grade -t R -o %i 2>/dev/null | grep '_3$')
-        [ -n "$task" ] && { scancel "$task"; exit 0; }
+        [ -n "$task" ] && [ -e "$out/job/logs/reference.txt" ] && { scancel "$task"; exit 0; }
         sleep 0.2
     done
 ) &
@@ -153,7 +156,7 @@ rc=$?
 wait $canceller
 echo "check-slurm: first submission: exit $rc in $(( $(date +%s) - t0 )) s"
 grep -q "^reference	task 3 ended without grading: CANCELLED" "$out/job/failed.txt" ||
-    { cat "$out/slurm.log"; scontrol -o show job "$(cut -d';' -f1 "$out/job/job.txt")"; echo "FAIL check-slurm: the cancelled task is not listed with its reason (CANCELLED)"; exit 1; }
+    { cat "$out/slurm.log"; echo "failed.txt:"; cat "$out/job/failed.txt"; scontrol -o show job "$(cut -d';' -f1 "$out/job/job.txt")"; echo "FAIL check-slurm: the cancelled task is not listed with its reason (CANCELLED)"; exit 1; }
 [ "$rc" -eq 2 ] || [ "$rc" -eq 1 ] ||
     { cat "$out/slurm.log"; echo "FAIL check-slurm: make grade exited $rc with a failed task, expected non-zero"; exit 1; }
 grep -q "ONLY='reference'" "$out/slurm.log" ||
