@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char header_fmt[] =
@@ -526,6 +527,61 @@ START_TEST(atomic_write_all_or_nothing)
 }
 END_TEST
 
+/* atomic_replace exchanges over a regular file (atomic.c says why) and must otherwise do what
+ * rename does: the old file's readers keep it, no tmp is left, a directory is not replaced. */
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(atomic_replace_as_rename)
+{
+    char dir[600], path[700], tmp[720], sub[720], link[720];
+    harness_scratch_dir("replace", dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/stage.usda", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    /* nothing there yet */
+    write_file(tmp, "first\n");
+    ck_assert_int_eq(atomic_replace(tmp, path), 0);
+    ck_assert_str_eq(harness_slurp(path, NULL), "first\n");
+    ck_assert_msg(access(tmp, F_OK) != 0, "%s left behind", tmp);
+    /* over a file that a reader has open: the reader still reads the old one */
+    FILE *reader = fopen(path, "rb");
+    ck_assert_ptr_nonnull(reader);
+    write_file(tmp, "second\n");
+    ck_assert_int_eq(atomic_replace(tmp, path), 0);
+    ck_assert_str_eq(harness_slurp(path, NULL), "second\n");
+    ck_assert_msg(access(tmp, F_OK) != 0, "%s (the old file after the exchange) left behind", tmp);
+    char old[16] = "";
+    ck_assert_ptr_nonnull(fgets(old, sizeof old, reader));
+    ck_assert_str_eq(old, "first\n");
+    fclose(reader);
+    /* over a symbolic link: the link is replaced, the file it named is not touched */
+    snprintf(link, sizeof link, "%s/link.usda", dir);
+    ck_assert_int_eq(symlink(path, link), 0);
+    snprintf(sub, sizeof sub, "%s/link.usda.tmp", dir);
+    write_file(sub, "third\n");
+    ck_assert_int_eq(atomic_replace(sub, link), 0);
+    ck_assert_str_eq(harness_slurp(link, NULL), "third\n");
+    ck_assert_str_eq(harness_slurp(path, NULL), "second\n");
+    /* over a directory: refused as rename refuses it; both stay as they were */
+    snprintf(sub, sizeof sub, "%s/d", dir);
+    ck_assert_int_eq(mkdir(sub, 0777), 0);
+    write_file(tmp, "fourth\n");
+    errno = 0;
+    ck_assert_int_eq(atomic_replace(tmp, sub), -1);
+    ck_assert_int_eq(errno, EISDIR);
+    struct stat st;
+    ck_assert_int_eq(stat(sub, &st), 0);
+    ck_assert(S_ISDIR(st.st_mode));
+    ck_assert_str_eq(harness_slurp(tmp, NULL), "fourth\n");
+    harness_remove_tree(dir);
+}
+END_TEST
+
 static Suite *ply_suite(void)
 {
     Suite *s = suite_create("ply");
@@ -542,6 +598,7 @@ static Suite *ply_suite(void)
 
     TCase *errors = tcase_create("errors");
     tcase_add_test(errors, atomic_write_all_or_nothing);
+    tcase_add_test(errors, atomic_replace_as_rename);
     tcase_add_test(errors, error_missing_file);
     tcase_add_test(errors, error_format);
     tcase_add_test(errors, error_truncated);

@@ -21,4 +21,8 @@ typedef int (*AtomicBody)(FILE *f, const void *ctx, char *why, size_t whylen);
 int atomic_write(const char *path, bool durable, AtomicBody body, const void *ctx, char *err,
                  size_t errlen);
 
+/* Puts the written file tmp in path's place in one step, as rename(tmp, path) does (same
+ * return and errno); for a file that replaces another, without ext4's flush (atomic.c). */
+int atomic_replace(const char *tmp, const char *path);
+
 #endif

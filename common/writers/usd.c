@@ -18,6 +18,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "atomic.h"
 #include "fileerr.h"
 
 #define USD_WORK_DIR ".usd"
@@ -596,8 +597,8 @@ static int usd_write_bricks_prim(FILE *out, const char *work, const UsdMeta *m, 
     return 0;
 }
 
-/* Writes out_dir/scene.usda.tmp from the parts and renames it into place. No fsync, as in
- * ply.c: the stage is rebuilt from the parts if the machine dies. */
+/* Writes out_dir/scene.usda.tmp from the parts and puts it in place (atomic_replace). No
+ * fsync, as in ply.c: the stage is rebuilt from the parts if the machine dies. */
 static int usd_assemble_from(const char *out_dir, const char *work, const UsdMeta *m, char *err,
                              size_t errlen)
 {
@@ -636,7 +637,7 @@ static int usd_assemble_from(const char *out_dir, const char *work, const UsdMet
         bad = 1;
         saved = errno;
     }
-    if (!bad && rename(tmp, path) != 0) {
+    if (!bad && atomic_replace(tmp, path) != 0) {
         bad = 1;
         saved = errno;
     }
