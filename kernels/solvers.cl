@@ -235,12 +235,10 @@ __kernel void mg_restrict(__global float *cb, __global const float *fr, __global
  * neighbour outside the coarse grid gets weight 0 at a clamped index. Scalars and no branch
  * but the store, so that the work-group runs through the vector lanes. */
 #define PROLONG_TERM(I, J, K, wx, wy, wz) e += (wx) * (wy) * (wz) * cx[(I) + ncx * ((J) + ncy * (K))];
-__attribute__((always_inline)) inline void prolong_at(__global float *fx, __global const float *cx,
-                                                      __global const char *ftype, int4 nf4,
-                                                      int4 nc4, int i, int j, int k)
+__attribute__((always_inline)) inline float prolong_term(__global const float *cx, int4 nc4,
+                                                         int i, int j, int k)
 {
     int ncx = nc4.x, ncy = nc4.y, ncz = nc4.z;
-    int f = i + nf4.x * (j + nf4.y * k);
     int i0 = i >> 1, j0 = j >> 1, k0 = k >> 1;
     int i1 = (i & 1) ? i0 + 1 : i0 - 1, j1 = (j & 1) ? j0 + 1 : j0 - 1, k1 = (k & 1) ? k0 + 1 : k0 - 1;
     float wi = (i1 >= 0) & (i1 < ncx) ? 0.25f : 0.0f, wj = (j1 >= 0) & (j1 < ncy) ? 0.25f : 0.0f,
@@ -255,6 +253,15 @@ __attribute__((always_inline)) inline void prolong_at(__global float *fx, __glob
     PROLONG_TERM(i1, j0, k1, wi, 0.75f, wk)
     PROLONG_TERM(i0, j1, k1, 0.75f, wj, wk)
     PROLONG_TERM(i1, j1, k1, wi, wj, wk)
+    return e;
+}
+
+__attribute__((always_inline)) inline void prolong_at(__global float *fx, __global const float *cx,
+                                                      __global const char *ftype, int4 nf4,
+                                                      int4 nc4, int i, int j, int k)
+{
+    int f = i + nf4.x * (j + nf4.y * k);
+    float e = prolong_term(cx, nc4, i, j, k);
     if (ftype[f] == CELL_FLUID)
         fx[f] += e;
 }
@@ -462,4 +469,130 @@ __kernel void residual_l(__global double *partial, __global const float *rhs,
             s += r * r;
         }
     partial[g] = s;
+}
+
+/* ---- level 0 in colour-split layout ------------------------------------------------------
+ * A red-black half sweep in the grid's own layout reads every other cell along x, which
+ * PoCL's vectorizer declines, and drags the other colour's b and info through the cache.
+ * Split, colour c's cells of row (j, k) lie at pad + c * nh + hx * (j + ny * k) + m, for
+ * i = 2m + ((c + j + k) & 1), hx = (nx + 1) / 2: a sweep of one colour reads the other's x
+ * at m and m - 1 or m + 1 (x neighbours) and at m in rows j +- 1, k +- 1, all unit stride.
+ * pad (hx * ny + 1 elements, zero) on both ends keeps every neighbour index in the buffer, so
+ * the loads need no test; a neighbour that is not FLUID is dropped by its flag. */
+
+/* Sum of the FLUID neighbours of the split cell at a of a row whose cells sit at i = 2m + s,
+ * read from the other colour xo: fluid_sum's terms in fluid_sum's order. A dropped one adds
+ * +0, which leaves the sum as it was (it is never -0), so the bits are fluid_sum's. */
+__attribute__((always_inline)) inline float split_sum(__global const float *xo, size_t a, int s,
+                                                      size_t sy, size_t sz, uint f)
+{
+    float sum = 0.0f;
+    sum += (f & 1) ? xo[a - 1 + s] : 0.0f;
+    sum += (f & 2) ? xo[a + s] : 0.0f;
+    sum += (f & 4) ? xo[a - sy] : 0.0f;
+    sum += (f & 8) ? xo[a + sy] : 0.0f;
+    sum += (f & 16) ? xo[a - sz] : 0.0f;
+    sum += (f & 32) ? xo[a + sz] : 0.0f;
+    return sum;
+}
+
+/* xs (split) = x (grid layout), work-item (m, j, k) moving cells 2m and 2m + 1 of row (j, k),
+ * whose colours are (j + k) & 1 and the other; for the float vectors and the ushort info. */
+#define RB_SPLIT(name, T)                                                                      \
+    __kernel void name(__global T *xs, __global const T *x, int4 n4, int hx, int nh, int pad)   \
+    {                                                                                          \
+        int m = get_global_id(0), j = get_global_id(1), k = get_global_id(2);                  \
+        if (m >= hx || j >= n4.y || k >= n4.z)                                                 \
+            return;                                                                            \
+        int row = j + n4.y * k, c0 = (j + k) & 1, i = 2 * m;                                   \
+        size_t a = (size_t)hx * row + m, c = (size_t)n4.x * row + i;                           \
+        xs[pad + c0 * nh + a] = x[c];                                                          \
+        if (i + 1 < n4.x)                                                                      \
+            xs[pad + (1 - c0) * nh + a] = x[c + 1];                                            \
+    }
+RB_SPLIT(rb_split_f, float)
+RB_SPLIT(rb_split_u, ushort)
+#undef RB_SPLIT
+
+/* x (grid layout) = xs (split), the other way. */
+__kernel void rb_merge_f(__global float *x, __global const float *xs, int4 n4, int hx, int nh,
+                         int pad)
+{
+    int m = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    if (m >= hx || j >= n4.y || k >= n4.z)
+        return;
+    int row = j + n4.y * k, c0 = (j + k) & 1, i = 2 * m;
+    size_t a = (size_t)hx * row + m, c = (size_t)n4.x * row + i;
+    x[c] = xs[pad + c0 * nh + a];
+    if (i + 1 < n4.x)
+        x[c + 1] = xs[pad + (1 - c0) * nh + a];
+}
+
+/* mg_smooth on the split layout: the same arithmetic per cell. Every cell is stored (a cell
+ * that is not FLUID gets its own x back), so the work-group runs without a branch. */
+__kernel void mg_smooth_split(__global float *xs, __global const float *bs,
+                              __global const ushort *infos, int4 n4, int hx, int nh, int pad,
+                              int colour, float omega)
+{
+    int m = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    int s = (colour + j + k) & 1;
+    if (2 * m + s >= n4.x || j >= n4.y || k >= n4.z)
+        return;
+    size_t a = (size_t)hx * (j + n4.y * k) + m, sy = (size_t)hx, sz = (size_t)hx * n4.y;
+    __global float *xc = xs + pad + colour * nh;
+    __global const float *xo = xs + pad + (1 - colour) * nh;
+    uint f = infos[pad + colour * nh + a];
+    float sum = split_sum(xo, a, s, sy, sz, f);
+    float x0 = xc[a], gs = (bs[pad + colour * nh + a] + sum) / (float)max(f >> 8, 1u);
+    xc[a] = (f >> 8) ? x0 + omega * (gs - x0) : x0;
+}
+
+/* mg_residual from the split layout into r in the grid's layout: work-item (m, j, k) takes
+ * cells 2m and 2m + 1 of row (j, k), whose colours are (j + k) & 1 and the other. */
+__attribute__((always_inline)) inline void residual_split_at(
+    __global float *r, __global const float *xs, __global const float *bs,
+    __global const ushort *infos, __global const char *type, int4 n4, int hx, int nh, int pad,
+    int m, int j, int k, int t)
+{
+    int i = 2 * m + t, row = j + n4.y * k, colour = (j + k + t) & 1;
+    size_t a = (size_t)hx * row + m, sy = (size_t)hx, sz = (size_t)hx * n4.y;
+    size_t c = (size_t)n4.x * row + i;
+    __global const float *xc = xs + pad + colour * nh, *xo = xs + pad + (1 - colour) * nh;
+    uint f = infos[pad + colour * nh + a];
+    float sum = split_sum(xo, a, t, sy, sz, f);
+    r[c] = type[c] == CELL_FLUID
+               ? bs[pad + colour * nh + a] - (neighbour_count(f) * xc[a] - sum)
+               : 0.0f;
+}
+
+__kernel void mg_residual_split(__global float *r, __global const float *xs,
+                                __global const float *bs, __global const ushort *infos,
+                                __global const char *type, int4 n4, int hx, int nh, int pad)
+{
+    int m = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    if (m >= hx || j >= n4.y || k >= n4.z)
+        return;
+    residual_split_at(r, xs, bs, infos, type, n4, hx, nh, pad, m, j, k, 0);
+    if (2 * m + 1 < n4.x)
+        residual_split_at(r, xs, bs, infos, type, n4, hx, nh, pad, m, j, k, 1);
+}
+
+/* mg_prolong into the split layout (the same two cells per work-item). */
+__kernel void mg_prolong_split(__global float *xs, __global const float *cx,
+                               __global const char *ftype, int4 nf4, int4 nc4, int hx, int nh,
+                               int pad)
+{
+    int m = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    if (m >= hx || j >= nf4.y || k >= nf4.z)
+        return;
+    int row = j + nf4.y * k, c0 = (j + k) & 1;
+    size_t a = (size_t)hx * row + m, f = (size_t)nf4.x * row + 2 * m;
+    float e0 = prolong_term(cx, nc4, 2 * m, j, k);
+    if (ftype[f] == CELL_FLUID)
+        xs[pad + c0 * nh + a] += e0;
+    if (2 * m + 1 < nf4.x) {
+        float e1 = prolong_term(cx, nc4, 2 * m + 1, j, k);
+        if (ftype[f + 1] == CELL_FLUID)
+            xs[pad + (1 - c0) * nh + a] += e1;
+    }
 }

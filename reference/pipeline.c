@@ -231,6 +231,9 @@ static void pipe_release_grid(Pipe *P)
         pipe_release(&l->x);
         pipe_release(&l->b);
         pipe_release(&l->r);
+        pipe_release(&l->xs);
+        pipe_release(&l->bs);
+        pipe_release(&l->infos);
     }
     P->level[0].type = NULL; /* it was P->cell */
     P->levels = 0;
