@@ -97,28 +97,11 @@ inline float neighbour_count(uint info)
     return (float)(info >> 8);
 }
 
-/* Half a red-black sweep: the FLUID cells with (i+j+k) % 2 == colour. The grid is launched
- * with x halved, so every work-item has a cell of the colour. */
-__kernel void mg_smooth(__global float *x, __global const float *b, __global const ushort *info,
-                        int4 n4, int colour, float omega)
-{
-    int3 n = n4.xyz;
-    int j = get_global_id(1), k = get_global_id(2);
-    int i = 2 * get_global_id(0) + ((j + k + colour) & 1);
-    if (i >= n.x || j >= n.y || k >= n.z)
-        return;
-    size_t c = flat_index(n, i, j, k);
-    uint f = info[c];
-    if ((f >> 8) == 0) /* not FLUID, or FLUID walled in by SOLID */
-        return;
-    float gs = (b[c] + fluid_sum(x, c, f, (size_t)n.x, (size_t)n.x * n.y)) / neighbour_count(f);
-    x[c] += omega * (gs - x[c]);
-}
-
-/* The same half sweeps on a small level by one work-item: sweeps x (colour c0, then the
- * other), each in mg_smooth's arithmetic. A colour's cells read only the other colour, so the
- * order within it changes nothing, and the result is mg_smooth's to the bit; what it saves is
- * the launches, which cost more than the sweeps on a level of a few thousand cells. */
+/* Red-black half sweeps on a small level by one work-item: sweeps x (colour c0, then the
+ * other), each cell in mg_smooth_split's arithmetic: x += omega ((b + sum) / N - x) over the
+ * FLUID cells with (i+j+k) % 2 == colour. A colour's cells read only the other colour, so the
+ * order within it changes nothing; what one work-item saves is the launches, which cost more
+ * than the sweeps on a level of a few thousand cells. */
 inline void rb_sweeps_serial(__global float *x, __global const float *b,
                              __global const ushort *info, int3 n, int sweeps, int c0, float omega)
 {
@@ -154,16 +137,6 @@ __attribute__((always_inline)) inline void residual_at(__global float *r, __glob
     r[c] = type[c] == CELL_FLUID
                ? b[c] - (neighbour_count(f) * x[c] - fluid_sum(x, c, f, (size_t)n.x, (size_t)n.x * n.y))
                : 0.0f;
-}
-
-__kernel void mg_residual(__global float *r, __global const float *x, __global const float *b,
-                          __global const char *type, __global const ushort *info, int4 n4)
-{
-    int3 n = n4.xyz;
-    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
-    if (i >= n.x || j >= n.y || k >= n.z)
-        return;
-    residual_at(r, x, b, type, info, n, flat_index(n, i, j, k));
 }
 
 /* out = A x in FLUID cells, 0 elsewhere. */
@@ -266,14 +239,6 @@ __attribute__((always_inline)) inline void prolong_at(__global float *fx, __glob
         fx[f] += e;
 }
 
-__kernel void mg_prolong(__global float *fx, __global const float *cx, __global const char *ftype,
-                         __global const char *ctype, int4 nf4, int4 nc4)
-{
-    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
-    if (i >= nf4.x || j >= nf4.y || k >= nf4.z)
-        return;
-    prolong_at(fx, cx, ftype, nf4, nc4, i, j, k);
-}
 #undef PROLONG_TERM
 
 /* A small level's legs of the V-cycle by one work-item, each in one launch where it took four

@@ -24,8 +24,8 @@ enum { PIPE_MAX_PARTIALS = 1024 };
     X(G2P, g2p) X(ADVECT, advect) X(KEEP_INSIDE, keep_inside) \
     X(MAX_SPEED2, max_speed2) X(JACOBI, jacobi) X(LAPLACIAN, laplacian) \
     X(RESIDUAL_L, residual_l) X(MG_COUNT, mg_count) X(MG_COARSEN, mg_coarsen) \
-    X(FLUID_BOUNDS, fluid_bounds) X(MG_SMOOTH, mg_smooth) X(MG_SMOOTH_SERIAL, mg_smooth_serial) X(MG_RESIDUAL, mg_residual) X(APPLY_A, apply_A) \
-    X(MG_RESTRICT, mg_restrict) X(MG_PROLONG, mg_prolong) X(MG_COARSEST, mg_coarsest) X(MG_DOWN_SERIAL, mg_down_serial) X(MG_UP_SERIAL, mg_up_serial) \
+    X(FLUID_BOUNDS, fluid_bounds) X(MG_SMOOTH_SERIAL, mg_smooth_serial) X(APPLY_A, apply_A) \
+    X(MG_RESTRICT, mg_restrict) X(MG_COARSEST, mg_coarsest) X(MG_DOWN_SERIAL, mg_down_serial) X(MG_UP_SERIAL, mg_up_serial) \
     X(RB_SPLIT_F, rb_split_f) X(RB_SPLIT_U, rb_split_u) X(RB_MERGE_F, rb_merge_f) X(MG_SMOOTH_SPLIT, mg_smooth_split) \
     X(MG_RESIDUAL_SPLIT, mg_residual_split) X(MG_PROLONG_SPLIT, mg_prolong_split) \
     X(SOLVE_SETUP, solve_setup) X(RESIDUAL_D, residual_d) X(NORM2_F, norm2_f) \
@@ -49,7 +49,8 @@ typedef struct {
     cl_mem type, count;         /* char cell types, uchar neighbour counts */
     cl_mem x, b, r;             /* float */
     int lo[3], hi[3];           /* the box [lo, hi) holding every FLUID cell of this solve */
-    cl_mem xs, bs, infos;       /* level 0: x, b, count in colour-split layout (solvers.cl) */
+    cl_mem xs, bs, infos;       /* x, b, count in colour-split layout (solvers.cl), on a level
+                                 * swept in parallel; NULL on one swept by one work-item */
     int hx, nh, pad;            /* cells per split row, per colour; pad elements at each end */
 } PipeLevel;
 

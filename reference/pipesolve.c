@@ -13,6 +13,10 @@
  * smooth with 4 red-black sweeps each way. */
 enum { MAX_RESTARTS = 4, RELAX_CHECK_EVERY = 10, JACOBI_CHECK_EVERY = 10 };
 
+/* Levels of at most this many cells are smoothed by one work-item in one launch
+ * (mg_smooth_serial): PoCL spends ~0.1 ms on a launch, more than a sweep of 16^3 cells. */
+enum { PIPE_SERIAL_CELLS = 16 * 16 * 16 };
+
 /* Elements of a split buffer: both colours and a pad at each end (solvers.cl). */
 static size_t pipe_split_elements(const PipeLevel *l)
 {
@@ -36,7 +40,7 @@ int pipe_alloc_levels(Pipe *P, const MacGrid *g)
         if (!pipe_ok(P, l->type && l->count && l->x && l->b && l->r ? CL_SUCCESS : rc,
                      "allocating the multigrid levels"))
             return -1;
-        if (P->levels == 0) {
+        if (l->cells > PIPE_SERIAL_CELLS) { /* swept in parallel, in the split layout */
             l->hx = (n[0] + 1) / 2;
             l->nh = l->hx * n[1] * n[2];
             l->pad = l->hx * n[1] + 1;
@@ -70,7 +74,7 @@ static void pipe_prepare_levels(Pipe *P, int nlev)
             LAUNCH_CELLS(P, q, K_MG_COARSEN, ARG(l->type), ARG(P->level[q - 1].type), ARG(n), ARG(nf));
         }
         LAUNCH_CELLS(P, q, K_MG_COUNT, ARG(l->count), ARG(l->type), ARG(n));
-        if (q == 0)
+        if (l->infos)
             LAUNCH(P, K_RB_SPLIT_U, (size_t)l->hx, (size_t)l->n[1], (size_t)l->n[2], ARG(l->infos),
                    ARG(l->count), ARG(n), ARG(l->hx), ARG(l->nh), ARG(l->pad));
     }
@@ -111,8 +115,8 @@ static void pipe_fluid_box(Pipe *P, int nlev)
         return;
     pipe_zero(P, P->rd, l0->cells * sizeof(double));
     pipe_zero(P, P->t, l0->cells * sizeof(float));
-    pipe_zero(P, l0->x, l0->cells * sizeof(float)); /* the split V-cycle writes only the box */
     for (int q = 0; q < nlev; q++) {
+        pipe_zero(P, P->level[q].x, P->level[q].cells * sizeof(float)); /* split: box only */
         pipe_zero(P, P->level[q].r, P->level[q].cells * sizeof(float));
         pipe_zero(P, P->level[q].b, P->level[q].cells * sizeof(float));
     }
@@ -120,31 +124,21 @@ static void pipe_fluid_box(Pipe *P, int nlev)
 
 /* ---- the V-cycle ------------------------------------------------------------------------- */
 
-static void pipe_smooth(Pipe *P, int q, cl_mem x, cl_mem b, int colour, float omega)
-{
-    PipeLevel *l = &P->level[q];
-    cl_int4 n = pipe_dims(l->n);
-    cl_int c = colour;
-    /* x counts pairs of cells: work-item i sweeps cell 2i or 2i + 1, whichever has the colour */
-    int lo[3] = { l->lo[0] / 2, l->lo[1], l->lo[2] }, hi[3] = { (l->hi[0] + 1) / 2, l->hi[1], l->hi[2] };
-    LAUNCH_RANGE(P, K_MG_SMOOTH, lo, hi, ARG(x), ARG(b), ARG(l->count), ARG(n), ARG(c), ARG(omega));
-}
-
-/* Level 0, when it is not small enough for the serial kernels, is swept in the colour-split
- * layout of solvers.cl: twice as fast a half sweep as in the grid's layout (67 against 129 us at
- * 64^3), for the same arithmetic per cell. x and b go in at the start of a V-cycle (or of a
- * run of sweeps) and x comes out at its end; the residual and prolongation between the legs
- * read and write the split x directly. Launches cover the box, two cells per work-item. */
+/* A level too large for the serial kernels is swept in the colour-split layout of solvers.cl:
+ * twice as fast a half sweep as in the grid's layout (67 against 129 us at 64^3), for the same
+ * arithmetic per cell. x and b go in at the start of a V-cycle's leg pair (or of a run of
+ * sweeps) and x comes out at its end; the residual and prolongation between the legs read
+ * and write the split x directly. Launches cover the box, two cells per work-item. */
 static void pipe_split_box(const PipeLevel *l, int lo[3], int hi[3])
 {
     lo[0] = l->lo[0] / 2, lo[1] = l->lo[1], lo[2] = l->lo[2];
     hi[0] = (l->hi[0] + 1) / 2, hi[1] = l->hi[1], hi[2] = l->hi[2];
 }
 
-/* dst (split) = src (grid layout) over level 0's box */
-static void pipe_split_in(Pipe *P, cl_mem dst, cl_mem src)
+/* dst (split) = src (grid layout) over level q's box */
+static void pipe_split_in(Pipe *P, int q, cl_mem dst, cl_mem src)
 {
-    PipeLevel *l = &P->level[0];
+    PipeLevel *l = &P->level[q];
     cl_int4 n = pipe_dims(l->n);
     int lo[3], hi[3];
     pipe_split_box(l, lo, hi);
@@ -152,10 +146,10 @@ static void pipe_split_in(Pipe *P, cl_mem dst, cl_mem src)
                  ARG(l->pad));
 }
 
-/* x (grid layout) = level 0's split x over the box */
-static void pipe_merge_out(Pipe *P, cl_mem x)
+/* x (grid layout) = level q's split x over the box */
+static void pipe_merge_out(Pipe *P, int q, cl_mem x)
 {
-    PipeLevel *l = &P->level[0];
+    PipeLevel *l = &P->level[q];
     cl_int4 n = pipe_dims(l->n);
     int lo[3], hi[3];
     pipe_split_box(l, lo, hi);
@@ -163,9 +157,9 @@ static void pipe_merge_out(Pipe *P, cl_mem x)
                  ARG(l->pad));
 }
 
-static void pipe_split_sweeps(Pipe *P, int sweeps, int c0, float omega)
+static void pipe_split_sweeps(Pipe *P, int q, int sweeps, int c0, float omega)
 {
-    PipeLevel *l = &P->level[0];
+    PipeLevel *l = &P->level[q];
     cl_int4 n = pipe_dims(l->n);
     int lo[3], hi[3];
     pipe_split_box(l, lo, hi);
@@ -176,11 +170,6 @@ static void pipe_split_sweeps(Pipe *P, int sweeps, int c0, float omega)
     }
 }
 
-/* Levels of at most this many cells are smoothed by one work-item in one launch
- * (mg_smooth_serial): PoCL spends ~0.1 ms on a launch, more than a sweep of 16^3 cells. */
-enum { PIPE_SERIAL_CELLS = 16 * 16 * 16 };
-
-/* sweeps x (half sweep c0, then the other colour) on level q. */
 static void pipe_smooth_sweeps(Pipe *P, int q, cl_mem x, cl_mem b, int sweeps, int c0, float omega)
 {
     PipeLevel *l = &P->level[q];
@@ -191,39 +180,32 @@ static void pipe_smooth_sweeps(Pipe *P, int q, cl_mem x, cl_mem b, int sweeps, i
                ARG(omega));
         return;
     }
-    if (q == 0) {
-        pipe_split_in(P, l->xs, x);
-        pipe_split_in(P, l->bs, b);
-        pipe_split_sweeps(P, sweeps, c0, omega);
-        pipe_merge_out(P, x);
-        return;
-    }
-    for (int s = 0; s < sweeps; s++) {
-        pipe_smooth(P, q, x, b, c0, omega);
-        pipe_smooth(P, q, x, b, 1 - c0, omega);
-    }
+    pipe_split_in(P, q, l->xs, x);
+    pipe_split_in(P, q, l->bs, b);
+    pipe_split_sweeps(P, q, sweeps, c0, omega);
+    pipe_merge_out(P, q, x);
 }
 
 static void pipe_vcycle_level(Pipe *P, int q, int nlev, int coarse_sweeps);
 
-/* Level 0's legs of the V-cycle in the split layout (the same steps as below). */
-static void pipe_vcycle_split(Pipe *P, int nlev, int coarse_sweeps)
+/* Level q's legs of the V-cycle in the split layout (the same steps as below). */
+static void pipe_vcycle_split(Pipe *P, int q, int nlev, int coarse_sweeps)
 {
-    PipeLevel *l = &P->level[0], *c = &P->level[1];
+    PipeLevel *l = &P->level[q], *c = &P->level[q + 1];
     cl_int4 n = pipe_dims(l->n), nc = pipe_dims(c->n);
     int lo[3], hi[3];
     pipe_split_box(l, lo, hi);
-    pipe_split_in(P, l->bs, l->b);
+    pipe_split_in(P, q, l->bs, l->b);
     pipe_zero(P, l->xs, pipe_split_elements(l) * sizeof(float));
-    pipe_split_sweeps(P, MG_SMOOTH, 0, 1.0f);
+    pipe_split_sweeps(P, q, MG_SMOOTH, 0, 1.0f);
     LAUNCH_RANGE(P, K_MG_RESIDUAL_SPLIT, lo, hi, ARG(l->r), ARG(l->xs), ARG(l->bs), ARG(l->infos),
                  ARG(l->type), ARG(n), ARG(l->hx), ARG(l->nh), ARG(l->pad));
-    LAUNCH_BOX(P, 1, K_MG_RESTRICT, ARG(c->b), ARG(l->r), ARG(c->type), ARG(nc), ARG(n));
-    pipe_vcycle_level(P, 1, nlev, coarse_sweeps);
+    LAUNCH_BOX(P, q + 1, K_MG_RESTRICT, ARG(c->b), ARG(l->r), ARG(c->type), ARG(nc), ARG(n));
+    pipe_vcycle_level(P, q + 1, nlev, coarse_sweeps);
     LAUNCH_RANGE(P, K_MG_PROLONG_SPLIT, lo, hi, ARG(l->xs), ARG(c->x), ARG(l->type), ARG(n),
                  ARG(nc), ARG(l->hx), ARG(l->nh), ARG(l->pad));
-    pipe_split_sweeps(P, MG_SMOOTH, 1, 1.0f);
-    pipe_merge_out(P, l->x);
+    pipe_split_sweeps(P, q, MG_SMOOTH, 1, 1.0f);
+    pipe_merge_out(P, q, l->x);
 }
 
 /* x = V-cycle applied to b on level q, levels q..nlev-1; the last level gets coarse_sweeps. */
@@ -249,26 +231,16 @@ static void pipe_vcycle_level(Pipe *P, int q, int nlev, int coarse_sweeps)
                ARG(n), ARG(c->x), ARG(nc), ARG(sweeps));
         return;
     }
-    if (q == 0 && !last) {
-        pipe_vcycle_split(P, nlev, coarse_sweeps);
+    if (!last) {
+        pipe_vcycle_split(P, q, nlev, coarse_sweeps);
         return;
     }
+    /* level 0 alone (pcg's preconditioner): coarse_sweeps each way */
     int zero = 0;
     pipe_ok(P, clEnqueueFillBuffer(P->cl.queue, l->x, &zero, sizeof zero, 0, l->cells * sizeof(float),
                                    0, NULL, NULL), "clEnqueueFillBuffer");
-    int sweeps = last ? coarse_sweeps : MG_SMOOTH;
-    pipe_smooth_sweeps(P, q, l->x, l->b, sweeps, 0, 1.0f);
-    if (!last) {
-        PipeLevel *c = &P->level[q + 1];
-        cl_int4 nc = pipe_dims(c->n);
-        LAUNCH_BOX(P, q, K_MG_RESIDUAL, ARG(l->r), ARG(l->x), ARG(l->b), ARG(l->type),
-                     ARG(l->count), ARG(n));
-        LAUNCH_BOX(P, q + 1, K_MG_RESTRICT, ARG(c->b), ARG(l->r), ARG(c->type), ARG(nc), ARG(n));
-        pipe_vcycle_level(P, q + 1, nlev, coarse_sweeps);
-        LAUNCH_BOX(P, q, K_MG_PROLONG, ARG(l->x), ARG(c->x), ARG(l->type), ARG(c->type), ARG(n),
-                     ARG(nc));
-    }
-    pipe_smooth_sweeps(P, q, l->x, l->b, sweeps, 1, 1.0f);
+    pipe_smooth_sweeps(P, q, l->x, l->b, coarse_sweeps, 0, 1.0f);
+    pipe_smooth_sweeps(P, q, l->x, l->b, coarse_sweeps, 1, 1.0f);
 }
 
 /* ---- sums -------------------------------------------------------------------------------- */
