@@ -201,10 +201,10 @@ __kernel void mg_restrict(__global float *cb, __global const float *fr, __global
     restrict_at(cb, fr, ctype, nc4, nf4, I, J, K);
 }
 
-/* fine x += P coarse x in FLUID fine cells (mg_prolong_add). Each fine cell takes 3/4 of its
- * parent and 1/4 of the parent's neighbour on its side, per axis; the terms add in the order
- * below (x fastest). A coarse cell that is not FLUID holds x = 0 (its x is zeroed and never
- * swept), so its term adds 0 and leaves e as it is to the bit, and no type needs reading; a
+/* fine x += P coarse x in FLUID fine cells (mg_prolong_add of multigrid.c). Each fine cell
+ * takes 3/4 of its parent and 1/4 of the parent's neighbour on its side, per axis; the terms
+ * add in the order below (x fastest). A coarse cell that is not FLUID holds x = 0 (zeroed,
+ * never swept, outside the box zeroed by pipe_fluid_box), so its term adds 0 and leaves e as it is to the bit, and no type needs reading; a
  * neighbour outside the coarse grid gets weight 0 at a clamped index. Scalars and no branch
  * but the store, so that the work-group runs through the vector lanes. */
 #define PROLONG_TERM(I, J, K, wx, wy, wz) e += (wx) * (wy) * (wz) * cx[(I) + ncx * ((J) + ncy * (K))];
@@ -436,7 +436,7 @@ __kernel void residual_l(__global double *partial, __global const float *rhs,
     partial[g] = s;
 }
 
-/* ---- level 0 in colour-split layout ------------------------------------------------------
+/* ---- the colour-split layout of a level swept in parallel (pipesolve.c) -------------------
  * A red-black half sweep in the grid's own layout reads every other cell along x, which
  * PoCL's vectorizer declines, and drags the other colour's b and info through the cache.
  * Split, colour c's cells of row (j, k) lie at pad + c * nh + hx * (j + ny * k) + m, for
@@ -493,8 +493,10 @@ __kernel void rb_merge_f(__global float *x, __global const float *xs, int4 n4, i
         x[c + 1] = xs[pad + (1 - c0) * nh + a];
 }
 
-/* mg_smooth on the split layout: the same arithmetic per cell. Every cell is stored (a cell
- * that is not FLUID gets its own x back), so the work-group runs without a branch. */
+/* Half a red-black sweep on the split layout: the FLUID cells of colour get
+ * x += omega ((b + sum) / N - x), N from the info bits (rb_sweeps_serial's arithmetic, term
+ * for term). Every cell is stored (one that is not FLUID gets its own x back), so the
+ * work-group runs without a branch. */
 __kernel void mg_smooth_split(__global float *xs, __global const float *bs,
                               __global const ushort *infos, int4 n4, int hx, int nh, int pad,
                               int colour, float omega)
@@ -512,8 +514,9 @@ __kernel void mg_smooth_split(__global float *xs, __global const float *bs,
     xc[a] = (f >> 8) ? x0 + omega * (gs - x0) : x0;
 }
 
-/* mg_residual from the split layout into r in the grid's layout: work-item (m, j, k) takes
- * cells 2m and 2m + 1 of row (j, k), whose colours are (j + k) & 1 and the other. */
+/* r = b - A x (residual_at's arithmetic) from the split x and b into r in the grid's layout,
+ * where mg_restrict reads it: work-item (m, j, k) takes cells 2m and 2m + 1 of row (j, k),
+ * whose colours are (j + k) & 1 and the other. */
 __attribute__((always_inline)) inline void residual_split_at(
     __global float *r, __global const float *xs, __global const float *bs,
     __global const ushort *infos, __global const char *type, int4 n4, int hx, int nh, int pad,
@@ -542,7 +545,8 @@ __kernel void mg_residual_split(__global float *r, __global const float *xs,
         residual_split_at(r, xs, bs, infos, type, n4, hx, nh, pad, m, j, k, 1);
 }
 
-/* mg_prolong into the split layout (the same two cells per work-item). */
+/* fine x += P coarse x (prolong_at's arithmetic) into the split fine x, the coarse x in the
+ * grid's layout (the same two cells per work-item). */
 __kernel void mg_prolong_split(__global float *xs, __global const float *cx,
                                __global const char *ftype, int4 nf4, int4 nc4, int hx, int nh,
                                int pad)

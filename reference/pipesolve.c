@@ -27,34 +27,32 @@ int pipe_alloc_levels(Pipe *P, const MacGrid *g)
 {
     int n[3] = { g->nx, g->ny, g->nz };
     for (;;) {
-        PipeLevel *l = &P->level[P->levels];
+        /* counted first, so that pipe_release_grid frees whatever was made if one fails
+         * (pipe_buffer records the failure) */
+        PipeLevel *l = &P->level[P->levels++];
         memcpy(l->n, n, sizeof n);
         l->cells = (size_t)n[0] * n[1] * n[2];
-        cl_int rc;
-        l->type = P->levels == 0 ? P->cell
-                                 : clCreateBuffer(P->cl.context, CL_MEM_READ_WRITE, l->cells, NULL, &rc);
-        l->count = clCreateBuffer(P->cl.context, CL_MEM_READ_WRITE, l->cells * sizeof(cl_ushort), NULL, &rc);
-        l->x = clCreateBuffer(P->cl.context, CL_MEM_READ_WRITE, l->cells * sizeof(float), NULL, &rc);
-        l->b = clCreateBuffer(P->cl.context, CL_MEM_READ_WRITE, l->cells * sizeof(float), NULL, &rc);
-        l->r = clCreateBuffer(P->cl.context, CL_MEM_READ_WRITE, l->cells * sizeof(float), NULL, &rc);
-        if (!pipe_ok(P, l->type && l->count && l->x && l->b && l->r ? CL_SUCCESS : rc,
-                     "allocating the multigrid levels"))
-            return -1;
+        l->type = P->levels == 1 ? P->cell : pipe_buffer(P, l->cells);
+        l->count = pipe_buffer(P, l->cells * sizeof(cl_ushort));
+        l->x = pipe_buffer(P, l->cells * sizeof(float));
+        l->b = pipe_buffer(P, l->cells * sizeof(float));
+        l->r = pipe_buffer(P, l->cells * sizeof(float));
         if (l->cells > PIPE_SERIAL_CELLS) { /* swept in parallel, in the split layout */
             l->hx = (n[0] + 1) / 2;
             l->nh = l->hx * n[1] * n[2];
             l->pad = l->hx * n[1] + 1;
             size_t split = pipe_split_elements(l);
-            l->xs = clCreateBuffer(P->cl.context, CL_MEM_READ_WRITE, split * sizeof(float), NULL, &rc);
-            l->bs = clCreateBuffer(P->cl.context, CL_MEM_READ_WRITE, split * sizeof(float), NULL, &rc);
-            l->infos = clCreateBuffer(P->cl.context, CL_MEM_READ_WRITE, split * sizeof(cl_ushort), NULL, &rc);
-            if (!pipe_ok(P, l->xs && l->bs && l->infos ? CL_SUCCESS : rc, "allocating the split level"))
-                return -1;
-            pipe_zero(P, l->xs, split * sizeof(float));
-            pipe_zero(P, l->bs, split * sizeof(float));
-            pipe_zero(P, l->infos, split * sizeof(cl_ushort));
+            l->xs = pipe_buffer(P, split * sizeof(float));
+            l->bs = pipe_buffer(P, split * sizeof(float));
+            l->infos = pipe_buffer(P, split * sizeof(cl_ushort));
+            if (P->failure == CL_SUCCESS) { /* the pads are read (and dropped) as they are */
+                pipe_zero(P, l->xs, split * sizeof(float));
+                pipe_zero(P, l->bs, split * sizeof(float));
+                pipe_zero(P, l->infos, split * sizeof(cl_ushort));
+            }
         }
-        P->levels++;
+        if (P->failure != CL_SUCCESS)
+            return -1;
         int next[3] = { (n[0] + 1) / 2, (n[1] + 1) / 2, (n[2] + 1) / 2 };
         if (P->levels == MG_MAX_LEVELS || next[0] < MG_MIN_CELLS || next[1] < MG_MIN_CELLS ||
             next[2] < MG_MIN_CELLS)
@@ -116,7 +114,10 @@ static void pipe_fluid_box(Pipe *P, int nlev)
     pipe_zero(P, P->rd, l0->cells * sizeof(double));
     pipe_zero(P, P->t, l0->cells * sizeof(float));
     for (int q = 0; q < nlev; q++) {
-        pipe_zero(P, P->level[q].x, P->level[q].cells * sizeof(float)); /* split: box only */
+        /* A split level's x is written over its box only (rb_merge_f), and prolongation
+         * reads the coarse x one cell past the box, which must hold 0 as any cell that is
+         * not FLUID does. */
+        pipe_zero(P, P->level[q].x, P->level[q].cells * sizeof(float));
         pipe_zero(P, P->level[q].r, P->level[q].cells * sizeof(float));
         pipe_zero(P, P->level[q].b, P->level[q].cells * sizeof(float));
     }
@@ -235,10 +236,16 @@ static void pipe_vcycle_level(Pipe *P, int q, int nlev, int coarse_sweeps)
         pipe_vcycle_split(P, q, nlev, coarse_sweeps);
         return;
     }
-    /* level 0 alone (pcg's preconditioner): coarse_sweeps each way */
-    int zero = 0;
-    pipe_ok(P, clEnqueueFillBuffer(P->cl.queue, l->x, &zero, sizeof zero, 0, l->cells * sizeof(float),
-                                   0, NULL, NULL), "clEnqueueFillBuffer");
+    /* level 0 alone (pcg's preconditioner): from x = 0, coarse_sweeps each way */
+    if (l->infos) {
+        pipe_split_in(P, q, l->bs, l->b);
+        pipe_zero(P, l->xs, pipe_split_elements(l) * sizeof(float));
+        pipe_split_sweeps(P, q, coarse_sweeps, 0, 1.0f);
+        pipe_split_sweeps(P, q, coarse_sweeps, 1, 1.0f);
+        pipe_merge_out(P, q, l->x);
+        return;
+    }
+    pipe_zero(P, l->x, l->cells * sizeof(float));
     pipe_smooth_sweeps(P, q, l->x, l->b, coarse_sweeps, 0, 1.0f);
     pipe_smooth_sweeps(P, q, l->x, l->b, coarse_sweeps, 1, 1.0f);
 }

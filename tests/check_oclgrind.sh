@@ -5,9 +5,9 @@
 # suite (the values come out the same) but not this. Then the planted bugs of
 # tests/mutants/oclgrind/ (each STAGE-BUG.patch against kernels/), which the suites pass, must
 # be reported. flipkit tests/: `make check-oclgrind`.
-# Three small scenes run whole under it too, for the kernels no stage suite reaches (the sort,
+# Small scenes run whole under it too, for the kernels no stage suite reaches (the sort,
 # the solvers, extrapolation): dam_break's liquid against the walls, ball_drop's splash, and
-# dam_break on an odd grid large enough for the split-layout sweeps.
+# dam_break on an odd grid large enough for the split-layout sweeps (mgpcg and pcg).
 # Usage: check_oclgrind.sh BUILD_DIR STAGE...
 build=$1; shift
 if ! command -v oclgrind >/dev/null 2>&1; then
@@ -51,8 +51,12 @@ scene() { # scene NAME SCENE FRAMES SETS...: flipsim on OpenCL under Oclgrind
 scene dam_break scenes/dam_break.json 4 --set 'grid.resolution=[16,8,8]' --set grid.cell_size=0.3
 scene ball_drop scenes/ball_drop.json 9 --set 'grid.resolution=[12,12,12]' --set grid.cell_size=0.6667
 # Over 16^3 cells, so level 0 is swept in the colour-split layout (pipesolve.c); an odd nx
-# gives rows whose last pair has one cell.
+# gives rows whose last pair has one cell. Once with mgpcg (the V-cycle's split legs), once
+# with pcg (the one-level preconditioner's path). A grid with two split levels (35x33x37)
+# took 35-50 s here, so it is left to test_pipeline's comparison with C.
 scene dam_break_odd scenes/dam_break.json 4 --set 'grid.resolution=[21,12,17]' --set grid.cell_size=0.3
+scene dam_break_odd_pcg scenes/dam_break.json 2 --set 'grid.resolution=[21,12,17]' --set grid.cell_size=0.3 \
+    --set pressure.solver=pcg
 for patchfile in tests/mutants/oclgrind/*.patch; do
     [ -e "$patchfile" ] || break
     name=$(basename "$patchfile" .patch); stage=${name%%-*}

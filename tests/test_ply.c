@@ -528,8 +528,10 @@ START_TEST(atomic_write_all_or_nothing)
 END_TEST
 
 /* atomic_replace exchanges over a regular file (atomic.c says why) and must otherwise do what
- * rename does: the old file's readers keep it, no tmp is left, a directory is not replaced. */
-static void write_file(const char *path, const char *text)
+ * rename does: the old file's readers keep it, no tmp is left, a directory is not replaced.
+ * These are rename's results, so the test cannot tell which path ran (strace shows the
+ * renameat2 with RENAME_EXCHANGE on ext4); it checks that the exchange changes none of them. */
+static void ply_test_write_file(const char *path, const char *text)
 {
     FILE *f = fopen(path, "wb");
     ck_assert_ptr_nonnull(f);
@@ -544,14 +546,14 @@ START_TEST(atomic_replace_as_rename)
     snprintf(path, sizeof path, "%s/stage.usda", dir);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     /* nothing there yet */
-    write_file(tmp, "first\n");
+    ply_test_write_file(tmp, "first\n");
     ck_assert_int_eq(atomic_replace(tmp, path), 0);
     ck_assert_str_eq(harness_slurp(path, NULL), "first\n");
     ck_assert_msg(access(tmp, F_OK) != 0, "%s left behind", tmp);
     /* over a file that a reader has open: the reader still reads the old one */
     FILE *reader = fopen(path, "rb");
     ck_assert_ptr_nonnull(reader);
-    write_file(tmp, "second\n");
+    ply_test_write_file(tmp, "second\n");
     ck_assert_int_eq(atomic_replace(tmp, path), 0);
     ck_assert_str_eq(harness_slurp(path, NULL), "second\n");
     ck_assert_msg(access(tmp, F_OK) != 0, "%s (the old file after the exchange) left behind", tmp);
@@ -563,14 +565,14 @@ START_TEST(atomic_replace_as_rename)
     snprintf(link, sizeof link, "%s/link.usda", dir);
     ck_assert_int_eq(symlink(path, link), 0);
     snprintf(sub, sizeof sub, "%s/link.usda.tmp", dir);
-    write_file(sub, "third\n");
+    ply_test_write_file(sub, "third\n");
     ck_assert_int_eq(atomic_replace(sub, link), 0);
     ck_assert_str_eq(harness_slurp(link, NULL), "third\n");
     ck_assert_str_eq(harness_slurp(path, NULL), "second\n");
     /* over a directory: refused as rename refuses it; both stay as they were */
     snprintf(sub, sizeof sub, "%s/d", dir);
     ck_assert_int_eq(mkdir(sub, 0777), 0);
-    write_file(tmp, "fourth\n");
+    ply_test_write_file(tmp, "fourth\n");
     errno = 0;
     ck_assert_int_eq(atomic_replace(tmp, sub), -1);
     ck_assert_int_eq(errno, EISDIR);

@@ -81,7 +81,7 @@ check-opencl: $(STAGE_TESTS) $(GOLDEN_STAMP) ## the stage suites against the Ope
 
 # The kernels under Oclgrind: every out-of-bounds access or race is an error, even one that
 # leaves the values as they were.
-check-oclgrind: $(STAGE_TESTS) $(FLIPSIM) ## the stage suites and three small scenes on OpenCL under Oclgrind (out-of-bounds, races)
+check-oclgrind: $(STAGE_TESTS) $(FLIPSIM) ## the stage suites and four small scenes on OpenCL under Oclgrind (out-of-bounds, races)
 	@tests/check_oclgrind.sh $(BUILD) $(STAGES)
 
 # The OpenCL pipeline against the C reference: scenes, solvers, determinism (PoCL here).

@@ -18,15 +18,23 @@
  * as atomic for a reader as rename, but ext4 (auto_da_alloc) makes a rename that replaces a
  * file write out the new file's blocks first, which took ~0.1 s for a 50 MB USD stage and was
  * a third of the USD writer's time. Anything else (no file there yet, a directory, a file
- * system without RENAME_EXCHANGE) gets rename's own behaviour. */
+ * system or C library without RENAME_EXCHANGE) gets rename's own behaviour. */
 int atomic_replace(const char *tmp, const char *path)
 {
+#ifdef RENAME_EXCHANGE
     struct stat st;
     if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
         renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE) == 0) {
-        remove(tmp);
-        return 0;
+        /* What came back is the file lstat saw, unless something replaced it in between: a
+         * directory goes back where it was, and rename then refuses as it would have. */
+        if (lstat(tmp, &st) == 0 && S_ISREG(st.st_mode)) {
+            remove(tmp); /* if it fails, the old contents stay at tmp; path is right either way */
+            return 0;
+        }
+        if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE) != 0)
+            return -1;
     }
+#endif
     return rename(tmp, path);
 }
 

@@ -22,7 +22,11 @@ int atomic_write(const char *path, bool durable, AtomicBody body, const void *ct
                  size_t errlen);
 
 /* Puts the written file tmp in path's place in one step, as rename(tmp, path) does (same
- * return and errno); for a file that replaces another, without ext4's flush (atomic.c). */
+ * return and errno); for a file that replaces another, without ext4's flush (atomic.c). A
+ * reader or a crashed process sees the old file or the new one, as with rename. After a
+ * power failure, though, a replacing file written without fsync may come back empty, where
+ * ext4's flush on rename would have kept the old or the new one: durable writes fsync first
+ * and are not affected; frames, surfaces, previews and the USD stage can be made again. */
 int atomic_replace(const char *tmp, const char *path);
 
 #endif
