@@ -171,20 +171,34 @@ static void pipe_split_sweeps(Pipe *P, int q, int sweeps, int c0, float omega)
     }
 }
 
-static void pipe_smooth_sweeps(Pipe *P, int q, cl_mem x, cl_mem b, int sweeps, int c0, float omega)
+/* sweeps on a level of at most PIPE_SERIAL_CELLS, by one work-item in one launch */
+static void pipe_sweeps_serial(Pipe *P, int q, int sweeps, int c0, float omega)
 {
     PipeLevel *l = &P->level[q];
-    if (l->cells <= PIPE_SERIAL_CELLS) {
-        cl_int4 n = pipe_dims(l->n);
-        cl_int s = sweeps, c = c0;
-        LAUNCH(P, K_MG_SMOOTH_SERIAL, 1, 1, 1, ARG(x), ARG(b), ARG(l->count), ARG(n), ARG(s), ARG(c),
-               ARG(omega));
+    cl_int4 n = pipe_dims(l->n);
+    cl_int s = sweeps, c = c0;
+    LAUNCH(P, K_MG_SMOOTH_SERIAL, 1, 1, 1, ARG(l->x), ARG(l->b), ARG(l->count), ARG(n), ARG(s),
+           ARG(c), ARG(omega));
+}
+
+/* Level q's x = `sweeps` red-black sweeps on its b from x = 0, and as many black-red ones
+ * after them if both_ways: relax's sweeps and pcg's one-level preconditioner. */
+static void pipe_sweeps_from_zero(Pipe *P, int q, int sweeps, int both_ways, float omega)
+{
+    PipeLevel *l = &P->level[q];
+    if (!l->infos) { /* small enough for one work-item */
+        pipe_zero(P, l->x, l->cells * sizeof(float));
+        pipe_sweeps_serial(P, q, sweeps, 0, omega);
+        if (both_ways)
+            pipe_sweeps_serial(P, q, sweeps, 1, omega);
         return;
     }
-    pipe_split_in(P, q, l->xs, x);
-    pipe_split_in(P, q, l->bs, b);
-    pipe_split_sweeps(P, q, sweeps, c0, omega);
-    pipe_merge_out(P, q, x);
+    pipe_split_in(P, q, l->bs, l->b);
+    pipe_zero(P, l->xs, pipe_split_elements(l) * sizeof(float));
+    pipe_split_sweeps(P, q, sweeps, 0, omega);
+    if (both_ways)
+        pipe_split_sweeps(P, q, sweeps, 1, omega);
+    pipe_merge_out(P, q, l->x); /* outside the box x is 0 already (pipe_fluid_box) */
 }
 
 static void pipe_vcycle_level(Pipe *P, int q, int nlev, int coarse_sweeps);
@@ -236,18 +250,7 @@ static void pipe_vcycle_level(Pipe *P, int q, int nlev, int coarse_sweeps)
         pipe_vcycle_split(P, q, nlev, coarse_sweeps);
         return;
     }
-    /* level 0 alone (pcg's preconditioner): from x = 0, coarse_sweeps each way */
-    if (l->infos) {
-        pipe_split_in(P, q, l->bs, l->b);
-        pipe_zero(P, l->xs, pipe_split_elements(l) * sizeof(float));
-        pipe_split_sweeps(P, q, coarse_sweeps, 0, 1.0f);
-        pipe_split_sweeps(P, q, coarse_sweeps, 1, 1.0f);
-        pipe_merge_out(P, q, l->x);
-        return;
-    }
-    pipe_zero(P, l->x, l->cells * sizeof(float));
-    pipe_smooth_sweeps(P, q, l->x, l->b, coarse_sweeps, 0, 1.0f);
-    pipe_smooth_sweeps(P, q, l->x, l->b, coarse_sweeps, 1, 1.0f);
+    pipe_sweeps_from_zero(P, q, coarse_sweeps, 1, 1.0f); /* level 0 alone: pcg's preconditioner */
 }
 
 /* ---- sums -------------------------------------------------------------------------------- */
@@ -378,7 +381,6 @@ static SolveResult pipe_relax(Pipe *P, const MacGrid *g, const PressureSettings 
     PipeLevel *l = &P->level[0];
     double bnorm = pipe_setup(P, g);
     SolveResult res = { 0, INFINITY, false };
-    int zero = 0;
     for (;;) {
         res.residual = pipe_true_residual(P, g) / bnorm;
         if (res.residual <= set->tolerance || res.iterations >= set->iterations ||
@@ -387,9 +389,7 @@ static SolveResult pipe_relax(Pipe *P, const MacGrid *g, const PressureSettings 
         int sweeps = set->iterations - res.iterations;
         sweeps = sweeps < RELAX_CHECK_EVERY ? sweeps : RELAX_CHECK_EVERY;
         pipe_box_to_float(P, l->b, P->rd);
-        pipe_ok(P, clEnqueueFillBuffer(P->cl.queue, l->x, &zero, sizeof zero, 0,
-                                       cells * sizeof(float), 0, NULL, NULL), "clEnqueueFillBuffer");
-        pipe_smooth_sweeps(P, 0, l->x, l->b, sweeps, 0, omega);
+        pipe_sweeps_from_zero(P, 0, sweeps, 0, omega);
         LAUNCH(P, K_ADD_CORRECTION, cells, 1, 1, ARG(P->xd), ARG(l->x), ARG(n));
         res.iterations += sweeps;
     }
