@@ -344,3 +344,11 @@ __kernel void p2g_normalize(__global float *vel, __global float *old,
     vel[f] = v;
     old[f] = v;
 }
+
+/* The first `words` of m = 0, a word per work-item (pipe_zero). */
+__kernel void fill_zero(__global uint *m, int words)
+{
+    int c = get_global_id(0);
+    if (c < words)
+        m[c] = 0;
+}
