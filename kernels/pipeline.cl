@@ -257,7 +257,9 @@ __kernel void p2g_scatter(__global float *u, __global float *v, __global float *
     int row = nx * (j + ny * k);
     /* face strides: u is (nx+1) x ny x nz, v nx x (ny+1) x nz, w nx x ny x (nz+1) */
     int uy = nx + 1, uz = (nx + 1) * ny, vy = nx, vz = nx * (ny + 1), wy = nx, wz = nx * ny;
+    float4 nf = convert_float4(n4);
     for (int i = 0; i < nx; i++) {
+        int4 cell = (int4)(i, j, k, 0);
         int q0 = cell_start[row + i], q1 = cell_start[row + i + 1];
         if (q0 == q1)
             continue;
@@ -265,34 +267,36 @@ __kernel void p2g_scatter(__global float *u, __global float *v, __global float *
         float8 sv0 = 0.0f, sv1 = 0.0f, sv2 = 0.0f, tv0 = 0.0f, tv1 = 0.0f, tv2 = 0.0f;
         float8 sw0 = 0.0f, sw1 = 0.0f, sw2 = 0.0f, tw0 = 0.0f, tw1 = 0.0f, tw2 = 0.0f;
         for (int q = q0; q < q1; q++) {
-            STENCIL_AXIS(x, pos[3 * q], nx, dx, bx, tx, hbx, htx)
-            STENCIL_AXIS(y, pos[3 * q + 1], ny, dx, by, ty, hby, hty)
-            STENCIL_AXIS(z, pos[3 * q + 2], nz, dx, bz, tz, hbz, htz)
-            ACROSS3(i, hbx, htx, ax0, ax1, ax2)
-            ACROSS3(j, hby, hty, ay0, ay1, ay2)
-            ACROSS3(k, hbz, htz, az0, az1, az2)
+            /* STENCIL_AXIS and ACROSS3 for the three axes at once, in float4 lanes x, y, z:
+             * the same operations per lane, so the same bits. */
+            float4 f0 = (float4)(pos[3 * q], pos[3 * q + 1], pos[3 * q + 2], 0.0f) / dx;
+            float4 f1 = f0 - 0.5f;
+            f0 = fmin(select((float4)0.0f, f0, f0 >= 0.0f), nf);
+            f1 = fmin(fmax(f1, 0.0f), nf - 1.0f);
+            int4 b = min(convert_int4(f0), n4 - 1), hb = min(convert_int4(f1), n4 - 2);
+            float4 t = f0 - convert_float4(b), ht = f1 - convert_float4(hb);
+            int4 lo = hb < cell;
+            float4 ot = 1.0f - t, oht = 1.0f - ht;
+            float4 a0 = select((float4)0.0f, oht, lo), a1 = select(oht, ht, lo),
+                   a2 = select(ht, (float4)0.0f, lo);
             float pu = pvel[3 * q], pv = pvel[3 * q + 1], pw = pvel[3 * q + 2];
             /* u: lanes (x, y) = (i..i+1, j-1..j+1), one float8 per z row k-1..k+1 */
-            float ox0 = 1.0f - tx, ox1 = tx;
-            float8 xy = (float8)(ox0 * ay0, ox1 * ay0, ox0 * ay1, ox1 * ay1, ox0 * ay2, ox1 * ay2,
-                                 0.0f, 0.0f);
-            float8 e = xy * az0; su0 += e * pu; tu0 += e;
-            e = xy * az1; su1 += e * pu; tu1 += e;
-            e = xy * az2; su2 += e * pu; tu2 += e;
+            float8 xy = (float8)(ot.x, t.x, ot.x, t.x, ot.x, t.x, 0.0f, 0.0f) *
+                        (float8)(a0.y, a0.y, a1.y, a1.y, a2.y, a2.y, 0.0f, 0.0f);
+            float8 e = xy * a0.z; su0 += e * pu; tu0 += e;
+            e = xy * a1.z; su1 += e * pu; tu1 += e;
+            e = xy * a2.z; su2 += e * pu; tu2 += e;
             /* v: lanes (x, y) = (i-1..i+1, j..j+1), one float8 per z row k-1..k+1 */
-            float oy0 = 1.0f - ty, oy1 = ty;
-            xy = (float8)(ax0 * oy0, ax1 * oy0, ax2 * oy0, ax0 * oy1, ax1 * oy1, ax2 * oy1, 0.0f,
-                          0.0f);
-            e = xy * az0; sv0 += e * pv; tv0 += e;
-            e = xy * az1; sv1 += e * pv; tv1 += e;
-            e = xy * az2; sv2 += e * pv; tv2 += e;
+            float8 xs = (float8)(a0.x, a1.x, a2.x, a0.x, a1.x, a2.x, 0.0f, 0.0f);
+            xy = xs * (float8)(ot.y, ot.y, ot.y, t.y, t.y, t.y, 0.0f, 0.0f);
+            e = xy * a0.z; sv0 += e * pv; tv0 += e;
+            e = xy * a1.z; sv1 += e * pv; tv1 += e;
+            e = xy * a2.z; sv2 += e * pv; tv2 += e;
             /* w: lanes (x, z) = (i-1..i+1, k..k+1), one float8 per y row j-1..j+1 */
-            float oz0 = 1.0f - tz, oz1 = tz;
-            float8 xs = (float8)(ax0, ax1, ax2, ax0, ax1, ax2, 0.0f, 0.0f);
-            float8 zs = (float8)(oz0, oz0, oz0, oz1, oz1, oz1, 0.0f, 0.0f);
-            e = xs * ay0 * zs; sw0 += e * pw; tw0 += e;
-            e = xs * ay1 * zs; sw1 += e * pw; tw1 += e;
-            e = xs * ay2 * zs; sw2 += e * pw; tw2 += e;
+            float8 zs = (float8)(ot.z, ot.z, ot.z, t.z, t.z, t.z, 0.0f, 0.0f);
+            e = xs * a0.y * zs; sw0 += e * pw; tw0 += e;
+            e = xs * a1.y * zs; sw1 += e * pw; tw1 += e;
+            e = xs * a2.y * zs; sw2 += e * pw; tw2 += e;
         }
         /* Rows outside the grid are skipped (every particle gave them weight 0). Along x, u's
          * pair is always in the grid; v's and w's triple i-1..i+1 is moved in by one at the
