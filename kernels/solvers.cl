@@ -6,9 +6,11 @@
 
 /* ---- per level: types, neighbour counts, sweeps, residual, transfers --------------------- */
 
-/* Per FLUID cell: bits 0-5 say which neighbours (-x, +x, -y, +y, -z, +z) are FLUID, bits 8-10
- * hold N, the count of non-SOLID ones. Precomputing it once per solve spares every sweep the
+/* Per FLUID cell: bits 0-5 say which neighbours (-x, +x, -y, +y, -z, +z) are FLUID, bit 7
+ * (INFO_FLUID) that the cell is, bits 8-10 hold N, the count of non-SOLID ones; 0 elsewhere. Precomputing it once per solve spares every sweep the
  * six bounds-checked type lookups (coarse levels can have FLUID cells on the array's edge). */
+#define INFO_FLUID 0x80u
+
 __kernel void mg_count(__global ushort *info, __global const char *type, int4 n4)
 {
     int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
@@ -29,7 +31,7 @@ __kernel void mg_count(__global ushort *info, __global const char *type, int4 n4
                 (uint)(t4 == CELL_FLUID) << 4 | (uint)(t5 == CELL_FLUID) << 5;
     uint count = (uint)(t0 != CELL_SOLID) + (uint)(t1 != CELL_SOLID) + (uint)(t2 != CELL_SOLID) +
                  (uint)(t3 != CELL_SOLID) + (uint)(t4 != CELL_SOLID) + (uint)(t5 != CELL_SOLID);
-    info[c] = (ushort)(mask | count << 8);
+    info[c] = (ushort)(mask | INFO_FLUID | count << 8);
 }
 
 /* The box around the FLUID cells of the z-slabs [g * chunk, (g + 1) * chunk): part g gets
@@ -514,54 +516,89 @@ __kernel void mg_smooth_split(__global float *xs, __global const float *bs,
     xc[a] = (f >> 8) ? x0 + omega * (gs - x0) : x0;
 }
 
-/* r = b - A x (residual_at's arithmetic) from the split x and b into r in the grid's layout,
- * where mg_restrict reads it: work-item (m, j, k) takes cells 2m and 2m + 1 of row (j, k),
- * whose colours are (j + k) & 1 and the other. */
+/* rs = b - A x (residual_at's arithmetic), all three split: work-item (m, j, k) takes cells
+ * 2m and 2m + 1 of row (j, k), whose colours are (j + k) & 1 and the other. Split, the stores
+ * are unit stride, and so are mg_restrict_split's loads. */
 __attribute__((always_inline)) inline void residual_split_at(
-    __global float *r, __global const float *xs, __global const float *bs,
-    __global const ushort *infos, __global const char *type, int4 n4, int hx, int nh, int pad,
-    int m, int j, int k, int t)
+    __global float *rs, __global const float *xs, __global const float *bs,
+    __global const ushort *infos, int4 n4, int hx, int nh, int pad, int m, int j, int k, int t)
 {
-    int i = 2 * m + t, row = j + n4.y * k, colour = (j + k + t) & 1;
+    int row = j + n4.y * k, colour = (j + k + t) & 1;
     size_t a = (size_t)hx * row + m, sy = (size_t)hx, sz = (size_t)hx * n4.y;
-    size_t c = (size_t)n4.x * row + i;
+    size_t at = pad + colour * nh + a;
     __global const float *xc = xs + pad + colour * nh, *xo = xs + pad + (1 - colour) * nh;
-    uint f = infos[pad + colour * nh + a];
+    uint f = infos[at];
     float sum = split_sum(xo, a, t, sy, sz, f);
-    r[c] = type[c] == CELL_FLUID
-               ? bs[pad + colour * nh + a] - (neighbour_count(f) * xc[a] - sum)
-               : 0.0f;
+    rs[at] = (f & INFO_FLUID) ? bs[at] - (neighbour_count(f) * xc[a] - sum) : 0.0f;
 }
 
-__kernel void mg_residual_split(__global float *r, __global const float *xs,
-                                __global const float *bs, __global const ushort *infos,
-                                __global const char *type, int4 n4, int hx, int nh, int pad)
+__kernel void mg_residual_split(__global float *rs, __global const float *xs,
+                                __global const float *bs, __global const ushort *infos, int4 n4,
+                                int hx, int nh, int pad)
 {
     int m = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
     if (m >= hx || j >= n4.y || k >= n4.z)
         return;
-    residual_split_at(r, xs, bs, infos, type, n4, hx, nh, pad, m, j, k, 0);
+    residual_split_at(rs, xs, bs, infos, n4, hx, nh, pad, m, j, k, 0);
     if (2 * m + 1 < n4.x)
-        residual_split_at(r, xs, bs, infos, type, n4, hx, nh, pad, m, j, k, 1);
+        residual_split_at(rs, xs, bs, infos, n4, hx, nh, pad, m, j, k, 1);
+}
+
+/* mg_restrict from the split fine r: the same 64 terms in the same order. Along x the
+ * children 2I - 1, 2I, 2I + 1, 2I + 2 of row (j, k) are, split, the other colour at I - 1,
+ * this row's first colour at I, the other at I and the first at I + 1: unit stride across the
+ * work-items. A child outside the row gets weight 0 and reads a neighbouring row's or the
+ * pad's value, which is finite (every element is written or zeroed), so it adds +0. */
+__kernel void mg_restrict_split(__global float *cb, __global const float *rs,
+                                __global const char *ctype, int4 nc4, int4 nf4, int hx, int nh,
+                                int pad)
+{
+    int I = get_global_id(0), J = get_global_id(1), K = get_global_id(2);
+    if (I >= nc4.x || J >= nc4.y || K >= nc4.z)
+        return;
+    int C = I + nc4.x * (J + nc4.y * K);
+    float wi0 = 2 * I - 1 >= 0 ? 0.25f : 0.0f, wi1 = 0.75f,
+          wi2 = 2 * I + 1 < nf4.x ? 0.75f : 0.0f, wi3 = 2 * I + 2 < nf4.x ? 0.25f : 0.0f;
+    float sum = 0.0f;
+#pragma unroll
+    for (int qk = 0; qk < 4; qk++) {
+        int k = 2 * K - 1 + qk;
+        float wk = (k >= 0) & (k < nf4.z) ? child_weight(qk) : 0.0f;
+        k = clamp(k, 0, nf4.z - 1);
+#pragma unroll
+        for (int qj = 0; qj < 4; qj++) {
+            int j = 2 * J - 1 + qj;
+            float wj = (j >= 0) & (j < nf4.y) ? child_weight(qj) : 0.0f;
+            j = clamp(j, 0, nf4.y - 1);
+            int c0 = (j + k) & 1;
+            __global const float *first = rs + pad + c0 * nh + (size_t)hx * (j + nf4.y * k) + I;
+            __global const float *other = rs + pad + (1 - c0) * nh + (size_t)hx * (j + nf4.y * k) + I;
+            sum += 0.5f * wi0 * wj * wk * other[-1];
+            sum += 0.5f * wi1 * wj * wk * first[0];
+            sum += 0.5f * wi2 * wj * wk * other[0];
+            sum += 0.5f * wi3 * wj * wk * first[1];
+        }
+    }
+    cb[C] = ctype[C] == CELL_FLUID ? sum : 0.0f;
 }
 
 /* fine x += P coarse x (prolong_at's arithmetic) into the split fine x, the coarse x in the
- * grid's layout (the same two cells per work-item). */
+ * grid's layout (the same two cells per work-item; FLUID read from the split info). */
 __kernel void mg_prolong_split(__global float *xs, __global const float *cx,
-                               __global const char *ftype, int4 nf4, int4 nc4, int hx, int nh,
+                               __global const ushort *infos, int4 nf4, int4 nc4, int hx, int nh,
                                int pad)
 {
     int m = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
     if (m >= hx || j >= nf4.y || k >= nf4.z)
         return;
     int row = j + nf4.y * k, c0 = (j + k) & 1;
-    size_t a = (size_t)hx * row + m, f = (size_t)nf4.x * row + 2 * m;
+    size_t a0 = pad + c0 * nh + (size_t)hx * row + m, a1 = pad + (1 - c0) * nh + (size_t)hx * row + m;
     float e0 = prolong_term(cx, nc4, 2 * m, j, k);
-    if (ftype[f] == CELL_FLUID)
-        xs[pad + c0 * nh + a] += e0;
+    if (infos[a0] & INFO_FLUID)
+        xs[a0] += e0;
     if (2 * m + 1 < nf4.x) {
         float e1 = prolong_term(cx, nc4, 2 * m + 1, j, k);
-        if (ftype[f + 1] == CELL_FLUID)
-            xs[pad + (1 - c0) * nh + a] += e1;
+        if (infos[a1] & INFO_FLUID)
+            xs[a1] += e1;
     }
 }

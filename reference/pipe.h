@@ -27,7 +27,8 @@ enum { PIPE_MAX_PARTIALS = 1024 };
     X(FLUID_BOUNDS, fluid_bounds) X(MG_SMOOTH_SERIAL, mg_smooth_serial) X(APPLY_A, apply_A) \
     X(MG_RESTRICT, mg_restrict) X(MG_COARSEST, mg_coarsest) X(MG_DOWN_SERIAL, mg_down_serial) X(MG_UP_SERIAL, mg_up_serial) \
     X(RB_SPLIT_F, rb_split_f) X(RB_SPLIT_U, rb_split_u) X(RB_MERGE_F, rb_merge_f) X(MG_SMOOTH_SPLIT, mg_smooth_split) \
-    X(MG_RESIDUAL_SPLIT, mg_residual_split) X(MG_PROLONG_SPLIT, mg_prolong_split) \
+    X(MG_RESIDUAL_SPLIT, mg_residual_split) X(MG_RESTRICT_SPLIT, mg_restrict_split) \
+    X(MG_PROLONG_SPLIT, mg_prolong_split) \
     X(SOLVE_SETUP, solve_setup) X(RESIDUAL_D, residual_d) X(NORM2_F, norm2_f) \
     X(DOT_FF, dot_ff) X(DOT_FD, dot_fd) X(NORM2_D, norm2_d) \
     X(CG_UPDATE, cg_update) X(CG_DIRECTION, cg_direction) X(TO_FLOAT, to_float) \
@@ -47,7 +48,7 @@ typedef struct {
     int n[3];
     size_t cells;
     cl_mem type, count;         /* char cell types, uchar neighbour counts */
-    cl_mem x, b, r;             /* float */
+    cl_mem x, b, r;             /* float; r in the split layout on a split level */
     int lo[3], hi[3];           /* the box [lo, hi) holding every FLUID cell of this solve */
     cl_mem xs, bs, infos;       /* x, b, count in colour-split layout (solvers.cl), on a level
                                  * swept in parallel; NULL on one swept by one work-item */

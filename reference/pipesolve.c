@@ -36,12 +36,14 @@ int pipe_alloc_levels(Pipe *P, const MacGrid *g)
         l->count = pipe_buffer(P, l->cells * sizeof(cl_ushort));
         l->x = pipe_buffer(P, l->cells * sizeof(float));
         l->b = pipe_buffer(P, l->cells * sizeof(float));
-        l->r = pipe_buffer(P, l->cells * sizeof(float));
         if (l->cells > PIPE_SERIAL_CELLS) { /* swept in parallel, in the split layout */
             l->hx = (n[0] + 1) / 2;
             l->nh = l->hx * n[1] * n[2];
             l->pad = l->hx * n[1] + 1;
             size_t split = pipe_split_elements(l);
+            l->r = pipe_buffer(P, split * sizeof(float));
+            if (P->failure == CL_SUCCESS)
+                pipe_zero(P, l->r, split * sizeof(float));
             l->xs = pipe_buffer(P, split * sizeof(float));
             l->bs = pipe_buffer(P, split * sizeof(float));
             l->infos = pipe_buffer(P, split * sizeof(cl_ushort));
@@ -51,6 +53,8 @@ int pipe_alloc_levels(Pipe *P, const MacGrid *g)
                 pipe_zero(P, l->infos, split * sizeof(cl_ushort));
             }
         }
+        else
+            l->r = pipe_buffer(P, l->cells * sizeof(float));
         if (P->failure != CL_SUCCESS)
             return -1;
         int next[3] = { (n[0] + 1) / 2, (n[1] + 1) / 2, (n[2] + 1) / 2 };
@@ -118,7 +122,9 @@ static void pipe_fluid_box(Pipe *P, int nlev)
          * reads the coarse x one cell past the box, which must hold 0 as any cell that is
          * not FLUID does. */
         pipe_zero(P, P->level[q].x, P->level[q].cells * sizeof(float));
-        pipe_zero(P, P->level[q].r, P->level[q].cells * sizeof(float));
+        pipe_zero(P, P->level[q].r,
+                  (P->level[q].infos ? pipe_split_elements(&P->level[q]) : P->level[q].cells) *
+                      sizeof(float));
         pipe_zero(P, P->level[q].b, P->level[q].cells * sizeof(float));
     }
 }
@@ -214,10 +220,11 @@ static void pipe_vcycle_split(Pipe *P, int q, int nlev, int coarse_sweeps)
     pipe_zero(P, l->xs, pipe_split_elements(l) * sizeof(float));
     pipe_split_sweeps(P, q, MG_SMOOTH, 0, 1.0f);
     LAUNCH_RANGE(P, K_MG_RESIDUAL_SPLIT, lo, hi, ARG(l->r), ARG(l->xs), ARG(l->bs), ARG(l->infos),
-                 ARG(l->type), ARG(n), ARG(l->hx), ARG(l->nh), ARG(l->pad));
-    LAUNCH_BOX(P, q + 1, K_MG_RESTRICT, ARG(c->b), ARG(l->r), ARG(c->type), ARG(nc), ARG(n));
+                 ARG(n), ARG(l->hx), ARG(l->nh), ARG(l->pad));
+    LAUNCH_BOX(P, q + 1, K_MG_RESTRICT_SPLIT, ARG(c->b), ARG(l->r), ARG(c->type), ARG(nc), ARG(n),
+               ARG(l->hx), ARG(l->nh), ARG(l->pad));
     pipe_vcycle_level(P, q + 1, nlev, coarse_sweeps);
-    LAUNCH_RANGE(P, K_MG_PROLONG_SPLIT, lo, hi, ARG(l->xs), ARG(c->x), ARG(l->type), ARG(n),
+    LAUNCH_RANGE(P, K_MG_PROLONG_SPLIT, lo, hi, ARG(l->xs), ARG(c->x), ARG(l->infos), ARG(n),
                  ARG(nc), ARG(l->hx), ARG(l->nh), ARG(l->pad));
     pipe_split_sweeps(P, q, MG_SMOOTH, 1, 1.0f);
     pipe_merge_out(P, q, l->x);
