@@ -38,9 +38,9 @@ inline int face_is_solid(__global const char *cell, int3 n, int a, int i, int j,
 
 /* The cell of a coordinate along an axis of n cells (grid_cell_of of grid.c): clamped as a
  * float first, so that NaN gives 0 and any size n - 1, then converted (floor, as it is >= 0).
- * The counting sort's key (sort.cl) and keep_inside's test use it; STENCIL_AXIS's on_b is the
- * same cell, which p2g_scatter relies on (it adds a particle into the faces around the cell
- * the sort put it in). */
+ * The counting sort's key (sort.cl) and keep_inside's test use it; STENCIL_AXIS's on_b (and
+ * p2g_scatter's b, the same operations in float4 lanes) is the same cell, which p2g_scatter
+ * relies on (it adds a particle into the faces around the cell the sort put it in). */
 inline int cell_along(float c, float dx, int n)
 {
     return (int)fmin(fmax(c / dx, 0.0f), (float)(n - 1));

@@ -200,13 +200,6 @@ __kernel void keep_inside(__global float *pos, __global float *vel, __global int
 
 /* ---- p2g for the pipeline: a row-coloured pass over particles sorted by cell -------------- */
 
-/* The three weights along an axis across a component, for a particle in cell c whose stencil
- * base is hb (c - 1 or c) with fraction ht: the faces c - 1, c, c + 1 of that axis. */
-#define ACROSS3(c, hb, ht, w0, w1, w2)                                                    \
-    int lo_##w0 = (hb) < (c);                                                             \
-    float w0 = lo_##w0 ? 1.0f - (ht) : 0.0f, w1 = lo_##w0 ? (ht) : 1.0f - (ht),          \
-          w2 = lo_##w0 ? 0.0f : (ht);
-
 /* Adds a cell's sums s and weights t into f and wt: lanes 0-1, 2-3 and 4-5 into the face pairs
  * at base, base + st, base + 2 st (ok0..ok2: that row lies in the grid; outside it every
  * particle's weight is 0, as the stencil clamps). Adding a lane of 0 leaves a face as it is. */
@@ -267,8 +260,11 @@ __kernel void p2g_scatter(__global float *u, __global float *v, __global float *
         float8 sv0 = 0.0f, sv1 = 0.0f, sv2 = 0.0f, tv0 = 0.0f, tv1 = 0.0f, tv2 = 0.0f;
         float8 sw0 = 0.0f, sw1 = 0.0f, sw2 = 0.0f, tw0 = 0.0f, tw1 = 0.0f, tw2 = 0.0f;
         for (int q = q0; q < q1; q++) {
-            /* STENCIL_AXIS and ACROSS3 for the three axes at once, in float4 lanes x, y, z:
-             * the same operations per lane, so the same bits. */
+            /* STENCIL_AXIS for the three axes at once, in float4 lanes x, y, z (the same
+             * operations per lane, so the same bits; a float4 division where there were three
+             * scalar ones). b is the cell the sort put the particle in, t the fraction across
+             * it; a0..a2 are the weights, along each axis, of the faces c - 1, c, c + 1 of a
+             * component across it, whose stencil base hb is c - 1 or c with fraction ht. */
             float4 f0 = (float4)(pos[3 * q], pos[3 * q + 1], pos[3 * q + 2], 0.0f) / dx;
             float4 f1 = f0 - 0.5f;
             f0 = fmin(select((float4)0.0f, f0, f0 >= 0.0f), nf);

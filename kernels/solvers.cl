@@ -194,15 +194,6 @@ __attribute__((always_inline)) inline void restrict_at(__global float *cb, __glo
     cb[C] = ctype[C] == CELL_FLUID ? sum : 0.0f;
 }
 
-__kernel void mg_restrict(__global float *cb, __global const float *fr, __global const char *ctype,
-                          int4 nc4, int4 nf4)
-{
-    int I = get_global_id(0), J = get_global_id(1), K = get_global_id(2);
-    if (I >= nc4.x || J >= nc4.y || K >= nc4.z)
-        return;
-    restrict_at(cb, fr, ctype, nc4, nf4, I, J, K);
-}
-
 /* fine x += P coarse x in FLUID fine cells (mg_prolong_add of multigrid.c). Each fine cell
  * takes 3/4 of its parent and 1/4 of the parent's neighbour on its side, per axis; the terms
  * add in the order below (x fastest). A coarse cell that is not FLUID holds x = 0 (zeroed,
