@@ -406,12 +406,14 @@ __kernel void to_float(__global float *out, __global const double *in, int4 n4, 
     out[c] = (float)in[c];
 }
 
-/* x += z, the multigrid correction. */
-__kernel void add_correction(__global double *x, __global const float *z, int n)
+/* x += z, the multigrid correction, over the box (launched on it). */
+__kernel void add_correction(__global double *x, __global const float *z, int4 n4, int4 hi4)
 {
-    int c = get_global_id(0);
-    if (c < n)
-        x[c] += z[c];
+    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    if (i >= hi4.x || j >= hi4.y || k >= hi4.z)
+        return;
+    int c = i + n4.x * (j + n4.y * k);
+    x[c] += z[c];
 }
 
 /* Jacobi's residual: partial sums of (rhs - L p)^2 over FLUID cells (L p from the laplacian kernel). */

@@ -115,17 +115,18 @@ static void pipe_fluid_box(Pipe *P, int nlev)
     }
     if (whole)
         return;
-    pipe_zero(P, P->rd, l0->cells * sizeof(double));
-    pipe_zero(P, P->t, l0->cells * sizeof(float));
+    /* Outside the box a vector keeps what an earlier solve left there. Only two are read
+     * there, so only they are cleared to the 0 of a cell that is not FLUID: a split level's r,
+     * which mg_restrict_split reads up to two fine cells past the box, and the x of a split
+     * level below level 0, whose prolongation reads one coarse cell past it. Every other
+     * vector is read within the box only, or (the serial levels') written whole first. */
     for (int q = 0; q < nlev; q++) {
-        /* A split level's x is written over its box only (rb_merge_f), and prolongation
-         * reads the coarse x one cell past the box, which must hold 0 as any cell that is
-         * not FLUID does. */
-        pipe_zero(P, P->level[q].x, P->level[q].cells * sizeof(float));
-        pipe_zero(P, P->level[q].r,
-                  (P->level[q].infos ? pipe_split_elements(&P->level[q]) : P->level[q].cells) *
-                      sizeof(float));
-        pipe_zero(P, P->level[q].b, P->level[q].cells * sizeof(float));
+        PipeLevel *l = &P->level[q];
+        if (!l->infos)
+            continue;
+        pipe_zero(P, l->r, pipe_split_elements(l) * sizeof(float));
+        if (q > 0)
+            pipe_zero(P, l->x, l->cells * sizeof(float));
     }
 }
 
@@ -303,6 +304,13 @@ static void pipe_box_to_float(Pipe *P, cl_mem out, cl_mem in)
     LAUNCH_BOX(P, 0, K_TO_FLOAT, ARG(out), ARG(in), ARG(x.n), ARG(x.hi));
 }
 
+/* xd += z over the box (z is level 0's x, written over the box only). */
+static void pipe_box_add_correction(Pipe *P, cl_mem z)
+{
+    PipeBox x = pipe_box0(P);
+    LAUNCH_BOX(P, 0, K_ADD_CORRECTION, ARG(P->xd), ARG(z), ARG(x.n), ARG(x.hi));
+}
+
 /* b (in P->rf) = -dx^2 rhs and the double iterate from p; returns |b|. */
 static double pipe_setup(Pipe *P, const MacGrid *g)
 {
@@ -383,8 +391,6 @@ static SolveResult pipe_jacobi(Pipe *P, const MacGrid *g, const PressureSettings
 
 static SolveResult pipe_relax(Pipe *P, const MacGrid *g, const PressureSettings *set, float omega)
 {
-    size_t cells = grid_cells(g);
-    cl_int n = (cl_int)cells;
     PipeLevel *l = &P->level[0];
     double bnorm = pipe_setup(P, g);
     SolveResult res = { 0, INFINITY, false };
@@ -397,7 +403,7 @@ static SolveResult pipe_relax(Pipe *P, const MacGrid *g, const PressureSettings 
         sweeps = sweeps < RELAX_CHECK_EVERY ? sweeps : RELAX_CHECK_EVERY;
         pipe_box_to_float(P, l->b, P->rd);
         pipe_sweeps_from_zero(P, 0, sweeps, 0, omega);
-        LAUNCH(P, K_ADD_CORRECTION, cells, 1, 1, ARG(P->xd), ARG(l->x), ARG(n));
+        pipe_box_add_correction(P, l->x);
         res.iterations += sweeps;
     }
     pipe_store_p(P);
@@ -409,8 +415,6 @@ static SolveResult pipe_relax(Pipe *P, const MacGrid *g, const PressureSettings 
 
 static SolveResult pipe_multigrid(Pipe *P, const MacGrid *g, const PressureSettings *set)
 {
-    size_t cells = grid_cells(g);
-    cl_int n = (cl_int)cells;
     double bnorm = pipe_setup(P, g);
     SolveResult res = { 0, INFINITY, false };
     for (;;) {
@@ -420,7 +424,7 @@ static SolveResult pipe_multigrid(Pipe *P, const MacGrid *g, const PressureSetti
             break;
         pipe_box_to_float(P, P->level[0].b, P->rd);
         pipe_vcycle_level(P, 0, P->levels, MG_COARSE_SWEEPS);
-        LAUNCH(P, K_ADD_CORRECTION, cells, 1, 1, ARG(P->xd), ARG(P->level[0].x), ARG(n));
+        pipe_box_add_correction(P, P->level[0].x);
         res.iterations++;
     }
     pipe_store_p(P);
