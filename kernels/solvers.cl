@@ -369,13 +369,48 @@ __kernel void norm2_d(__global double *partial, __global const double *v, int4 n
     partial[get_global_id(2)] = s;
 }
 
-/* x += alpha s, r -= alpha t, the partial sums of r^2, and rf = r in float: the next
- * preconditioner's input, which took a pass of its own. */
-__kernel void cg_update(__global double *x, __global double *r, __global float *rf,
-                            __global double *partial, __global const float *s,
-                            __global const float *t, double alpha, int4 n4, int4 lo4, int4 hi4)
+/* CG's scalars, kept on the device so that an iteration waits for the host once (for the
+ * residual it stops on) where it waited three times: scal[CG_SIGMA] = z . r,
+ * scal[CG_STEP] = alpha, then beta, and scal[CG_BROKE] = 1 once s . A s <= 0. A wait costs
+ * about 55 us on PoCL, as long as a sweep. The partial sums are added in order, as the host's
+ * pipe_sum_parts does, and the quotients are the host's, so the bits are too. */
+enum { CG_SIGMA, CG_STEP, CG_BROKE };
+
+inline double sum_parts(__global const double *partial, int n)
 {
     double sum = 0.0;
+    for (int g = 0; g < n; g++)
+        sum += partial[g];
+    return sum;
+}
+
+/* alpha = sigma / (s . A s), from dot_ff's partials */
+__kernel void cg_alpha(__global double *scal, __global const double *partial, int n)
+{
+    double st = sum_parts(partial, n);
+    scal[CG_BROKE] = st > 0.0 ? 0.0 : 1.0;
+    scal[CG_STEP] = scal[CG_SIGMA] / st;
+}
+
+/* sigma' = z . r from dot_fd's partials; beta = sigma' / sigma unless this is the first */
+__kernel void cg_beta(__global double *scal, __global const double *partial, int n, int first)
+{
+    double sigma = sum_parts(partial, n);
+    if (!first)
+        scal[CG_STEP] = sigma / scal[CG_SIGMA];
+    scal[CG_SIGMA] = sigma;
+}
+
+/* x += alpha s, r -= alpha t, the partial sums of r^2, and rf = r in float: the next
+ * preconditioner's input, which took a pass of its own. After a breakdown nothing moves. */
+__kernel void cg_update(__global double *x, __global double *r, __global float *rf,
+                            __global double *partial, __global const float *s,
+                            __global const float *t, __global const double *scal, int4 n4,
+                            int4 lo4, int4 hi4)
+{
+    if (scal[CG_BROKE] != 0.0)
+        return;
+    double alpha = scal[CG_STEP], sum = 0.0;
     BOX_SLAB_CELLS(c, n4, lo4, hi4) {
         x[c] += alpha * s[c];
         double rc = r[c] - alpha * t[c];
@@ -387,14 +422,14 @@ __kernel void cg_update(__global double *x, __global double *r, __global float *
 }
 
 /* Cell-wise steps over the box, launched on it (pipe_launch_box): s = z + beta s, out = in. */
-__kernel void cg_direction(__global float *s, __global const float *z, double beta, int4 n4,
-                               int4 hi4)
+__kernel void cg_direction(__global float *s, __global const float *z,
+                           __global const double *scal, int4 n4, int4 hi4)
 {
     int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
     if (i >= hi4.x || j >= hi4.y || k >= hi4.z)
         return;
     int c = i + n4.x * (j + n4.y * k);
-    s[c] = z[c] + (float)(beta * s[c]);
+    s[c] = z[c] + (float)(scal[CG_STEP] * s[c]);
 }
 
 __kernel void to_float(__global float *out, __global const double *in, int4 n4, int4 hi4)

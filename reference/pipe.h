@@ -31,7 +31,7 @@ enum { PIPE_MAX_PARTIALS = 1024 };
     X(MG_PROLONG_SPLIT, mg_prolong_split) \
     X(SOLVE_SETUP, solve_setup) X(RESIDUAL_D, residual_d) X(NORM2_F, norm2_f) \
     X(DOT_FF, dot_ff) X(DOT_FD, dot_fd) X(NORM2_D, norm2_d) \
-    X(CG_UPDATE, cg_update) X(CG_DIRECTION, cg_direction) X(TO_FLOAT, to_float) \
+    X(CG_UPDATE, cg_update) X(CG_DIRECTION, cg_direction) X(CG_ALPHA, cg_alpha) X(CG_BETA, cg_beta) X(TO_FLOAT, to_float) \
     X(ADD_CORRECTION, add_correction) X(SURFACE_FLAGS_OWN, surface_flags_own) X(SURFACE_FLAGS_X, surface_flags_x) \
     X(SURFACE_FLAGS_YZ, surface_flags_yz) X(SURFACE_MARK, surface_mark) X(SURFACE_POSITIONS, surface_positions) \
     X(SURFACE_FIELD, surface_field) X(SURFACE_APRON, surface_apron) X(ANISO_WANT, aniso_want) \
@@ -78,6 +78,7 @@ typedef struct {
     cl_mem partial_d, partial_f, bounds;
     /* solvers: double iterate and residual, float CG vectors; z is level[0].x */
     cl_mem xd, rd, s, t, rf;
+    cl_mem cg_scal;             /* sigma, alpha or beta, broke: CG's scalars (solvers.cl) */
     PipeLevel level[MG_MAX_LEVELS];
     int levels;
     int grid_n[3];              /* the grid the cell and face buffers are sized for */

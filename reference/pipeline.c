@@ -213,6 +213,7 @@ static void pipe_alloc_grid(Pipe *P, const MacGrid *g)
     P->partial_d = pipe_buffer(P, PIPE_MAX_PARTIALS * sizeof(double));
     P->partial_f = pipe_buffer(P, PIPE_PARTS * sizeof(float));
     P->bounds = pipe_buffer(P, PIPE_PARTS * 6 * sizeof(cl_int));
+    P->cg_scal = pipe_buffer(P, 3 * sizeof(double));
     pipe_alloc_levels(P, g);
 }
 
@@ -220,7 +221,8 @@ static void pipe_release_grid(Pipe *P)
 {
     cl_mem *bufs[] = { &P->solid, &P->cell, &P->p, &P->div, &P->rhs, &P->lap, &P->counts,
                        &P->cursor, &P->start, &P->known[0], &P->known[1], &P->partial_d,
-                       &P->partial_f, &P->bounds, &P->xd, &P->rd, &P->s, &P->t, &P->rf };
+                       &P->partial_f, &P->bounds, &P->xd, &P->rd, &P->s, &P->t, &P->rf,
+                       &P->cg_scal };
     for (size_t q = 0; q < sizeof bufs / sizeof *bufs; q++)
         pipe_release(bufs[q]);
     for (int a = 0; a < 3; a++) {

@@ -281,12 +281,12 @@ static PipeBox pipe_box0(Pipe *P)
     return b;
 }
 
-static double pipe_box_dot(Pipe *P, PipeKernel k, cl_mem a, cl_mem b)
+/* dot_fd or dot_ff of a and b over the box into the partials, for cg_alpha or cg_beta */
+static void pipe_box_dot_parts(Pipe *P, PipeKernel k, cl_mem a, cl_mem b)
 {
     PipeBox x = pipe_box0(P);
     LAUNCH(P, k, 1, 1, (size_t)x.slabs, ARG(P->partial_d), ARG(a), ARG(b), ARG(x.n), ARG(x.lo),
            ARG(x.hi));
-    return pipe_sum_parts(P, x.slabs);
 }
 
 static double pipe_box_norm_d(Pipe *P, cl_mem v)
@@ -442,37 +442,50 @@ static void pipe_precondition(Pipe *P, Precon m)
     pipe_vcycle_level(P, 0, m.levels, m.coarse_sweeps);
 }
 
+/* sigma = z . r on the device (cg_beta), and beta = sigma / the last sigma unless first */
+static void pipe_cg_sigma(Pipe *P, cl_mem z, int first)
+{
+    cl_int slabs = pipe_box0(P).slabs, f = first;
+    pipe_box_dot_parts(P, K_DOT_FD, z, P->rd);
+    LAUNCH(P, K_CG_BETA, 1, 1, 1, ARG(P->cg_scal), ARG(P->partial_d), ARG(slabs), ARG(f));
+}
+
+/* CG with alpha and beta computed on the device: the one wait per iteration is for |r|, which
+ * decides whether to go on (and says whether s . A s broke down). */
 static void pipe_cg_run(Pipe *P, const MacGrid *g, double bnorm, const PressureSettings *set,
                         Precon m, SolveResult *res)
 {
     size_t cells = grid_cells(g);
     cl_int4 dims = pipe_grid_dims(g);
     PipeBox box = pipe_box0(P);
+    cl_int slabs = box.slabs;
     cl_mem z = P->level[0].x;
     pipe_box_to_float(P, P->level[0].b, P->rd);
     pipe_precondition(P, m);
     pipe_ok(P, clEnqueueCopyBuffer(P->cl.queue, z, P->s, 0, 0, cells * sizeof(float), 0, NULL, NULL),
             "copying the direction");
-    double sigma = pipe_box_dot(P, K_DOT_FD, z, P->rd);
+    pipe_cg_sigma(P, z, 1);
     while (res->iterations < set->iterations && P->failure == CL_SUCCESS) {
         LAUNCH_BOX(P, 0, K_APPLY_A, ARG(P->t), ARG(P->s), ARG(P->cell), ARG(P->level[0].count),
                      ARG(dims));
-        double st = pipe_box_dot(P, K_DOT_FF, P->s, P->t);
-        if (!(st > 0.0))
-            return; /* breakdown: nothing left to reduce in this direction */
-        double alpha = sigma / st;
+        pipe_box_dot_parts(P, K_DOT_FF, P->s, P->t);
+        LAUNCH(P, K_CG_ALPHA, 1, 1, 1, ARG(P->cg_scal), ARG(P->partial_d), ARG(slabs));
         LAUNCH(P, K_CG_UPDATE, 1, 1, (size_t)box.slabs, ARG(P->xd), ARG(P->rd),
-               ARG(P->level[0].b), ARG(P->partial_d), ARG(P->s), ARG(P->t), ARG(alpha),
+               ARG(P->level[0].b), ARG(P->partial_d), ARG(P->s), ARG(P->t), ARG(P->cg_scal),
                ARG(box.n), ARG(box.lo), ARG(box.hi));
+        double scal[3] = { 0.0, 0.0, 0.0 };
+        pipe_ok(P, clEnqueueReadBuffer(P->cl.queue, P->cg_scal, CL_FALSE, 0, sizeof scal, scal, 0,
+                                       NULL, NULL), "reading CG's scalars");
+        double rr = pipe_sum_parts(P, box.slabs); /* waits for both reads */
+        if (scal[2] != 0.0)
+            return; /* breakdown: nothing left to reduce in this direction */
         res->iterations++;
-        res->residual = sqrt(pipe_sum_parts(P, box.slabs)) / bnorm;
+        res->residual = sqrt(rr) / bnorm;
         if (res->residual <= set->tolerance)
             return;
         pipe_precondition(P, m);
-        double sigma_new = pipe_box_dot(P, K_DOT_FD, z, P->rd);
-        double beta = sigma_new / sigma;
-        sigma = sigma_new;
-        LAUNCH_BOX(P, 0, K_CG_DIRECTION, ARG(P->s), ARG(z), ARG(beta), ARG(box.n),
+        pipe_cg_sigma(P, z, 0);
+        LAUNCH_BOX(P, 0, K_CG_DIRECTION, ARG(P->s), ARG(z), ARG(P->cg_scal), ARG(box.n),
                    ARG(box.hi));
     }
 }
