@@ -331,8 +331,10 @@ __kernel void norm2_f(__global double *partial, __global const float *v, int n, 
 
 /* ---- the same over the box of the FLUID cells, slab by slab ------------------------------ */
 
-/* Outside level 0's box every CG vector is 0, so a sum over the box is the sum over the grid,
- * and a vector step there is the step everywhere: in a splash the box is about half the grid.
+/* Every FLUID cell lies in level 0's box and a CG vector is 0 in the other cells, so a sum over
+ * the box is the sum over the grid, and a vector step there is the step that matters (outside
+ * the box a vector keeps what an earlier solve left, which nothing reads): in a splash the box
+ * is about half the grid.
  * Work-item g takes the z-slab lo.z + g of the box (launched as 1 x 1 x slabs, one per work-group)
  * and writes its partial sum to partial[g]; the host adds them in order. */
 #define BOX_SLAB_CELLS(c, n4, lo4, hi4)                                                   \

@@ -83,10 +83,9 @@ static void pipe_prepare_levels(Pipe *P, int nlev)
 }
 
 /* Each level's box around its FLUID cells, from level 0's (a coarse cell is FLUID only where
- * a child is, so halving the box holds them). Outside the box the solver's vectors stay 0, as
- * they are in every cell that is not FLUID, so the launches skip it (and the sums, taken per
- * z-slab of the box, add the same terms); a box smaller than the grid first clears what an
- * earlier solve left there. */
+ * a child is, so halving the box holds them). The launches skip what lies outside it, and the
+ * sums, taken per z-slab of the box, add the same terms as over the grid; the two vectors read
+ * just outside it are cleared below. */
 static void pipe_fluid_box(Pipe *P, int nlev)
 {
     PipeLevel *l0 = &P->level[0];
@@ -205,7 +204,7 @@ static void pipe_sweeps_from_zero(Pipe *P, int q, int sweeps, int both_ways, flo
     pipe_split_sweeps(P, q, sweeps, 0, omega);
     if (both_ways)
         pipe_split_sweeps(P, q, sweeps, 1, omega);
-    pipe_merge_out(P, q, l->x); /* outside the box x is 0 already (pipe_fluid_box) */
+    pipe_merge_out(P, q, l->x); /* outside the box nothing reads x (pipe_fluid_box) */
 }
 
 static void pipe_vcycle_level(Pipe *P, int q, int nlev, int coarse_sweeps);
