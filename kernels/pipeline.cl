@@ -26,22 +26,32 @@ __kernel void classify(__global char *cell, __global float *p, __global const ch
 }
 
 /* rhs = (rho/dt) div in FLUID, 0 elsewhere; p = 0 outside FLUID (the warm start keeps p only
- * where there is fluid); partial[g] = sum of rhs^2 over the chunk. */
-__kernel void pressure_rhs(__global float *rhs, __global float *p, __global double *partial,
-                           __global const float *div, __global const char *cell, float scale,
-                           int n, int chunk)
+ * where there is fluid); and what the solvers start from (solve_setup's b = -dx^2 rhs and the
+ * double iterate x = p, in FLUID cells), so that one wait reads both norms' partial sums:
+ * partial[g] = the sum of rhs^2 over the chunk, partial[nparts + g] that of b^2. */
+__kernel void pressure_rhs(__global float *rhs, __global float *b, __global double *x,
+                           __global float *p, __global double *partial, __global const float *div,
+                           __global const char *cell, float scale, float dx2, int n, int chunk,
+                           int nparts)
 {
     int g = get_global_id(0), lo, hi;
+    if (g >= nparts)
+        return;
     chunk_of(g, n, chunk, &lo, &hi);
-    double sum = 0.0;
+    double sum = 0.0, sum_b = 0.0;
     for (int c = lo; c < hi; c++) {
-        float r = cell[c] == CELL_FLUID ? scale * div[c] : 0.0f;
+        int fluid = cell[c] == CELL_FLUID;
+        float r = fluid ? scale * div[c] : 0.0f, bc = fluid ? -dx2 * r : 0.0f;
         rhs[c] = r;
+        b[c] = bc;
         sum += (double)r * r;
-        if (cell[c] != CELL_FLUID)
+        sum_b += (double)bc * bc;
+        if (!fluid)
             p[c] = 0.0f;
+        x[c] = fluid ? (double)p[c] : 0.0;
     }
     partial[g] = sum;
+    partial[nparts + g] = sum_b;
 }
 
 /* partial[g] = largest |v|^2 over the chunk of particles (for the CFL substep). The maximum is

@@ -283,18 +283,6 @@ __kernel void mg_coarsest(__global float *x, __global const float *b, __global c
 
 /* ---- level 0: setting up, the double iterate, CG's vector steps ------------------------- */
 
-/* b = -dx^2 rhs and x = p in FLUID cells, 0 elsewhere. */
-__kernel void solve_setup(__global float *b, __global double *x, __global const float *rhs,
-                          __global const float *p, __global const char *cell, float dx2, int n)
-{
-    int c = get_global_id(0);
-    if (c >= n)
-        return;
-    int fluid = cell[c] == CELL_FLUID;
-    b[c] = fluid ? -dx2 * rhs[c] : 0.0f;
-    x[c] = fluid ? (double)p[c] : 0.0;
-}
-
 /* r = b - A x with x in double; norm2_d then sums r^2 per z-slab of the box. */
 __kernel void residual_d(__global double *r, __global const double *x, __global const float *b,
                          __global const char *type, __global const ushort *info, int4 n4)
@@ -317,16 +305,6 @@ __kernel void residual_d(__global double *r, __global const double *x, __global 
     if (f & 16) s += x[c - sz];
     if (f & 32) s += x[c + sz];
     r[c] = (double)b[c] - ((double)(f >> 8) * x[c] - s);
-}
-
-__kernel void norm2_f(__global double *partial, __global const float *v, int n, int chunk)
-{
-    int g = get_global_id(0), lo, hi;
-    chunk_of(g, n, chunk, &lo, &hi);
-    double s = 0.0;
-    for (int c = lo; c < hi; c++)
-        s += (double)v[c] * v[c];
-    partial[g] = s;
 }
 
 /* ---- the same over the box of the FLUID cells, slab by slab ------------------------------ */

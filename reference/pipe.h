@@ -29,7 +29,7 @@ enum { PIPE_MAX_PARTIALS = 1024 };
     X(RB_SPLIT_F, rb_split_f) X(RB_SPLIT_U, rb_split_u) X(RB_MERGE_F, rb_merge_f) X(MG_SMOOTH_SPLIT, mg_smooth_split) \
     X(MG_RESIDUAL_SPLIT, mg_residual_split) X(MG_RESTRICT_SPLIT, mg_restrict_split) \
     X(MG_PROLONG_SPLIT, mg_prolong_split) \
-    X(SOLVE_SETUP, solve_setup) X(RESIDUAL_D, residual_d) X(NORM2_F, norm2_f) \
+    X(RESIDUAL_D, residual_d) \
     X(DOT_FF, dot_ff) X(DOT_FD, dot_fd) X(NORM2_D, norm2_d) \
     X(CG_UPDATE, cg_update) X(CG_DIRECTION, cg_direction) X(CG_ALPHA, cg_alpha) X(CG_BETA, cg_beta) X(TO_FLOAT, to_float) \
     X(ADD_CORRECTION, add_correction) X(SURFACE_FLAGS_OWN, surface_flags_own) X(SURFACE_FLAGS_X, surface_flags_x) \
@@ -155,7 +155,8 @@ void pipe_sort(Pipe *P, const MacGrid *g);
 /* The release of the surface's buffers (pipesurface.c; pipeline_surface makes them). */
 void pipe_surface_release(Pipe *P);
 
-/* Solves L p = rhs on the device with the scene's pressure.solver (rhs in P->rhs, p in P->p). */
+/* Solves L p = rhs on the device with the scene's pressure.solver (rhs in P->rhs, p in P->p),
+ * after pressure_rhs has left rhs, b, the iterate and their norms' partial sums. */
 SolveResult pipe_solve(Pipe *P, const Sim *s);
 
 /* The phases of a substep on the device's buffers, each enqueued without a wait; pipeline.c's

@@ -586,20 +586,17 @@ static int pipe_phase_divergence(Sim *s)
     return pipe_finish(pipe_of(s), s);
 }
 
-/* rhs = (rho/dt) div, then the solve; b = 0 means p = 0 solves it, as on the host. */
+/* rhs = (rho/dt) div with the solvers' b and iterate (pressure_rhs), then the solve. */
 static int pipe_phase_pressure(Sim *s, float dt, SolveResult *res)
 {
     Pipe *P = pipe_of(s);
     size_t cells = grid_cells(&s->grid);
-    cl_int n = (cl_int)cells, chunk = pipe_chunk(cells);
-    float scale = s->scene->density / dt;
-    LAUNCH(P, K_PRESSURE_RHS, PIPE_PARTS, 1, 1, ARG(P->rhs), ARG(P->p), ARG(P->partial_d),
-           ARG(P->div), ARG(P->cell), ARG(scale), ARG(n), ARG(chunk));
-    *res = (SolveResult){ 0, 0.0, true };
-    if (pipe_sum(P) == 0.0)
-        pipe_zero(P, P->p, cells * sizeof(float));
-    else
-        *res = pipe_solve(P, s);
+    cl_int n = (cl_int)cells, chunk = pipe_chunk(cells), nparts = PIPE_PARTS;
+    float scale = s->scene->density / dt, dx2 = s->grid.dx * s->grid.dx;
+    LAUNCH(P, K_PRESSURE_RHS, PIPE_PARTS, 1, 1, ARG(P->rhs), ARG(P->rf), ARG(P->xd), ARG(P->p),
+           ARG(P->partial_d), ARG(P->div), ARG(P->cell), ARG(scale), ARG(dx2), ARG(n), ARG(chunk),
+           ARG(nparts));
+    *res = pipe_solve(P, s);
     if (pipe_finish(P, s) != 0)
         return -1;
     if (!isfinite(res->residual)) {

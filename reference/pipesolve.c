@@ -86,15 +86,19 @@ static void pipe_prepare_levels(Pipe *P, int nlev)
  * a child is, so halving the box holds them). The launches skip what lies outside it, and the
  * sums, taken per z-slab of the box, add the same terms as over the grid; the two vectors read
  * just outside it are cleared below. */
-static void pipe_fluid_box(Pipe *P, int nlev)
+static void pipe_fluid_bounds(Pipe *P)
 {
     PipeLevel *l0 = &P->level[0];
     cl_int4 n = pipe_dims(l0->n);
     cl_int chunk = (l0->n[2] + PIPE_PARTS - 1) / PIPE_PARTS, nparts = PIPE_PARTS;
-    cl_int part[PIPE_PARTS * 6] = { 0 };
     LAUNCH(P, K_FLUID_BOUNDS, PIPE_PARTS, 1, 1, ARG(P->bounds), ARG(P->cell), ARG(n), ARG(chunk),
            ARG(nparts));
-    pipe_read(P, P->bounds, part, sizeof part);
+}
+
+/* part: fluid_bounds' output, read back */
+static void pipe_fluid_box(Pipe *P, int nlev, const cl_int *part)
+{
+    PipeLevel *l0 = &P->level[0];
     int lo[3] = { l0->n[0], l0->n[1], l0->n[2] }, hi[3] = { -1, -1, -1 };
     for (int g = 0; g < PIPE_PARTS; g++)
         for (int d = 0; d < 3; d++) {
@@ -262,13 +266,6 @@ static void pipe_vcycle_level(Pipe *P, int q, int nlev, int coarse_sweeps)
 
 /* ---- sums -------------------------------------------------------------------------------- */
 
-static double pipe_norm_f(Pipe *P, cl_mem v, size_t cells)
-{
-    cl_int n = (cl_int)cells, chunk = pipe_chunk(cells);
-    LAUNCH(P, K_NORM2_F, PIPE_PARTS, 1, 1, ARG(P->partial_d), ARG(v), ARG(n), ARG(chunk));
-    return sqrt(pipe_sum(P));
-}
-
 /* ---- the same over level 0's box, a z-slab per work-item (pipe_fluid_box) ------------------- */
 
 typedef struct { cl_int4 n, lo, hi; int slabs; } PipeBox;
@@ -308,17 +305,6 @@ static void pipe_box_add_correction(Pipe *P, cl_mem z)
 {
     PipeBox x = pipe_box0(P);
     LAUNCH_BOX(P, 0, K_ADD_CORRECTION, ARG(P->xd), ARG(z), ARG(x.n), ARG(x.hi));
-}
-
-/* b (in P->rf) = -dx^2 rhs and the double iterate from p; returns |b|. */
-static double pipe_setup(Pipe *P, const MacGrid *g)
-{
-    size_t cells = grid_cells(g);
-    cl_int n = (cl_int)cells;
-    float dx2 = g->dx * g->dx;
-    LAUNCH(P, K_SOLVE_SETUP, cells, 1, 1, ARG(P->rf), ARG(P->xd), ARG(P->rhs), ARG(P->p),
-           ARG(P->cell), ARG(dx2), ARG(n));
-    return pipe_norm_f(P, P->rf, cells);
 }
 
 /* rd = b - A xd; returns |rd|. */
@@ -362,10 +348,11 @@ static double pipe_jacobi_residual(Pipe *P, const MacGrid *g, cl_mem p, double b
     return sqrt(pipe_sum(P)) / bnorm;
 }
 
-static SolveResult pipe_jacobi(Pipe *P, const MacGrid *g, const PressureSettings *set)
+/* bnorm: |rhs| */
+static SolveResult pipe_jacobi(Pipe *P, const MacGrid *g, const PressureSettings *set,
+                               double bnorm)
 {
     size_t cells = grid_cells(g);
-    double bnorm = pipe_norm_f(P, P->rhs, cells);
     cl_mem p = P->p, next = P->s;
     SolveResult res = { 0, pipe_jacobi_residual(P, g, p, bnorm), false };
     res.converged = res.residual <= set->tolerance;
@@ -388,10 +375,11 @@ static SolveResult pipe_jacobi(Pipe *P, const MacGrid *g, const PressureSettings
 
 /* ---- red-black Gauss-Seidel and SOR, in correction form as relax.c -------------------- */
 
-static SolveResult pipe_relax(Pipe *P, const MacGrid *g, const PressureSettings *set, float omega)
+/* bnorm: |b| (pressure_rhs made b and the iterate, as for every solver below) */
+static SolveResult pipe_relax(Pipe *P, const MacGrid *g, const PressureSettings *set, float omega,
+                              double bnorm)
 {
     PipeLevel *l = &P->level[0];
-    double bnorm = pipe_setup(P, g);
     SolveResult res = { 0, INFINITY, false };
     for (;;) {
         res.residual = pipe_true_residual(P, g) / bnorm;
@@ -412,9 +400,9 @@ static SolveResult pipe_relax(Pipe *P, const MacGrid *g, const PressureSettings 
 
 /* ---- multigrid: V-cycles on the residual ------------------------------------------------- */
 
-static SolveResult pipe_multigrid(Pipe *P, const MacGrid *g, const PressureSettings *set)
+static SolveResult pipe_multigrid(Pipe *P, const MacGrid *g, const PressureSettings *set,
+                                  double bnorm)
 {
-    double bnorm = pipe_setup(P, g);
     SolveResult res = { 0, INFINITY, false };
     for (;;) {
         res.residual = pipe_true_residual(P, g) / bnorm;
@@ -491,9 +479,9 @@ static void pipe_cg_run(Pipe *P, const MacGrid *g, double bnorm, const PressureS
 
 /* The recurrence residual drifts from the true one, so convergence is confirmed on b - A x
  * and CG restarts from it when short (as pcg.c does). */
-static SolveResult pipe_cg(Pipe *P, const MacGrid *g, const PressureSettings *set, Precon m)
+static SolveResult pipe_cg(Pipe *P, const MacGrid *g, const PressureSettings *set, Precon m,
+                           double bnorm)
 {
-    double bnorm = pipe_setup(P, g);
     SolveResult res = { 0, pipe_true_residual(P, g) / bnorm, false };
     for (int restart = 0; restart <= MAX_RESTARTS; restart++) {
         if (res.residual <= set->tolerance || res.iterations >= set->iterations ||
@@ -525,23 +513,46 @@ const char *pipeline_solver_variant(const char *name)
     return "CG with a symmetric red-black Gauss-Seidel preconditioner (not MIC(0)), on OpenCL";
 }
 
+/* After pressure_rhs: one wait reads |rhs|, |b| and the fluid's bounds. b = 0 means p = 0
+ * solves it, as on the host. */
 SolveResult pipe_solve(Pipe *P, const Sim *s)
 {
     const PressureSettings *set = &s->scene->pressure;
     const MacGrid *g = &s->grid;
     const char *name = s->solver_name;
-    if (strcmp(name, "jacobi") == 0)
-        return pipe_jacobi(P, g, set);
+    int jacobi = strcmp(name, "jacobi") == 0;
     int multigrid = strcmp(name, "multigrid") == 0 || strcmp(name, "mgpcg") == 0;
-    pipe_prepare_levels(P, multigrid ? P->levels : 1);
-    pipe_fluid_box(P, multigrid ? P->levels : 1);
+    int nlev = multigrid ? P->levels : 1;
+    double part[2 * PIPE_PARTS], rhs2 = 0.0, b2 = 0.0;
+    cl_int bounds[PIPE_PARTS * 6] = { 0 };
+    if (!jacobi) {
+        pipe_prepare_levels(P, nlev);
+        pipe_fluid_bounds(P);
+    }
+    pipe_ok(P, clEnqueueReadBuffer(P->cl.queue, P->partial_d, CL_FALSE, 0, sizeof part, part, 0,
+                                   NULL, NULL), "reading a sum");
+    pipe_read(P, P->bounds, bounds, sizeof bounds); /* waits for both */
+    if (P->failure != CL_SUCCESS)
+        return (SolveResult){ 0, NAN, false };
+    for (int q = 0; q < PIPE_PARTS; q++)
+        rhs2 += part[q];
+    for (int q = 0; q < PIPE_PARTS; q++)
+        b2 += part[PIPE_PARTS + q];
+    if (rhs2 == 0.0) {
+        pipe_zero(P, P->p, grid_cells(g) * sizeof(float));
+        return (SolveResult){ 0, 0.0, true };
+    }
+    if (jacobi)
+        return pipe_jacobi(P, g, set, sqrt(rhs2));
+    pipe_fluid_box(P, nlev, bounds);
+    double bnorm = sqrt(b2);
     if (strcmp(name, "gauss_seidel") == 0)
-        return pipe_relax(P, g, set, 1.0f);
+        return pipe_relax(P, g, set, 1.0f, bnorm);
     if (strcmp(name, "sor") == 0)
-        return pipe_relax(P, g, set, set->sor_omega);
+        return pipe_relax(P, g, set, set->sor_omega, bnorm);
     if (strcmp(name, "multigrid") == 0)
-        return pipe_multigrid(P, g, set);
+        return pipe_multigrid(P, g, set, bnorm);
     if (strcmp(name, "mgpcg") == 0)
-        return pipe_cg(P, g, set, (Precon){ P->levels, MG_COARSE_SWEEPS });
-    return pipe_cg(P, g, set, (Precon){ 1, 1 }); /* pcg */
+        return pipe_cg(P, g, set, (Precon){ P->levels, MG_COARSE_SWEEPS }, bnorm);
+    return pipe_cg(P, g, set, (Precon){ 1, 1 }, bnorm); /* pcg */
 }
