@@ -201,15 +201,19 @@ __attribute__((always_inline)) inline void restrict_at(__global float *cb, __glo
  * neighbour outside the coarse grid gets weight 0 at a clamped index. Scalars and no branch
  * but the store, so that the work-group runs through the vector lanes. */
 #define PROLONG_TERM(I, J, K, wx, wy, wz) e += (wx) * (wy) * (wz) * cx[(I) + ncx * ((J) + ncy * (K))];
-__attribute__((always_inline)) inline float prolong_term(__global const float *cx, int4 nc4,
-                                                         int i, int j, int k)
+/* inner_x (a constant at each call): the x neighbour i1 is known to lie in the coarse grid, so
+ * its weight is 1/4 and its index needs no clamp. A clamp makes the index of a work-item's load
+ * no longer its neighbour's plus one, and PoCL then gathers each load lane by lane. */
+__attribute__((always_inline)) inline float prolong_term_x(__global const float *cx, int4 nc4,
+                                                           int i, int j, int k, int inner_x)
 {
     int ncx = nc4.x, ncy = nc4.y, ncz = nc4.z;
     int i0 = i >> 1, j0 = j >> 1, k0 = k >> 1;
     int i1 = (i & 1) ? i0 + 1 : i0 - 1, j1 = (j & 1) ? j0 + 1 : j0 - 1, k1 = (k & 1) ? k0 + 1 : k0 - 1;
-    float wi = (i1 >= 0) & (i1 < ncx) ? 0.25f : 0.0f, wj = (j1 >= 0) & (j1 < ncy) ? 0.25f : 0.0f,
-          wk = (k1 >= 0) & (k1 < ncz) ? 0.25f : 0.0f;
-    i1 = clamp(i1, 0, ncx - 1), j1 = clamp(j1, 0, ncy - 1), k1 = clamp(k1, 0, ncz - 1);
+    float wi = inner_x || ((i1 >= 0) & (i1 < ncx)) ? 0.25f : 0.0f,
+          wj = (j1 >= 0) & (j1 < ncy) ? 0.25f : 0.0f, wk = (k1 >= 0) & (k1 < ncz) ? 0.25f : 0.0f;
+    i1 = inner_x ? i1 : clamp(i1, 0, ncx - 1);
+    j1 = clamp(j1, 0, ncy - 1), k1 = clamp(k1, 0, ncz - 1);
     float e = 0.0f;
     PROLONG_TERM(i0, j0, k0, 0.75f, 0.75f, 0.75f)
     PROLONG_TERM(i1, j0, k0, wi, 0.75f, 0.75f)
@@ -220,6 +224,12 @@ __attribute__((always_inline)) inline float prolong_term(__global const float *c
     PROLONG_TERM(i0, j1, k1, 0.75f, wj, wk)
     PROLONG_TERM(i1, j1, k1, wi, wj, wk)
     return e;
+}
+
+__attribute__((always_inline)) inline float prolong_term(__global const float *cx, int4 nc4,
+                                                         int i, int j, int k)
+{
+    return prolong_term_x(cx, nc4, i, j, k, 0);
 }
 
 __attribute__((always_inline)) inline void prolong_at(__global float *fx, __global const float *cx,
@@ -591,22 +601,31 @@ __kernel void mg_restrict_split(__global float *cb, __global const float *rs,
 }
 
 /* fine x += P coarse x (prolong_at's arithmetic) into the split fine x, the coarse x in the
- * grid's layout (the same two cells per work-item; FLUID read from the split info). */
-__kernel void mg_prolong_split(__global float *xs, __global const float *cx,
-                               __global const ushort *infos, int4 nf4, int4 nc4, int hx, int nh,
-                               int pad)
-{
-    int m = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
-    if (m >= hx || j >= nf4.y || k >= nf4.z)
-        return;
-    int row = j + nf4.y * k, c0 = (j + k) & 1;
-    size_t a0 = pad + c0 * nh + (size_t)hx * row + m, a1 = pad + (1 - c0) * nh + (size_t)hx * row + m;
-    float e0 = prolong_term(cx, nc4, 2 * m, j, k);
-    if (infos[a0] & INFO_FLUID)
-        xs[a0] += e0;
-    if (2 * m + 1 < nf4.x) {
-        float e1 = prolong_term(cx, nc4, 2 * m + 1, j, k);
-        if (infos[a1] & INFO_FLUID)
-            xs[a1] += e1;
+ * grid's layout (the same two cells per work-item; FLUID read from the split info). The host
+ * launches the work-items m = 1 .. hx - 2, whose coarse x neighbours m - 1 and m + 1 lie in the
+ * grid, on mg_prolong_split (loads at unit stride) and the two ends on mg_prolong_split_edge
+ * (clamped): the same terms either way. m_end (<= hx) ends each launch's own columns, as a
+ * launch rounded up to whole work-groups would run into the next one's. */
+#define MG_PROLONG_SPLIT(name, inner_x)                                                          \
+    __kernel void name(__global float *xs, __global const float *cx,                            \
+                       __global const ushort *infos, int4 nf4, int4 nc4, int hx, int nh, int pad, \
+                       int m_end)                                                               \
+    {                                                                                           \
+        int m = get_global_id(0), j = get_global_id(1), k = get_global_id(2);                  \
+        if (m >= m_end || j >= nf4.y || k >= nf4.z)                                             \
+            return;                                                                             \
+        int row = j + nf4.y * k, c0 = (j + k) & 1;                                              \
+        size_t a0 = pad + c0 * nh + (size_t)hx * row + m;                                       \
+        size_t a1 = pad + (1 - c0) * nh + (size_t)hx * row + m;                                 \
+        float e0 = prolong_term_x(cx, nc4, 2 * m, j, k, inner_x);                               \
+        if (infos[a0] & INFO_FLUID)                                                             \
+            xs[a0] += e0;                                                                       \
+        if (2 * m + 1 < nf4.x) {                                                                \
+            float e1 = prolong_term_x(cx, nc4, 2 * m + 1, j, k, inner_x);                       \
+            if (infos[a1] & INFO_FLUID)                                                         \
+                xs[a1] += e1;                                                                   \
+        }                                                                                       \
     }
-}
+MG_PROLONG_SPLIT(mg_prolong_split, 1)
+MG_PROLONG_SPLIT(mg_prolong_split_edge, 0)
+#undef MG_PROLONG_SPLIT

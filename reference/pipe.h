@@ -28,7 +28,7 @@ enum { PIPE_MAX_PARTIALS = 1024 };
     X(MG_COARSEST, mg_coarsest) X(MG_DOWN_SERIAL, mg_down_serial) X(MG_UP_SERIAL, mg_up_serial) \
     X(RB_SPLIT_F, rb_split_f) X(RB_SPLIT_U, rb_split_u) X(RB_MERGE_F, rb_merge_f) X(MG_SMOOTH_SPLIT, mg_smooth_split) \
     X(MG_RESIDUAL_SPLIT, mg_residual_split) X(MG_RESTRICT_SPLIT, mg_restrict_split) \
-    X(MG_PROLONG_SPLIT, mg_prolong_split) \
+    X(MG_PROLONG_SPLIT, mg_prolong_split) X(MG_PROLONG_SPLIT_EDGE, mg_prolong_split_edge) \
     X(RESIDUAL_D, residual_d) \
     X(DOT_FF, dot_ff) X(DOT_FD, dot_fd) X(NORM2_D, norm2_d) \
     X(CG_UPDATE, cg_update) X(CG_DIRECTION, cg_direction) X(CG_ALPHA, cg_alpha) X(CG_BETA, cg_beta) X(TO_FLOAT, to_float) \

@@ -211,6 +211,25 @@ static void pipe_sweeps_from_zero(Pipe *P, int q, int sweeps, int both_ways, flo
     pipe_merge_out(P, q, l->x); /* outside the box nothing reads x (pipe_fluid_box) */
 }
 
+/* level q's split x += P (level q + 1's x) over the split box [lo, hi): the columns m = 0 and
+ * m = hx - 1, whose coarse x neighbour may lie outside the grid, apart (solvers.cl) */
+static void pipe_prolong_split(Pipe *P, int q, const int lo[3], const int hi[3])
+{
+    PipeLevel *l = &P->level[q], *c = &P->level[q + 1];
+    cl_int4 n = pipe_dims(l->n), nc = pipe_dims(c->n);
+    int cut[4] = { lo[0], lo[0] > 1 ? lo[0] : 1, hi[0] < l->hx - 1 ? hi[0] : l->hx - 1, hi[0] };
+    cut[1] = cut[1] < cut[3] ? cut[1] : cut[3];
+    cut[2] = cut[2] > cut[1] ? cut[2] : cut[1];
+    for (int part = 0; part < 3; part++) {
+        int a[3] = { cut[part], lo[1], lo[2] }, b[3] = { cut[part + 1], hi[1], hi[2] };
+        cl_int m_end = b[0];
+        if (a[0] < b[0])
+            LAUNCH_RANGE(P, part == 1 ? K_MG_PROLONG_SPLIT : K_MG_PROLONG_SPLIT_EDGE, a, b,
+                         ARG(l->xs), ARG(c->x), ARG(l->infos), ARG(n), ARG(nc), ARG(l->hx),
+                         ARG(l->nh), ARG(l->pad), ARG(m_end));
+    }
+}
+
 static void pipe_vcycle_level(Pipe *P, int q, int nlev, int coarse_sweeps);
 
 /* Level q's legs of the V-cycle in the split layout (the same steps as below). */
@@ -228,8 +247,7 @@ static void pipe_vcycle_split(Pipe *P, int q, int nlev, int coarse_sweeps)
     LAUNCH_BOX(P, q + 1, K_MG_RESTRICT_SPLIT, ARG(c->b), ARG(l->r), ARG(c->type), ARG(nc), ARG(n),
                ARG(l->hx), ARG(l->nh), ARG(l->pad));
     pipe_vcycle_level(P, q + 1, nlev, coarse_sweeps);
-    LAUNCH_RANGE(P, K_MG_PROLONG_SPLIT, lo, hi, ARG(l->xs), ARG(c->x), ARG(l->infos), ARG(n),
-                 ARG(nc), ARG(l->hx), ARG(l->nh), ARG(l->pad));
+    pipe_prolong_split(P, q, lo, hi);
     pipe_split_sweeps(P, q, MG_SMOOTH, 1, 1.0f);
     pipe_merge_out(P, q, l->x);
 }
