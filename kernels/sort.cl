@@ -36,42 +36,55 @@ __kernel void sort_keys(__global int *keys, __global int *counts, __global const
         atomic_add(&counts[run_key], run);
 }
 
-/* Exclusive prefix sum of counts[0..n) into start[0..n], by one work-group: each work-item
- * sums a contiguous chunk, the chunk totals are scanned in local memory, then each work-item
- * writes its chunk. cursor receives a copy of start for the scatter. */
-__kernel void sort_scan(__global int *start, __global int *cursor, __global const int *counts,
-                        int n, __local int *totals)
+/* Exclusive prefix sum of counts[0..n) into start[0..n] in three launches, so that both cores
+ * take part (one work-group did it all, on one core: 3 ms a substep at 128^3). Work-item g
+ * owns the cells [g * chunk, (g + 1) * chunk): sort_scan_sums adds its counts, sort_scan_parts
+ * turns those sums into each chunk's start, and sort_scan_write writes the chunk's starts.
+ * Integers, so any order gives the same sums. */
+__kernel void sort_scan_sums(__global int *sums, __global const int *counts, int n, int chunk,
+                             int nparts)
 {
-    int id = get_local_id(0), size = get_local_size(0);
-    int chunk = (n + size - 1) / size;
-    int lo = min(id * chunk, n), hi = min(lo + chunk, n);
-    int sum = 0;
+    int g = get_global_id(0);
+    if (g >= nparts)
+        return;
+    int lo = min(g * chunk, n), hi = min(lo + chunk, n), sum = 0;
     for (int c = lo; c < hi; c++)
         sum += counts[c];
-    totals[id] = sum;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (id == 0) {
-        int run = 0;
-        for (int q = 0; q < size; q++) {
-            int t = totals[q];
-            totals[q] = run;
-            run += t;
-        }
-        start[n] = run;
+    sums[g] = sum;
+}
+
+/* sums[g] = the sum of the sums before g; start[n] = the total (one work-item) */
+__kernel void sort_scan_parts(__global int *sums, __global int *start, int n, int nparts)
+{
+    int run = 0;
+    for (int g = 0; g < nparts; g++) {
+        int t = sums[g];
+        sums[g] = run;
+        run += t;
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    int run = totals[id];
+    start[n] = run;
+}
+
+__kernel void sort_scan_write(__global int *start, __global const int *counts,
+                              __global const int *sums, int n, int chunk, int nparts)
+{
+    int g = get_global_id(0);
+    if (g >= nparts)
+        return;
+    int lo = min(g * chunk, n), hi = min(lo + chunk, n), run = sums[g];
     for (int c = lo; c < hi; c++) {
         start[c] = run;
-        cursor[c] = run;
         run += counts[c];
     }
 }
 
-/* The same walk as sort_keys: a run of equal keys takes its places with one atomic add. Which
- * run lands first in a bucket depends on timing; sort_buckets puts each bucket in id order. */
-__kernel void sort_scatter(__global int *sorted, __global int *cursor, __global const int *keys,
-                           int count, int chunk)
+/* The same walk as sort_keys: a run of equal keys takes its places with one atomic add. It
+ * counts its cell's count down (the places left, filled from the bucket's front), so every
+ * count is 0 again afterwards, ready for the next sort's sort_keys: pipe_alloc_grid clears
+ * them once. Which run lands where in a bucket depends on timing; sort_buckets puts each
+ * bucket in id order. */
+__kernel void sort_scatter(__global int *sorted, __global int *counts, __global const int *start,
+                           __global const int *keys, int count, int chunk)
 {
     int lo = get_global_id(0) * chunk, hi = min(lo + chunk, count);
     int p = lo;
@@ -79,7 +92,7 @@ __kernel void sort_scatter(__global int *sorted, __global int *cursor, __global 
         int key = keys[p], end = p + 1;
         while (end < hi && keys[end] == key)
             end++;
-        int at = atomic_add(&cursor[key], end - p);
+        int at = start[key + 1] - atomic_sub(&counts[key], end - p);
         for (; p < end; p++)
             sorted[at++] = p;
     }

@@ -16,7 +16,8 @@ enum { PIPE_MAX_PARTIALS = 1024 };
 
 /* Every kernel the pipeline launches, once: its enum K_<ID> and its name in kernels/. */
 #define PIPE_KERNELS(X) \
-    X(SORT_KEYS, sort_keys) X(SORT_SCAN, sort_scan) X(SORT_SCATTER, sort_scatter) \
+    X(SORT_KEYS, sort_keys) X(SORT_SCAN_SUMS, sort_scan_sums) \
+    X(SORT_SCAN_PARTS, sort_scan_parts) X(SORT_SCAN_WRITE, sort_scan_write) X(SORT_SCATTER, sort_scatter) \
     X(SORT_BUCKETS, sort_buckets) X(SORT_PERMUTE, sort_permute) X(P2G_SCATTER, p2g_scatter) \
     X(P2G_NORMALIZE, p2g_normalize) X(CLASSIFY, classify) X(GRAVITY, gravity) \
     X(DIVERGENCE, divergence) X(PRESSURE_RHS, pressure_rhs) X(GRADIENT, gradient) \
@@ -71,11 +72,11 @@ typedef struct {
     int keys_fresh;             /* keys[p] is particle p's cell: keep_inside or a sort left
                                  * them, and nothing has moved or reordered the particles since */
     /* cells */
-    cl_mem solid, cell, p, div, rhs, lap, counts, cursor, start;
+    cl_mem solid, cell, p, div, rhs, lap, counts, start;
     /* faces */
     cl_mem face[3], weight[3], old[3], known[2];
     /* reductions */
-    cl_mem partial_d, partial_f, bounds;
+    cl_mem partial_d, partial_f, bounds, scan_sums;
     /* solvers: double iterate and residual, float CG vectors; z is level[0].x */
     cl_mem xd, rd, s, t, rf;
     cl_mem cg_scal;             /* sigma, alpha or beta, broke: CG's scalars (solvers.cl) */

@@ -20,8 +20,8 @@ static const char *const pipe_kernel_names[K_COUNT] = {
 #undef PIPE_KERNEL_NAME
 };
 
-/* Work-items of sort_scan's one work-group. */
-enum { PIPE_SCAN_GROUP = 64 };
+/* Parts of the scan of the cell counts (sort.cl), a few per core. */
+enum { PIPE_SCAN_PARTS = 16 };
 
 /* ---- helpers shared with pipesolve.c ------------------------------------------------------- */
 
@@ -197,7 +197,8 @@ static void pipe_alloc_grid(Pipe *P, const MacGrid *g)
     P->solid = pipe_buffer(P, n);
     P->cell = pipe_buffer(P, n);
     P->counts = pipe_buffer(P, n * sizeof(cl_int));
-    P->cursor = pipe_buffer(P, n * sizeof(cl_int));
+    if (P->failure == CL_SUCCESS)
+        pipe_zero(P, P->counts, n * sizeof(cl_int));
     P->start = pipe_buffer(P, (n + 1) * sizeof(cl_int));
     P->xd = pipe_buffer(P, n * sizeof(double));
     P->rd = pipe_buffer(P, n * sizeof(double));
@@ -213,6 +214,7 @@ static void pipe_alloc_grid(Pipe *P, const MacGrid *g)
     P->partial_d = pipe_buffer(P, PIPE_MAX_PARTIALS * sizeof(double));
     P->partial_f = pipe_buffer(P, PIPE_PARTS * sizeof(float));
     P->bounds = pipe_buffer(P, PIPE_PARTS * 6 * sizeof(cl_int));
+    P->scan_sums = pipe_buffer(P, PIPE_SCAN_PARTS * sizeof(cl_int));
     P->cg_scal = pipe_buffer(P, 3 * sizeof(double));
     pipe_alloc_levels(P, g);
 }
@@ -220,8 +222,9 @@ static void pipe_alloc_grid(Pipe *P, const MacGrid *g)
 static void pipe_release_grid(Pipe *P)
 {
     cl_mem *bufs[] = { &P->solid, &P->cell, &P->p, &P->div, &P->rhs, &P->lap, &P->counts,
-                       &P->cursor, &P->start, &P->known[0], &P->known[1], &P->partial_d,
-                       &P->partial_f, &P->bounds, &P->xd, &P->rd, &P->s, &P->t, &P->rf,
+                       &P->start, &P->known[0], &P->known[1], &P->partial_d,
+                       &P->partial_f, &P->bounds, &P->scan_sums, &P->xd, &P->rd, &P->s,
+                       &P->t, &P->rf,
                        &P->cg_scal };
     for (size_t q = 0; q < sizeof bufs / sizeof *bufs; q++)
         pipe_release(bufs[q]);
@@ -394,20 +397,27 @@ void pipe_sort_index(Pipe *P, const MacGrid *g)
     cl_int4 n = pipe_grid_dims(g);
     cl_int count = (cl_int)P->count, ncells = (cl_int)grid_cells(g);
     float dx = g->dx;
-    pipe_zero(P, P->counts, grid_cells(g) * sizeof(cl_int));
-    cl_int chunk = PIPE_SORT_CHUNK;
+    cl_int chunk = PIPE_SORT_CHUNK; /* the counts are 0: pipe_alloc_grid, then sort_scatter */
     size_t walkers = (P->count + PIPE_SORT_CHUNK - 1) / PIPE_SORT_CHUNK;
     cl_int fresh = P->keys_fresh;
     LAUNCH(P, K_SORT_KEYS, walkers, 1, 1, ARG(P->keys), ARG(P->counts), ARG(P->pos), ARG(n),
            ARG(dx), ARG(count), ARG(chunk), ARG(fresh));
     P->keys_fresh = 1;
-    /* one work-group (its size fixed, for the local array), timed like every launch */
-    size_t group[3] = { PIPE_SCAN_GROUP, 1, 1 };
-    const PipeArg scan[] = { ARG(P->start), ARG(P->cursor), ARG(P->counts), ARG(ncells),
-                             { PIPE_SCAN_GROUP * sizeof(cl_int), NULL } };
-    pipe_enqueue(P, K_SORT_SCAN, NULL, group, group, scan, (int)(sizeof scan / sizeof *scan));
-    LAUNCH(P, K_SORT_SCATTER, walkers, 1, 1, ARG(P->sorted), ARG(P->cursor), ARG(P->keys),
-           ARG(count), ARG(chunk));
+    /* a work-group per part, of one work-item: in wider ones PoCL ran the parts side by side
+     * in the vector lanes, each lane a chunk away from the next (gathers and scatters) */
+    cl_int nparts = PIPE_SCAN_PARTS, cells_chunk = (ncells + nparts - 1) / nparts;
+    size_t parts[3] = { PIPE_SCAN_PARTS, 1, 1 }, one[3] = { 1, 1, 1 };
+    const PipeArg sums[] = { ARG(P->scan_sums), ARG(P->counts), ARG(ncells), ARG(cells_chunk),
+                             ARG(nparts) };
+    pipe_enqueue(P, K_SORT_SCAN_SUMS, NULL, parts, one, sums, (int)(sizeof sums / sizeof *sums));
+    LAUNCH(P, K_SORT_SCAN_PARTS, 1, 1, 1, ARG(P->scan_sums), ARG(P->start), ARG(ncells),
+           ARG(nparts));
+    const PipeArg write[] = { ARG(P->start), ARG(P->counts), ARG(P->scan_sums), ARG(ncells),
+                              ARG(cells_chunk), ARG(nparts) };
+    pipe_enqueue(P, K_SORT_SCAN_WRITE, NULL, parts, one, write,
+                 (int)(sizeof write / sizeof *write));
+    LAUNCH(P, K_SORT_SCATTER, walkers, 1, 1, ARG(P->sorted), ARG(P->counts), ARG(P->start),
+           ARG(P->keys), ARG(count), ARG(chunk));
     LAUNCH(P, K_SORT_BUCKETS, grid_cells(g), 1, 1, ARG(P->sorted), ARG(P->start), ARG(P->id),
            ARG(ncells));
 }
