@@ -392,21 +392,30 @@ __kernel void cg_beta(__global double *scal, __global const double *partial, int
 }
 
 /* x += alpha s, r -= alpha t, the partial sums of r^2, and rf = r in float: the next
- * preconditioner's input, which took a pass of its own. After a breakdown nothing moves. */
+ * preconditioner's input, which took a pass of its own. When level 0 is swept split
+ * (split4 = hx, nh, pad; hx = 0: it is not), rf is its split b, which spares the V-cycle
+ * converting it. After a breakdown nothing moves. */
 __kernel void cg_update(__global double *x, __global double *r, __global float *rf,
-                            __global double *partial, __global const float *s,
-                            __global const float *t, __global const double *scal, int4 n4,
-                            int4 lo4, int4 hi4)
+                        __global double *partial, __global const float *s,
+                        __global const float *t, __global const double *scal, int4 n4,
+                        int4 lo4, int4 hi4, int4 split4)
 {
-    if (scal[CG_BROKE] != 0.0)
+    int k = lo4.z + (int)get_global_id(2);
+    if (scal[CG_BROKE] != 0.0 || k >= hi4.z)
         return;
     double alpha = scal[CG_STEP], sum = 0.0;
-    BOX_SLAB_CELLS(c, n4, lo4, hi4) {
-        x[c] += alpha * s[c];
-        double rc = r[c] - alpha * t[c];
-        r[c] = rc;
-        rf[c] = (float)rc;
-        sum += rc * rc;
+    for (int j = lo4.y; j < hi4.y; j++) {
+        int row = j + n4.y * k;
+        for (int i = lo4.x, c = lo4.x + n4.x * row; i < hi4.x; i++, c++) {
+            x[c] += alpha * s[c];
+            double rc = r[c] - alpha * t[c];
+            r[c] = rc;
+            if (split4.x)
+                rf[split4.z + ((i + j + k) & 1) * split4.y + split4.x * row + (i >> 1)] = (float)rc;
+            else
+                rf[c] = (float)rc;
+            sum += rc * rc;
+        }
     }
     partial[get_global_id(2)] = sum;
 }
@@ -429,6 +438,18 @@ __kernel void to_float(__global float *out, __global const double *in, int4 n4, 
         return;
     int c = i + n4.x * (j + n4.y * k);
     out[c] = (float)in[c];
+}
+
+/* The same into a level's split layout (split4 = hx, nh, pad): level 0's b, swept split. */
+__kernel void to_float_split(__global float *out, __global const double *in, int4 n4, int4 hi4,
+                             int4 split4)
+{
+    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    if (i >= hi4.x || j >= hi4.y || k >= hi4.z)
+        return;
+    int row = j + n4.y * k;
+    out[split4.z + ((i + j + k) & 1) * split4.y + split4.x * row + (i >> 1)] =
+        (float)in[i + n4.x * row];
 }
 
 /* x += z, the multigrid correction, over the box (launched on it). */

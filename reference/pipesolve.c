@@ -191,10 +191,11 @@ static void pipe_sweeps_serial(Pipe *P, int q, int sweeps, int c0, float omega)
            ARG(c), ARG(omega));
 }
 
-/* Level q's x = `sweeps` red-black sweeps on its b from x = 0, and as many black-red ones
+/* Level 0's x = `sweeps` red-black sweeps on its b from x = 0, and as many black-red ones
  * after them if both_ways: relax's sweeps and pcg's one-level preconditioner. */
-static void pipe_sweeps_from_zero(Pipe *P, int q, int sweeps, int both_ways, float omega)
+static void pipe_sweeps_from_zero(Pipe *P, int sweeps, int both_ways, float omega)
 {
+    int q = 0;
     PipeLevel *l = &P->level[q];
     if (!l->infos) { /* small enough for one work-item */
         pipe_zero(P, l->x, l->cells * sizeof(float));
@@ -203,8 +204,7 @@ static void pipe_sweeps_from_zero(Pipe *P, int q, int sweeps, int both_ways, flo
             pipe_sweeps_serial(P, q, sweeps, 1, omega);
         return;
     }
-    pipe_split_in(P, q, l->bs, l->b);
-    pipe_zero(P, l->xs, pipe_split_elements(l) * sizeof(float));
+    pipe_zero(P, l->xs, pipe_split_elements(l) * sizeof(float)); /* b is in bs (pipe_b0) */
     pipe_split_sweeps(P, q, sweeps, 0, omega);
     if (both_ways)
         pipe_split_sweeps(P, q, sweeps, 1, omega);
@@ -239,7 +239,8 @@ static void pipe_vcycle_split(Pipe *P, int q, int nlev, int coarse_sweeps)
     cl_int4 n = pipe_dims(l->n), nc = pipe_dims(c->n);
     int lo[3], hi[3];
     pipe_split_box(l, lo, hi);
-    pipe_split_in(P, q, l->bs, l->b);
+    if (q > 0) /* level 0's b is in bs already (pipe_b0, cg_update) */
+        pipe_split_in(P, q, l->bs, l->b);
     pipe_zero(P, l->xs, pipe_split_elements(l) * sizeof(float));
     pipe_split_sweeps(P, q, MG_SMOOTH, 0, 1.0f);
     LAUNCH_RANGE(P, K_MG_RESIDUAL_SPLIT, lo, hi, ARG(l->r), ARG(l->xs), ARG(l->bs), ARG(l->infos),
@@ -279,7 +280,7 @@ static void pipe_vcycle_level(Pipe *P, int q, int nlev, int coarse_sweeps)
         pipe_vcycle_split(P, q, nlev, coarse_sweeps);
         return;
     }
-    pipe_sweeps_from_zero(P, q, coarse_sweeps, 1, 1.0f); /* level 0 alone: pcg's preconditioner */
+    pipe_sweeps_from_zero(P, coarse_sweeps, 1, 1.0f); /* level 0 alone: pcg's preconditioner */
 }
 
 /* ---- sums -------------------------------------------------------------------------------- */
@@ -316,6 +317,28 @@ static void pipe_box_to_float(Pipe *P, cl_mem out, cl_mem in)
 {
     PipeBox x = pipe_box0(P);
     LAUNCH_BOX(P, 0, K_TO_FLOAT, ARG(out), ARG(in), ARG(x.n), ARG(x.hi));
+}
+
+/* hx, nh, pad of level 0 if it is swept split, else 0: where CG's kernels put its b */
+static cl_int4 pipe_split0(Pipe *P)
+{
+    PipeLevel *l = &P->level[0];
+    cl_int4 s = { { l->infos ? l->hx : 0, l->nh, l->pad, 0 } };
+    return s;
+}
+
+/* Level 0's b = (float) rd over the box, in the layout its sweeps read: split when level 0 is
+ * swept split (its V-cycle leg and pipe_sweeps_from_zero then take it as it is). */
+static void pipe_b0(Pipe *P)
+{
+    PipeLevel *l = &P->level[0];
+    PipeBox x = pipe_box0(P);
+    cl_int4 split = pipe_split0(P);
+    if (l->infos)
+        LAUNCH_BOX(P, 0, K_TO_FLOAT_SPLIT, ARG(l->bs), ARG(P->rd), ARG(x.n), ARG(x.hi),
+                   ARG(split));
+    else
+        pipe_box_to_float(P, l->b, P->rd);
 }
 
 /* xd += z over the box (z is level 0's x, written over the box only). */
@@ -406,8 +429,8 @@ static SolveResult pipe_relax(Pipe *P, const MacGrid *g, const PressureSettings 
             break;
         int sweeps = set->iterations - res.iterations;
         sweeps = sweeps < RELAX_CHECK_EVERY ? sweeps : RELAX_CHECK_EVERY;
-        pipe_box_to_float(P, l->b, P->rd);
-        pipe_sweeps_from_zero(P, 0, sweeps, 0, omega);
+        pipe_b0(P);
+        pipe_sweeps_from_zero(P, sweeps, 0, omega);
         pipe_box_add_correction(P, l->x);
         res.iterations += sweeps;
     }
@@ -427,7 +450,7 @@ static SolveResult pipe_multigrid(Pipe *P, const MacGrid *g, const PressureSetti
         if (res.residual <= set->tolerance || res.iterations >= set->iterations ||
             !isfinite(res.residual))
             break;
-        pipe_box_to_float(P, P->level[0].b, P->rd);
+        pipe_b0(P);
         pipe_vcycle_level(P, 0, P->levels, MG_COARSE_SWEEPS);
         pipe_box_add_correction(P, P->level[0].x);
         res.iterations++;
@@ -441,7 +464,8 @@ static SolveResult pipe_multigrid(Pipe *P, const MacGrid *g, const PressureSetti
 
 typedef struct { int levels, coarse_sweeps; } Precon;
 
-/* z (level 0's x) = M^-1 r, r in float already in level 0's b (cg_update leaves it there). */
+/* z (level 0's x) = M^-1 r, r in float already in level 0's b, split if level 0 is swept split
+ * (cg_update and pipe_b0 leave it there). */
 static void pipe_precondition(Pipe *P, Precon m)
 {
     pipe_vcycle_level(P, 0, m.levels, m.coarse_sweeps);
@@ -465,7 +489,9 @@ static void pipe_cg_run(Pipe *P, const MacGrid *g, double bnorm, const PressureS
     PipeBox box = pipe_box0(P);
     cl_int slabs = box.slabs;
     cl_mem z = P->level[0].x;
-    pipe_box_to_float(P, P->level[0].b, P->rd);
+    cl_int4 split = pipe_split0(P);
+    cl_mem b0 = P->level[0].infos ? P->level[0].bs : P->level[0].b;
+    pipe_b0(P);
     pipe_precondition(P, m);
     pipe_ok(P, clEnqueueCopyBuffer(P->cl.queue, z, P->s, 0, 0, cells * sizeof(float), 0, NULL, NULL),
             "copying the direction");
@@ -475,9 +501,9 @@ static void pipe_cg_run(Pipe *P, const MacGrid *g, double bnorm, const PressureS
                      ARG(dims));
         pipe_box_dot_parts(P, K_DOT_FF, P->s, P->t);
         LAUNCH(P, K_CG_ALPHA, 1, 1, 1, ARG(P->cg_scal), ARG(P->partial_d), ARG(slabs));
-        LAUNCH(P, K_CG_UPDATE, 1, 1, (size_t)box.slabs, ARG(P->xd), ARG(P->rd),
-               ARG(P->level[0].b), ARG(P->partial_d), ARG(P->s), ARG(P->t), ARG(P->cg_scal),
-               ARG(box.n), ARG(box.lo), ARG(box.hi));
+        LAUNCH(P, K_CG_UPDATE, 1, 1, (size_t)box.slabs, ARG(P->xd), ARG(P->rd), ARG(b0),
+               ARG(P->partial_d), ARG(P->s), ARG(P->t), ARG(P->cg_scal), ARG(box.n),
+               ARG(box.lo), ARG(box.hi), ARG(split));
         double scal[3] = { 0.0, 0.0, 0.0 };
         pipe_ok(P, clEnqueueReadBuffer(P->cl.queue, P->cg_scal, CL_FALSE, 0, sizeof scal, scal, 0,
                                        NULL, NULL), "reading CG's scalars");
