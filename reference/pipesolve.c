@@ -504,12 +504,12 @@ static void pipe_cg_run(Pipe *P, const MacGrid *g, double bnorm, const PressureS
         LAUNCH(P, K_CG_UPDATE, 1, 1, (size_t)box.slabs, ARG(P->xd), ARG(P->rd), ARG(b0),
                ARG(P->partial_d), ARG(P->s), ARG(P->t), ARG(P->cg_scal), ARG(box.n),
                ARG(box.lo), ARG(box.hi), ARG(split));
-        double scal[3] = { 0.0, 0.0, 0.0 };
+        double scal[3] = { 0.0, 0.0, 0.0 }; /* sigma, alpha, broke (solvers.cl's CG_*) */
         pipe_ok(P, clEnqueueReadBuffer(P->cl.queue, P->cg_scal, CL_FALSE, 0, sizeof scal, scal, 0,
                                        NULL, NULL), "reading CG's scalars");
         double rr = pipe_sum_parts(P, box.slabs); /* waits for both reads */
         if (scal[2] != 0.0)
-            return; /* breakdown: nothing left to reduce in this direction */
+            return; /* breakdown: s . A s <= 0, nothing left to reduce in this direction */
         res->iterations++;
         res->residual = sqrt(rr) / bnorm;
         if (res->residual <= set->tolerance)
