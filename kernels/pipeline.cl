@@ -26,8 +26,8 @@ __kernel void classify(__global char *cell, __global float *p, __global const ch
 }
 
 /* rhs = (rho/dt) div in FLUID, 0 elsewhere; p = 0 outside FLUID (the warm start keeps p only
- * where there is fluid); and what the solvers start from (solve_setup's b = -dx^2 rhs and the
- * double iterate x = p, in FLUID cells), so that one wait reads both norms' partial sums:
+ * where there is fluid); and what the solvers start from, b = -dx^2 rhs and the double
+ * iterate x = p in FLUID cells (0 elsewhere), so that one wait reads both norms' partial sums:
  * partial[g] = the sum of rhs^2 over the chunk, partial[nparts + g] that of b^2. */
 __kernel void pressure_rhs(__global float *rhs, __global float *b, __global double *x,
                            __global float *p, __global double *partial, __global const float *div,
@@ -272,9 +272,12 @@ __kernel void p2g_scatter(__global float *u, __global float *v, __global float *
         for (int q = q0; q < q1; q++) {
             /* STENCIL_AXIS for the three axes at once, in float4 lanes x, y, z (the same
              * operations per lane, so the same bits; a float4 division where there were three
-             * scalar ones). b is the cell the sort put the particle in, t the fraction across
-             * it; a0..a2 are the weights, along each axis, of the faces c - 1, c, c + 1 of a
-             * component across it, whose stencil base hb is c - 1 or c with fraction ht. */
+             * scalar ones; the fourth lane, 0 / dx against n4.w = 0, goes unused). b is the cell
+             * the sort put the particle in, t the fraction across it; a0..a2 are the weights,
+             * along each axis, of the faces c - 1, c, c + 1 of a component across it, whose
+             * stencil base hb is c - 1 or c with fraction ht. That b is the sort's cell needs
+             * the vector division to round as cell_along's scalar one: on PoCL both are the
+             * CPU's IEEE division (the build does not ask for correctly rounded division). */
             float4 f0 = (float4)(pos[3 * q], pos[3 * q + 1], pos[3 * q + 2], 0.0f) / dx;
             float4 f1 = f0 - 0.5f;
             f0 = fmin(select((float4)0.0f, f0, f0 >= 0.0f), nf);

@@ -7,8 +7,9 @@
 /* ---- per level: types, neighbour counts, sweeps, residual, transfers --------------------- */
 
 /* Per FLUID cell: bits 0-5 say which neighbours (-x, +x, -y, +y, -z, +z) are FLUID, bit 7
- * (INFO_FLUID) that the cell is, bits 8-10 hold N, the count of non-SOLID ones; 0 elsewhere. Precomputing it once per solve spares every sweep the
- * six bounds-checked type lookups (coarse levels can have FLUID cells on the array's edge). */
+ * (INFO_FLUID) that the cell is, bits 8-10 hold N, the count of non-SOLID ones; 0 elsewhere.
+ * Precomputing it once per solve spares every sweep the six bounds-checked type lookups
+ * (coarse levels can have FLUID cells on the array's edge). */
 #define INFO_FLUID 0x80u
 
 __kernel void mg_count(__global ushort *info, __global const char *type, int4 n4)
@@ -319,10 +320,9 @@ __kernel void residual_d(__global double *r, __global const double *x, __global 
 
 /* ---- the same over the box of the FLUID cells, slab by slab ------------------------------ */
 
-/* Every FLUID cell lies in level 0's box and a CG vector is 0 in the other cells, so a sum over
- * the box is the sum over the grid, and a vector step there is the step that matters (outside
- * the box a vector keeps what an earlier solve left, which nothing reads): in a splash the box
- * is about half the grid.
+/* Every FLUID cell lies in level 0's box, and CG's vectors are read only there (outside it they
+ * keep what an earlier solve left), so a sum over the box is the sum over the FLUID cells and a
+ * vector step there is the step that matters: in a splash the box is about half the grid.
  * Work-item g takes the z-slab lo.z + g of the box (launched as 1 x 1 x slabs, one per work-group)
  * and writes its partial sum to partial[g]; the host adds them in order. */
 #define BOX_SLAB_CELLS(c, n4, lo4, hi4)                                                   \
@@ -583,11 +583,13 @@ __kernel void mg_residual_split(__global float *rs, __global const float *xs,
         residual_split_at(rs, xs, bs, infos, n4, hx, nh, pad, m, j, k, 1);
 }
 
-/* mg_restrict from the split fine r: the same 64 terms in the same order. Along x the
+/* restrict_at from the split fine r: the same 64 terms in the same order. Along x the
  * children 2I - 1, 2I, 2I + 1, 2I + 2 of row (j, k) are, split, the other colour at I - 1,
  * this row's first colour at I, the other at I and the first at I + 1: unit stride across the
  * work-items. A child outside the row gets weight 0 and reads a neighbouring row's or the
- * pad's value, which is finite (every element is written or zeroed), so it adds +0. */
+ * pad's value, which is finite (every element is written or zeroed), so it adds +0 or -0 to a
+ * sum that starts at +0.0f: the sum keeps its bits. (An infinite r, in a solve that is
+ * diverging anyway, would make 0 * inf a NaN in the neighbouring coarse cell.) */
 __kernel void mg_restrict_split(__global float *cb, __global const float *rs,
                                 __global const char *ctype, int4 nc4, int4 nf4, int hx, int nh,
                                 int pad)
@@ -610,8 +612,8 @@ __kernel void mg_restrict_split(__global float *cb, __global const float *rs,
             float wj = (j >= 0) & (j < nf4.y) ? child_weight(qj) : 0.0f;
             j = clamp(j, 0, nf4.y - 1);
             int c0 = (j + k) & 1;
-            __global const float *first = rs + pad + c0 * nh + (size_t)hx * (j + nf4.y * k) + I;
-            __global const float *other = rs + pad + (1 - c0) * nh + (size_t)hx * (j + nf4.y * k) + I;
+            size_t row = pad + (size_t)hx * (j + nf4.y * k) + I;
+            __global const float *first = rs + row + c0 * nh, *other = rs + row + (1 - c0) * nh;
             sum += 0.5f * wi0 * wj * wk * other[-1];
             sum += 0.5f * wi1 * wj * wk * first[0];
             sum += 0.5f * wi2 * wj * wk * other[0];

@@ -17,7 +17,8 @@ enum { PIPE_MAX_PARTIALS = 1024 };
 /* Every kernel the pipeline launches, once: its enum K_<ID> and its name in kernels/. */
 #define PIPE_KERNELS(X) \
     X(SORT_KEYS, sort_keys) X(SORT_SCAN_SUMS, sort_scan_sums) \
-    X(SORT_SCAN_PARTS, sort_scan_parts) X(SORT_SCAN_WRITE, sort_scan_write) X(SORT_SCATTER, sort_scatter) \
+    X(SORT_SCAN_PARTS, sort_scan_parts) X(SORT_SCAN_WRITE, sort_scan_write) \
+    X(SORT_SCATTER, sort_scatter) \
     X(SORT_BUCKETS, sort_buckets) X(SORT_PERMUTE, sort_permute) X(P2G_SCATTER, p2g_scatter) \
     X(P2G_NORMALIZE, p2g_normalize) X(CLASSIFY, classify) X(GRAVITY, gravity) \
     X(DIVERGENCE, divergence) X(PRESSURE_RHS, pressure_rhs) X(GRADIENT, gradient) \
@@ -32,7 +33,8 @@ enum { PIPE_MAX_PARTIALS = 1024 };
     X(MG_PROLONG_SPLIT, mg_prolong_split) X(MG_PROLONG_SPLIT_EDGE, mg_prolong_split_edge) \
     X(RESIDUAL_D, residual_d) \
     X(DOT_FF, dot_ff) X(DOT_FD, dot_fd) X(NORM2_D, norm2_d) \
-    X(CG_UPDATE, cg_update) X(CG_DIRECTION, cg_direction) X(CG_ALPHA, cg_alpha) X(CG_BETA, cg_beta) X(TO_FLOAT, to_float) X(TO_FLOAT_SPLIT, to_float_split) \
+    X(CG_UPDATE, cg_update) X(CG_DIRECTION, cg_direction) X(CG_ALPHA, cg_alpha) \
+    X(CG_BETA, cg_beta) X(TO_FLOAT, to_float) X(TO_FLOAT_SPLIT, to_float_split) \
     X(ADD_CORRECTION, add_correction) X(SURFACE_FLAGS_OWN, surface_flags_own) X(SURFACE_FLAGS_X, surface_flags_x) \
     X(SURFACE_FLAGS_YZ, surface_flags_yz) X(SURFACE_MARK, surface_mark) X(SURFACE_POSITIONS, surface_positions) \
     X(SURFACE_FIELD, surface_field) X(SURFACE_APRON, surface_apron) X(ANISO_WANT, aniso_want) \
@@ -48,7 +50,8 @@ typedef enum {
 typedef struct {
     int n[3];
     size_t cells;
-    cl_mem type, count;         /* char cell types, uchar neighbour counts */
+    cl_mem type, count;         /* char cell types, ushort info (mg_count: neighbour mask,
+                                 * INFO_FLUID, neighbour count) */
     cl_mem x, b, r;             /* float; r in the split layout on a split level */
     int lo[3], hi[3];           /* the box [lo, hi) holding every FLUID cell of this solve */
     cl_mem xs, bs, infos;       /* x, b, count in colour-split layout (solvers.cl), on a level

@@ -156,7 +156,7 @@ void pipe_release(cl_mem *m)
 }
 
 /* By a kernel, not clEnqueueFillBuffer: PoCL fills with one thread a word at a time, which
- * cost about 1 ms a substep at 64^3 (counts, faces, the V-cycles' x). */
+ * cost about 1 ms a substep at 64^3 (the faces, the V-cycles' x, the solves' clearing). */
 void pipe_zero(Pipe *P, cl_mem m, size_t bytes)
 {
     cl_int words = (cl_int)(bytes / 4);
@@ -420,6 +420,21 @@ void pipe_sort_index(Pipe *P, const MacGrid *g)
            ARG(P->keys), ARG(count), ARG(chunk));
     LAUNCH(P, K_SORT_BUCKETS, grid_cells(g), 1, 1, ARG(P->sorted), ARG(P->start), ARG(P->id),
            ARG(ncells));
+}
+
+long pipeline_leftover_counts(SimBackend *b)
+{
+    Pipe *P = (Pipe *)b;
+    size_t cells = (size_t)P->grid_n[0] * P->grid_n[1] * P->grid_n[2];
+    cl_int *counts = P->counts ? malloc(cells * sizeof *counts) : NULL;
+    if (!counts)
+        return -1;
+    pipe_read(P, P->counts, counts, cells * sizeof *counts);
+    long left = P->failure == CL_SUCCESS ? 0 : -1;
+    for (size_t c = 0; c < cells && left >= 0; c++)
+        left += counts[c] != 0;
+    free(counts);
+    return left;
 }
 
 /* ... and moved into that order, so cell c's particles are at start[c] .. start[c+1] - 1. */

@@ -36,6 +36,11 @@ PipelineSurfaceTimes pipeline_surface_times(const SimBackend *b);
  * is CG with another preconditioner than the C reference's MIC(0)). */
 const char *pipeline_solver_variant(const char *name);
 
+/* For tests: how many cells' sort counts are not 0, read back from b (pipeline_open's), or -1
+ * if they cannot be read. The counting sort leaves every count at 0 for the next sort to
+ * count from (kernels/sort.cl); a count left over would put particles in the wrong buckets. */
+long pipeline_leftover_counts(SimBackend *b);
+
 /* Prints every OpenCL platform and device with its selector; returns how many devices. */
 int pipeline_list_devices(FILE *out);
 

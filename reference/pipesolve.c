@@ -84,8 +84,8 @@ static void pipe_prepare_levels(Pipe *P, int nlev)
 
 /* Each level's box around its FLUID cells, from level 0's (a coarse cell is FLUID only where
  * a child is, so halving the box holds them). The launches skip what lies outside it, and the
- * sums, taken per z-slab of the box, add the same terms as over the grid; the two vectors read
- * just outside it are cleared below. */
+ * sums, taken per z-slab of the box, add the same terms as over the grid; pipe_fluid_box clears
+ * the two vectors read just outside it. */
 static void pipe_fluid_bounds(Pipe *P)
 {
     PipeLevel *l0 = &P->level[0];
@@ -118,11 +118,15 @@ static void pipe_fluid_box(Pipe *P, int nlev, const cl_int *part)
     }
     if (whole)
         return;
-    /* Outside the box a vector keeps what an earlier solve left there. Only two are read
-     * there, so only they are cleared to the 0 of a cell that is not FLUID: a split level's r,
-     * which mg_restrict_split reads up to two fine cells past the box, and the x of a split
-     * level below level 0, whose prolongation reads one coarse cell past it. Every other
-     * vector is read within the box only, or (the serial levels') written whole first. */
+    /* Outside the box a vector keeps what an earlier solve left there. Two are read there for
+     * cells whose result is kept, so only they are cleared to the 0 of a cell that is not
+     * FLUID: a split level's r, which mg_restrict_split reads up to two fine cells past the
+     * box, and the x of a split level below level 0, whose prolongation reads one coarse cell
+     * past it. Every other vector is read within the box only, or loaded past it and dropped
+     * by the info bits (a split level's b), or copied whole and then read within the box (z
+     * into s), or (the serial levels') written whole first. A launch rounded up to whole
+     * work-groups also runs on cells past the box, all of them not FLUID, whose results are
+     * dropped or 0. */
     for (int q = 0; q < nlev; q++) {
         PipeLevel *l = &P->level[q];
         if (!l->infos)
@@ -312,7 +316,7 @@ static double pipe_box_norm_d(Pipe *P, cl_mem v)
     return sqrt(pipe_sum_parts(P, x.slabs));
 }
 
-/* out = (float) in over the box (outside it both are 0). */
+/* out = (float) in over the box (outside it, out keeps what it held). */
 static void pipe_box_to_float(Pipe *P, cl_mem out, cl_mem in)
 {
     PipeBox x = pipe_box0(P);
@@ -508,6 +512,10 @@ static void pipe_cg_run(Pipe *P, const MacGrid *g, double bnorm, const PressureS
         pipe_ok(P, clEnqueueReadBuffer(P->cl.queue, P->cg_scal, CL_FALSE, 0, sizeof scal, scal, 0,
                                        NULL, NULL), "reading CG's scalars");
         double rr = pipe_sum_parts(P, box.slabs); /* waits for both reads */
+        if (P->failure != CL_SUCCESS) {
+            clFinish(P->cl.queue); /* nothing may still be writing into scal */
+            return;
+        }
         if (scal[2] != 0.0)
             return; /* breakdown: s . A s <= 0, nothing left to reduce in this direction */
         res->iterations++;
@@ -573,11 +581,14 @@ SolveResult pipe_solve(Pipe *P, const Sim *s)
         pipe_prepare_levels(P, nlev);
         pipe_fluid_bounds(P);
     }
-    pipe_ok(P, clEnqueueReadBuffer(P->cl.queue, P->partial_d, CL_FALSE, 0, sizeof part, part, 0,
+    pipe_ok(P, clEnqueueReadBuffer(P->cl.queue, P->partial_d, !jacobi, 0, sizeof part, part, 0,
                                    NULL, NULL), "reading a sum");
-    pipe_read(P, P->bounds, bounds, sizeof bounds); /* waits for both */
-    if (P->failure != CL_SUCCESS)
+    if (!jacobi)
+        pipe_read(P, P->bounds, bounds, sizeof bounds); /* waits for both */
+    if (P->failure != CL_SUCCESS) {
+        clFinish(P->cl.queue); /* nothing may still be writing into part */
         return (SolveResult){ 0, NAN, false };
+    }
     for (int q = 0; q < PIPE_PARTS; q++)
         rhs2 += part[q];
     for (int q = 0; q < PIPE_PARTS; q++)

@@ -14,8 +14,8 @@ if ! command -v oclgrind >/dev/null 2>&1; then
     echo "check-oclgrind: oclgrind is not installed (make deps installs it)"; exit 1
 fi
 out=$build/oclgrind; rm -rf "$out"; mkdir -p "$out"
-# Oclgrind's reports start with these words (Uninitialized is left out: it takes a buffer
-# clEnqueueFillBuffer zeroed for uninitialised).
+# Oclgrind's reports start with these words (Uninitialized is left out: it flags the
+# solvers' loads outside the fluid box, which the info bits then drop by design).
 reports() { grep -c -E '^(Invalid (read|write)|Data race|Read-write data race|Write-write data race)' "$1"; }
 run() { # run KERNEL_DIR STAGE LOG: the suite under Oclgrind; prints the report count
     FLIPKIT_KERNELS=$1 FLIPKIT_TRACK=opencl oclgrind --data-races --max-errors 20 \
