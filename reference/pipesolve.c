@@ -581,10 +581,12 @@ SolveResult pipe_solve(Pipe *P, const Sim *s)
         pipe_prepare_levels(P, nlev);
         pipe_fluid_bounds(P);
     }
-    pipe_ok(P, clEnqueueReadBuffer(P->cl.queue, P->partial_d, !jacobi, 0, sizeof part, part, 0,
-                                   NULL, NULL), "reading a sum");
+    /* jacobi waits on this read; the others on the next, which also waits for this one */
+    cl_bool wait = jacobi ? CL_TRUE : CL_FALSE;
+    pipe_ok(P, clEnqueueReadBuffer(P->cl.queue, P->partial_d, wait, 0, sizeof part, part, 0, NULL,
+                                   NULL), "reading a sum");
     if (!jacobi)
-        pipe_read(P, P->bounds, bounds, sizeof bounds); /* waits for both */
+        pipe_read(P, P->bounds, bounds, sizeof bounds);
     if (P->failure != CL_SUCCESS) {
         clFinish(P->cl.queue); /* nothing may still be writing into part */
         return (SolveResult){ 0, NAN, false };
