@@ -2,13 +2,13 @@
  * flipkit kernels/: the integer atomics here only count; after the scatter each cell's bucket
  * is put in particle-id order, so the sort's result is the same on every run. */
 
-/* counts[c] = the particles in cell c, and (fresh == 0) keys[p] = the cell of particle p first;
- * with fresh == 1 keep_inside left the keys (pipe_sort_index says when). Each work-item walks
- * `chunk` consecutive particles and adds each run of equal keys with one atomic add: after the
- * first sort the particles lie in cell order and move less than a cell per substep, so a run
- * is most of a cell's particles. An atomic per particle, all on the same few counters one
- * after the other, was most of this kernel's time. The counts are the same in whatever order
- * the adds land. */
+/* counts[c] = the particles in cell c (0 on entry: the last sort_scatter counted them down),
+ * and (fresh == 0) keys[p] = the cell of particle p first; with fresh == 1 keep_inside left
+ * the keys (pipe_sort_index says when). Each work-item walks `chunk` consecutive particles
+ * and adds each run of equal keys with one atomic add: after the first sort the particles lie
+ * in cell order and move less than a cell per substep, so a run is most of a cell's
+ * particles. An atomic per particle, all on the same few counters one after the other, was
+ * most of this kernel's time. The counts are the same in whatever order the adds land. */
 __kernel void sort_keys(__global int *keys, __global int *counts, __global const float *pos,
                         int4 n4, float dx, int count, int chunk, int fresh)
 {

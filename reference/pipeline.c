@@ -222,9 +222,8 @@ static void pipe_alloc_grid(Pipe *P, const MacGrid *g)
 static void pipe_release_grid(Pipe *P)
 {
     cl_mem *bufs[] = { &P->solid, &P->cell, &P->p, &P->div, &P->rhs, &P->lap, &P->counts,
-                       &P->start, &P->known[0], &P->known[1], &P->partial_d,
-                       &P->partial_f, &P->bounds, &P->scan_sums, &P->xd, &P->rd, &P->s,
-                       &P->t, &P->rf,
+                       &P->start, &P->known[0], &P->known[1], &P->partial_d, &P->partial_f,
+                       &P->bounds, &P->scan_sums, &P->xd, &P->rd, &P->s, &P->t, &P->rf,
                        &P->cg_scal };
     for (size_t q = 0; q < sizeof bufs / sizeof *bufs; q++)
         pipe_release(bufs[q]);
