@@ -156,17 +156,15 @@ void pipe_release(cl_mem *m)
 }
 
 /* By a kernel, not clEnqueueFillBuffer: PoCL fills with one thread a word at a time, which
- * cost about 1 ms a substep at 64^3 (the faces, the V-cycles' x, the solves' clearing). */
+ * cost about 1 ms a substep at 64^3 (the faces, the V-cycles' x, the solves' clearing). Every
+ * buffer holds whole 4-byte words (floats, ints, and the ushort infos in pairs). */
 void pipe_zero(Pipe *P, cl_mem m, size_t bytes)
 {
     cl_int words = (cl_int)(bytes / 4);
-    cl_uchar zero = 0;
-    if (words)
-        LAUNCH(P, K_FILL_ZERO, (size_t)words, 1, 1, ARG(m), ARG(words));
     if (bytes % 4)
-        pipe_ok(P, clEnqueueFillBuffer(P->cl.queue, m, &zero, 1, bytes - bytes % 4, bytes % 4, 0,
-                                       NULL, NULL),
-                "clEnqueueFillBuffer");
+        pipe_ok(P, CL_INVALID_BUFFER_SIZE, "pipe_zero of a size that is not whole words");
+    else if (words)
+        LAUNCH(P, K_FILL_ZERO, (size_t)words, 1, 1, ARG(m), ARG(words));
 }
 
 void pipe_write(Pipe *P, cl_mem m, const void *data, size_t bytes)

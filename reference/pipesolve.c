@@ -35,8 +35,11 @@ int pipe_alloc_levels(Pipe *P, const MacGrid *g)
         l->type = P->levels == 1 ? P->cell : pipe_buffer(P, l->cells);
         l->count = pipe_buffer(P, l->cells * sizeof(cl_ushort));
         l->x = pipe_buffer(P, l->cells * sizeof(float));
-        l->b = pipe_buffer(P, l->cells * sizeof(float));
-        if (l->cells > PIPE_SERIAL_CELLS) { /* swept in parallel, in the split layout */
+        int split_level = l->cells > PIPE_SERIAL_CELLS;
+        /* a split level 0 gets its b split straight away (pipe_b0, cg_update): none in the
+         * grid's layout; a coarser one gets it there from restriction */
+        l->b = split_level && P->levels == 1 ? NULL : pipe_buffer(P, l->cells * sizeof(float));
+        if (split_level) { /* swept in parallel, in the split layout */
             l->hx = (n[0] + 1) / 2;
             l->nh = l->hx * n[1] * n[2];
             l->pad = l->hx * n[1] + 1;
