@@ -345,17 +345,23 @@ __kernel void p2g_scatter(__global float *u, __global float *v, __global float *
 }
 
 /* The weighted sums become velocities: the weighted mean, or 0 where no particle reached; old
- * gets a copy, the grid velocity before the forces, for FLIP's change in g2p. */
-__kernel void p2g_normalize(__global float *vel, __global float *old,
-                            __global const float *weight, int nfaces)
+ * gets a copy, the grid velocity before the forces, for FLIP's change in g2p. The sums, and
+ * the weights unless the stage track reads them (clear_weight 0), are read here only, so they
+ * are left 0 for the next substep's p2g_scatter: that spares it two clearing passes per
+ * component. */
+__kernel void p2g_normalize(__global float *vel, __global float *old, __global float *sum,
+                            __global float *weight, int clear_weight, int nfaces)
 {
     int f = get_global_id(0);
     if (f >= nfaces)
         return;
     float wsum = weight[f];
-    float v = wsum > 0.0f ? vel[f] / wsum : 0.0f;
+    float v = wsum > 0.0f ? sum[f] / wsum : 0.0f;
     vel[f] = v;
     old[f] = v;
+    sum[f] = 0.0f;
+    if (clear_weight)
+        weight[f] = 0.0f;
 }
 
 /* The first `words` of m = 0, a word per work-item (pipe_zero). */

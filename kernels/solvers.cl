@@ -555,6 +555,29 @@ __kernel void mg_smooth_split(__global float *xs, __global const float *bs,
     xc[a] = (f >> 8) ? x0 + omega * (gs - x0) : x0;
 }
 
+/* The first half sweep of a run that starts from x = 0, without the clearing: colour's
+ * FLUID cells get mg_smooth_split's value with x = 0 and their neighbours' sum 0 (the same
+ * operations on the same zeros, so the same bits), and every other slot of the work-item's
+ * row position, of both colours, gets 0. Over the box it leaves what clearing the whole
+ * buffer and then sweeping left; outside it nothing reads x (a neighbour there is never
+ * FLUID, and a flag that is off drops its load). Work-items m < hx, so a row's last slot of
+ * each colour is written when nx is odd too. */
+__kernel void mg_smooth_split_zero(__global float *xs, __global const float *bs,
+                                   __global const ushort *infos, int4 n4, int hx, int nh,
+                                   int pad, int colour, float omega)
+{
+    int m = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    int s = (colour + j + k) & 1;
+    if (m >= hx || j >= n4.y || k >= n4.z)
+        return;
+    size_t a = (size_t)hx * (j + n4.y * k) + m;
+    size_t at = pad + colour * nh + a;
+    uint f = 2 * m + s < n4.x ? infos[at] : 0u;
+    float x0 = 0.0f, sum = 0.0f, gs = (bs[at] + sum) / (float)max(f >> 8, 1u);
+    xs[at] = (f >> 8) ? x0 + omega * (gs - x0) : x0;
+    xs[pad + (1 - colour) * nh + a] = 0.0f;
+}
+
 /* rs = b - A x (residual_at's arithmetic), all three split: work-item (m, j, k) takes cells
  * 2m and 2m + 1 of row (j, k), whose colours are (j + k) & 1 and the other. Split, the stores
  * are unit stride, and so are mg_restrict_split's loads. */

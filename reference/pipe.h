@@ -29,6 +29,7 @@ enum { PIPE_MAX_PARTIALS = 1024 };
     X(FLUID_BOUNDS, fluid_bounds) X(MG_SMOOTH_SERIAL, mg_smooth_serial) X(APPLY_A, apply_A) \
     X(MG_COARSEST, mg_coarsest) X(MG_DOWN_SERIAL, mg_down_serial) X(MG_UP_SERIAL, mg_up_serial) \
     X(RB_SPLIT_F, rb_split_f) X(RB_SPLIT_U, rb_split_u) X(RB_MERGE_F, rb_merge_f) X(MG_SMOOTH_SPLIT, mg_smooth_split) \
+    X(MG_SMOOTH_SPLIT_ZERO, mg_smooth_split_zero) \
     X(MG_RESIDUAL_SPLIT, mg_residual_split) X(MG_RESTRICT_SPLIT, mg_restrict_split) \
     X(MG_PROLONG_SPLIT, mg_prolong_split) X(MG_PROLONG_SPLIT_EDGE, mg_prolong_split_edge) \
     X(RESIDUAL_D, residual_d) \
@@ -78,6 +79,8 @@ typedef struct {
     cl_mem solid, cell, p, div, rhs, lap, counts, start;
     /* faces */
     cl_mem face[3], weight[3], old[3], known[2];
+    cl_mem sum[3];              /* p2g_scatter's weighted sums: 0 between substeps */
+    int weights_kept;           /* the last pipe_p2g left the weights for reading, not 0 */
     /* reductions */
     cl_mem partial_d, partial_f, bounds, scan_sums;
     /* solvers: double iterate and residual, float CG vectors; z is level[0].x */
@@ -165,7 +168,7 @@ SolveResult pipe_solve(Pipe *P, const Sim *s);
 
 /* The phases of a substep on the device's buffers, each enqueued without a wait; pipeline.c's
  * backend calls run them on the resident state, opencl_track.c on one stage's case. */
-void pipe_p2g(Pipe *P, const MacGrid *g);
+void pipe_p2g(Pipe *P, const MacGrid *g, int keep_weights);
 void pipe_classify(Pipe *P, const MacGrid *g);
 void pipe_gravity(Pipe *P, const MacGrid *g, Vec3 gravity, float dt);
 void pipe_divergence(Pipe *P, const MacGrid *g);

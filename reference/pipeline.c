@@ -204,7 +204,13 @@ static void pipe_alloc_grid(Pipe *P, const MacGrid *g)
         size_t bytes = grid_faces(g, a) * sizeof(float);
         P->face[a] = pipe_buffer(P, bytes);
         P->weight[a] = pipe_buffer(P, bytes);
+        P->sum[a] = pipe_buffer(P, bytes);
         P->old[a] = pipe_buffer(P, bytes);
+        if (P->failure == CL_SUCCESS) { /* once: each p2g_normalize leaves them 0 again */
+            pipe_zero(P, P->sum[a], bytes);
+            pipe_zero(P, P->weight[a], bytes);
+        }
+        P->weights_kept = 0;
         fmax = grid_faces(g, a) > fmax ? grid_faces(g, a) : fmax;
     }
     P->known[0] = pipe_buffer(P, fmax);
@@ -228,6 +234,7 @@ static void pipe_release_grid(Pipe *P)
     for (int a = 0; a < 3; a++) {
         pipe_release(&P->face[a]);
         pipe_release(&P->weight[a]);
+        pipe_release(&P->sum[a]);
         pipe_release(&P->old[a]);
     }
     pipe_surface_release(P);
@@ -451,26 +458,28 @@ void pipe_sort(Pipe *P, const MacGrid *g)
     }
 }
 
-/* Zeroed sums, the nine row colours of p2g_scatter in a fixed order, then the division. */
-void pipe_p2g(Pipe *P, const MacGrid *g)
+/* The nine row colours of p2g_scatter in a fixed order into sums that are 0 (the last
+ * p2g_normalize, or pipe_alloc_grid, left them so), then the division. keep_weights: the
+ * weights stay for reading (the stage track's p2g), and the next call clears them first. */
+void pipe_p2g(Pipe *P, const MacGrid *g, int keep_weights)
 {
     cl_int4 n = pipe_grid_dims(g);
     float dx = g->dx;
+    cl_int clear_weight = !keep_weights;
     pipe_sort(P, g);
-    for (int a = 0; a < 3; a++) {
-        pipe_zero(P, P->face[a], grid_faces(g, a) * sizeof(float));
+    for (int a = 0; a < 3 && P->weights_kept; a++)
         pipe_zero(P, P->weight[a], grid_faces(g, a) * sizeof(float));
-    }
+    P->weights_kept = keep_weights;
     size_t rows_y = ((size_t)g->ny + 2) / 3, rows_z = ((size_t)g->nz + 2) / 3;
     for (cl_int cz = 0; cz < 3; cz++)
         for (cl_int cy = 0; cy < 3; cy++)
-            LAUNCH(P, K_P2G_SCATTER, rows_y, rows_z, 1, ARG(P->face[0]), ARG(P->face[1]),
-                   ARG(P->face[2]), ARG(P->weight[0]), ARG(P->weight[1]), ARG(P->weight[2]),
+            LAUNCH(P, K_P2G_SCATTER, rows_y, rows_z, 1, ARG(P->sum[0]), ARG(P->sum[1]),
+                   ARG(P->sum[2]), ARG(P->weight[0]), ARG(P->weight[1]), ARG(P->weight[2]),
                    ARG(P->pos), ARG(P->vel), ARG(P->start), ARG(n), ARG(dx), ARG(cy), ARG(cz));
     for (int a = 0; a < 3; a++) {
         cl_int nfaces = (cl_int)grid_faces(g, a);
         LAUNCH(P, K_P2G_NORMALIZE, (size_t)nfaces, 1, 1, ARG(P->face[a]), ARG(P->old[a]),
-               ARG(P->weight[a]), ARG(nfaces));
+               ARG(P->sum[a]), ARG(P->weight[a]), ARG(clear_weight), ARG(nfaces));
     }
 }
 
@@ -586,7 +595,7 @@ static int pipe_finish(Pipe *P, Sim *s)
 
 static int pipe_phase_p2g(Sim *s)
 {
-    pipe_p2g(pipe_of(s), &s->grid);
+    pipe_p2g(pipe_of(s), &s->grid, 0);
     return pipe_finish(pipe_of(s), s);
 }
 

@@ -175,7 +175,10 @@ static void pipe_merge_out(Pipe *P, int q, cl_mem x)
                  ARG(l->pad));
 }
 
-static void pipe_split_sweeps(Pipe *P, int q, int sweeps, int c0, float omega)
+/* `sweeps` red-black sweeps of level q's split x over its box, colour c0 first; from_zero:
+ * x starts at 0 over the box, the first half sweep writing it (mg_smooth_split_zero) where a
+ * clearing of the whole buffer cost a pass before every V-cycle leg. */
+static void pipe_split_sweeps(Pipe *P, int q, int sweeps, int c0, float omega, int from_zero)
 {
     PipeLevel *l = &P->level[q];
     cl_int4 n = pipe_dims(l->n);
@@ -183,8 +186,9 @@ static void pipe_split_sweeps(Pipe *P, int q, int sweeps, int c0, float omega)
     pipe_split_box(l, lo, hi);
     for (int h = 0; h < 2 * sweeps; h++) {
         cl_int c = h & 1 ? 1 - c0 : c0;
-        LAUNCH_RANGE(P, K_MG_SMOOTH_SPLIT, lo, hi, ARG(l->xs), ARG(l->bs), ARG(l->infos), ARG(n),
-                     ARG(l->hx), ARG(l->nh), ARG(l->pad), ARG(c), ARG(omega));
+        PipeKernel k = h == 0 && from_zero ? K_MG_SMOOTH_SPLIT_ZERO : K_MG_SMOOTH_SPLIT;
+        LAUNCH_RANGE(P, k, lo, hi, ARG(l->xs), ARG(l->bs), ARG(l->infos), ARG(n), ARG(l->hx),
+                     ARG(l->nh), ARG(l->pad), ARG(c), ARG(omega));
     }
 }
 
@@ -211,10 +215,9 @@ static void pipe_sweeps_from_zero(Pipe *P, int sweeps, int both_ways, float omeg
             pipe_sweeps_serial(P, q, sweeps, 1, omega);
         return;
     }
-    pipe_zero(P, l->xs, pipe_split_elements(l) * sizeof(float)); /* b is in bs (pipe_b0) */
-    pipe_split_sweeps(P, q, sweeps, 0, omega);
+    pipe_split_sweeps(P, q, sweeps, 0, omega, 1); /* b is in bs (pipe_b0) */
     if (both_ways)
-        pipe_split_sweeps(P, q, sweeps, 1, omega);
+        pipe_split_sweeps(P, q, sweeps, 1, omega, 0);
     pipe_merge_out(P, q, l->x); /* outside the box nothing reads x (pipe_fluid_box) */
 }
 
@@ -248,15 +251,14 @@ static void pipe_vcycle_split(Pipe *P, int q, int nlev, int coarse_sweeps)
     pipe_split_box(l, lo, hi);
     if (q > 0) /* level 0's b is in bs already (pipe_b0, cg_update) */
         pipe_split_in(P, q, l->bs, l->b);
-    pipe_zero(P, l->xs, pipe_split_elements(l) * sizeof(float));
-    pipe_split_sweeps(P, q, MG_SMOOTH, 0, 1.0f);
+    pipe_split_sweeps(P, q, MG_SMOOTH, 0, 1.0f, 1);
     LAUNCH_RANGE(P, K_MG_RESIDUAL_SPLIT, lo, hi, ARG(l->r), ARG(l->xs), ARG(l->bs), ARG(l->infos),
                  ARG(n), ARG(l->hx), ARG(l->nh), ARG(l->pad));
     LAUNCH_BOX(P, q + 1, K_MG_RESTRICT_SPLIT, ARG(c->b), ARG(l->r), ARG(c->type), ARG(nc), ARG(n),
                ARG(l->hx), ARG(l->nh), ARG(l->pad));
     pipe_vcycle_level(P, q + 1, nlev, coarse_sweeps);
     pipe_prolong_split(P, q, lo, hi);
-    pipe_split_sweeps(P, q, MG_SMOOTH, 1, 1.0f);
+    pipe_split_sweeps(P, q, MG_SMOOTH, 1, 1.0f, 0);
     pipe_merge_out(P, q, l->x);
 }
 
