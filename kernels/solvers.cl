@@ -12,12 +12,19 @@
  * (coarse levels can have FLUID cells on the array's edge). */
 #define INFO_FLUID 0x80u
 
-__kernel void mg_count(__global ushort *info, __global const char *type, int4 n4)
+/* clear: also x = r = 0 over the level, once per solve, for a level mg_down_serial runs on
+ * its box only (pipe_fluid_box says why they must be 0 outside it). */
+__kernel void mg_count(__global ushort *info, __global const char *type, int4 n4,
+                       __global float *x, __global float *r, int clear)
 {
     int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
     if (i >= n4.x || j >= n4.y || k >= n4.z)
         return;
     int sy = n4.x, sz = n4.x * n4.y, c = i + sy * j + sz * k;
+    if (clear) {
+        x[c] = 0.0f;
+        r[c] = 0.0f;
+    }
     if (type[c] != CELL_FLUID) {
         info[c] = 0;
         return;
@@ -102,18 +109,19 @@ inline float neighbour_count(uint info)
 
 /* Red-black half sweeps on a small level by one work-item: sweeps x (colour c0, then the
  * other), each cell in mg_smooth_split's arithmetic: x += omega ((b + sum) / N - x) over the
- * FLUID cells with (i+j+k) % 2 == colour. A colour's cells read only the other colour, so the
- * order within it changes nothing; what one work-item saves is the launches, which cost more
- * than the sweeps on a level of a few thousand cells. */
+ * FLUID cells with (i+j+k) % 2 == colour in the box [lo, hi) that holds them. A colour's cells
+ * read only the other colour, so the order within it changes nothing; what one work-item
+ * saves is the launches, which cost more than the sweeps on a level of a few thousand cells. */
 inline void rb_sweeps_serial(__global float *x, __global const float *b,
-                             __global const ushort *info, int3 n, int sweeps, int c0, float omega)
+                             __global const ushort *info, int3 n, int3 lo, int3 hi, int sweeps,
+                             int c0, float omega)
 {
     for (int s = 0; s < sweeps; s++)
         for (int h = 0; h < 2; h++) {
             int colour = h ? 1 - c0 : c0;
-            for (int k = 0; k < n.z; k++)
-                for (int j = 0; j < n.y; j++)
-                    for (int i = (j + k + colour) & 1; i < n.x; i += 2) {
+            for (int k = lo.z; k < hi.z; k++)
+                for (int j = lo.y; j < hi.y; j++)
+                    for (int i = lo.x + ((lo.x + j + k + colour) & 1); i < hi.x; i += 2) {
                         size_t c = flat_index(n, i, j, k);
                         uint f = info[c];
                         if ((f >> 8) == 0)
@@ -129,7 +137,7 @@ __kernel void mg_smooth_serial(__global float *x, __global const float *b,
                                __global const ushort *info, int4 n4, int sweeps, int c0,
                                float omega)
 {
-    rb_sweeps_serial(x, b, info, n4.xyz, sweeps, c0, omega);
+    rb_sweeps_serial(x, b, info, n4.xyz, (int3)(0), n4.xyz, sweeps, c0, omega);
 }
 
 /* r = b - A x in FLUID cells, 0 elsewhere: cell c of level n. */
@@ -248,34 +256,41 @@ __attribute__((always_inline)) inline void prolong_at(__global float *fx, __glob
 /* A small level's legs of the V-cycle by one work-item, each in one launch where it took four
  * (down: zero x, pre-smooth, residual, restrict into the coarser b) and two (up: prolong the
  * coarser x, post-smooth). Every cell gets the parallel kernels' arithmetic, so the result is
- * theirs to the bit; on a level of a few thousand cells the launches cost more than the work. */
+ * theirs to the bit; on a level of a few thousand cells the launches cost more than the work.
+ * They run over the level's box [lo, hi) of FLUID cells and the coarse level's [clo, chi):
+ * outside it x and r are 0 (pipe_fluid_box clears them once per solve, and nothing writes
+ * there), which is all prolongation and restriction read there; b there is never read. */
 __kernel void mg_down_serial(__global float *x, __global const float *b, __global float *r,
                              __global const char *type, __global const ushort *info, int4 n4,
                              __global float *cb, __global const char *ctype, int4 nc4,
-                             int sweeps)
+                             int sweeps, int4 lo4, int4 hi4, int4 clo, int4 chi)
 {
-    int3 n = n4.xyz;
-    size_t cells = (size_t)n.x * n.y * n.z;
-    for (size_t c = 0; c < cells; c++)
-        x[c] = 0.0f;
-    rb_sweeps_serial(x, b, info, n, sweeps, 0, 1.0f);
-    for (size_t c = 0; c < cells; c++)
-        residual_at(r, x, b, type, info, n, c);
-    for (int K = 0; K < nc4.z; K++)
-        for (int J = 0; J < nc4.y; J++)
-            for (int I = 0; I < nc4.x; I++)
+    int3 n = n4.xyz, lo = lo4.xyz, hi = hi4.xyz;
+    for (int k = lo.z; k < hi.z; k++)
+        for (int j = lo.y; j < hi.y; j++)
+            for (int i = lo.x; i < hi.x; i++)
+                x[flat_index(n, i, j, k)] = 0.0f;
+    rb_sweeps_serial(x, b, info, n, lo, hi, sweeps, 0, 1.0f);
+    for (int k = lo.z; k < hi.z; k++)
+        for (int j = lo.y; j < hi.y; j++)
+            for (int i = lo.x; i < hi.x; i++)
+                residual_at(r, x, b, type, info, n, flat_index(n, i, j, k));
+    for (int K = clo.z; K < chi.z; K++)
+        for (int J = clo.y; J < chi.y; J++)
+            for (int I = clo.x; I < chi.x; I++)
                 restrict_at(cb, r, ctype, nc4, n4, I, J, K);
 }
 
 __kernel void mg_up_serial(__global float *x, __global const float *b, __global const char *type,
                            __global const ushort *info, int4 n4, __global const float *cx,
-                           int4 nc4, int sweeps)
+                           int4 nc4, int sweeps, int4 lo4, int4 hi4)
 {
-    for (int k = 0; k < n4.z; k++)
-        for (int j = 0; j < n4.y; j++)
-            for (int i = 0; i < n4.x; i++)
+    int3 lo = lo4.xyz, hi = hi4.xyz;
+    for (int k = lo.z; k < hi.z; k++)
+        for (int j = lo.y; j < hi.y; j++)
+            for (int i = lo.x; i < hi.x; i++)
                 prolong_at(x, cx, type, n4, nc4, i, j, k);
-    rb_sweeps_serial(x, b, info, n4.xyz, sweeps, 1, 1.0f);
+    rb_sweeps_serial(x, b, info, n4.xyz, lo, hi, sweeps, 1, 1.0f);
 }
 
 /* The coarsest level, solved by one work-item: x = 0, then `sweeps` red-black sweeps and as
@@ -288,8 +303,8 @@ __kernel void mg_coarsest(__global float *x, __global const float *b, __global c
     size_t cells = (size_t)n.x * n.y * n.z;
     for (size_t c = 0; c < cells; c++)
         x[c] = 0.0f;
-    rb_sweeps_serial(x, b, info, n, sweeps, 0, 1.0f);
-    rb_sweeps_serial(x, b, info, n, sweeps, 1, 1.0f);
+    rb_sweeps_serial(x, b, info, n, (int3)(0), n, sweeps, 0, 1.0f);
+    rb_sweeps_serial(x, b, info, n, (int3)(0), n, sweeps, 1, 1.0f);
 }
 
 /* ---- level 0: setting up, the double iterate, CG's vector steps ------------------------- */

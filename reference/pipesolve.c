@@ -68,7 +68,15 @@ int pipe_alloc_levels(Pipe *P, const MacGrid *g)
     }
 }
 
-/* Neighbour counts of level 0 and, for multigrid, the coarse levels' types and counts. */
+/* Whether level q's legs of an nlev-level V-cycle run in mg_down_serial and mg_up_serial. */
+static int pipe_serial_legs(const Pipe *P, int q, int nlev)
+{
+    const PipeLevel *l = &P->level[q];
+    return q < nlev - 1 && !l->infos;
+}
+
+/* Neighbour counts of level 0 and, for multigrid, the coarse levels' types and counts (and the
+ * serial levels' x and r cleared, see pipe_fluid_box). */
 static void pipe_prepare_levels(Pipe *P, int nlev)
 {
     for (int q = 0; q < nlev; q++) {
@@ -78,7 +86,9 @@ static void pipe_prepare_levels(Pipe *P, int nlev)
             cl_int4 nf = pipe_dims(P->level[q - 1].n);
             LAUNCH_CELLS(P, q, K_MG_COARSEN, ARG(l->type), ARG(P->level[q - 1].type), ARG(n), ARG(nf));
         }
-        LAUNCH_CELLS(P, q, K_MG_COUNT, ARG(l->count), ARG(l->type), ARG(n));
+        cl_int clear = pipe_serial_legs(P, q, nlev);
+        LAUNCH_CELLS(P, q, K_MG_COUNT, ARG(l->count), ARG(l->type), ARG(n), ARG(l->x), ARG(l->r),
+                     ARG(clear));
         if (l->infos)
             LAUNCH(P, K_RB_SPLIT_U, (size_t)l->hx, (size_t)l->n[1], (size_t)l->n[2], ARG(l->infos),
                    ARG(l->count), ARG(n), ARG(l->hx), ARG(l->nh), ARG(l->pad));
@@ -123,14 +133,15 @@ static void pipe_fluid_box(Pipe *P, int nlev, const cl_int *part)
         return;
     /* Outside the box a vector keeps what an earlier solve left there. Two are read there for
      * cells whose result is kept, so only they are cleared to the 0 of a cell that is not
-     * FLUID: a split level's r, which mg_restrict_split reads up to two fine cells past the
-     * box, and the x of a split level below level 0, whose prolongation reads one coarse cell
-     * past it. Every other vector is read within the box only, or loaded past it and dropped
-     * by the info bits (a split level's b), or copied whole and then read within the box (z
-     * into s), or (the serial levels') written whole first. A launch rounded up to whole
-     * work-groups also runs on cells past the box, all of them not FLUID, whose results are
-     * dropped or 0. */
-    for (int q = 0; q < nlev; q++) {
+     * FLUID: a level's r, which restriction reads up to two fine cells past the box, and the
+     * x of a level below level 0, whose prolongation reads one coarse cell past it (the coarsest
+     * writes its x whole). Those of the levels mg_down_serial runs on were cleared by mg_count;
+     * the split levels' are cleared here. Every
+     * other vector is read within the box only, or loaded past it and dropped by the info
+     * bits (a split level's b), or copied whole and then read within the box (z into s). A
+     * launch rounded up to whole work-groups also runs on cells past the box, all of them not
+     * FLUID, whose results are dropped or 0. */
+    for (int q = 0; q < nlev - 1; q++) {
         PipeLevel *l = &P->level[q];
         if (!l->infos)
             continue;
@@ -274,15 +285,18 @@ static void pipe_vcycle_level(Pipe *P, int q, int nlev, int coarse_sweeps)
                ARG(sweeps));
         return;
     }
-    if (!last && l->cells <= PIPE_SERIAL_CELLS) { /* both legs by one work-item */
+    if (pipe_serial_legs(P, q, nlev)) { /* both legs by one work-item */
         PipeLevel *c = &P->level[q + 1];
         cl_int4 nc = pipe_dims(c->n);
         cl_int sweeps = MG_SMOOTH;
+        cl_int4 lo = pipe_dims(l->lo), hi = pipe_dims(l->hi);
+        cl_int4 clo = pipe_dims(c->lo), chi = pipe_dims(c->hi);
         LAUNCH(P, K_MG_DOWN_SERIAL, 1, 1, 1, ARG(l->x), ARG(l->b), ARG(l->r), ARG(l->type),
-               ARG(l->count), ARG(n), ARG(c->b), ARG(c->type), ARG(nc), ARG(sweeps));
+               ARG(l->count), ARG(n), ARG(c->b), ARG(c->type), ARG(nc), ARG(sweeps), ARG(lo),
+               ARG(hi), ARG(clo), ARG(chi));
         pipe_vcycle_level(P, q + 1, nlev, coarse_sweeps);
         LAUNCH(P, K_MG_UP_SERIAL, 1, 1, 1, ARG(l->x), ARG(l->b), ARG(l->type), ARG(l->count),
-               ARG(n), ARG(c->x), ARG(nc), ARG(sweeps));
+               ARG(n), ARG(c->x), ARG(nc), ARG(sweeps), ARG(lo), ARG(hi));
         return;
     }
     if (!last) {
