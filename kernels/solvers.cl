@@ -185,17 +185,17 @@ __attribute__((always_inline)) inline void restrict_at(__global float *cb, __glo
 #pragma unroll
     for (int qk = 0; qk < 4; qk++) {
         int k = 2 * K - 1 + qk;
-        float wk = (k >= 0) & (k < nf4.z) ? child_weight(qk) : 0.0f;
+        float wk = ((k >= 0) & (k < nf4.z)) ? child_weight(qk) : 0.0f;
         int rk = clamp(k, 0, nf4.z - 1) * sz;
 #pragma unroll
         for (int qj = 0; qj < 4; qj++) {
             int j = 2 * J - 1 + qj;
-            float wj = (j >= 0) & (j < nf4.y) ? child_weight(qj) : 0.0f;
+            float wj = ((j >= 0) & (j < nf4.y)) ? child_weight(qj) : 0.0f;
             int rj = rk + clamp(j, 0, nf4.y - 1) * sy;
 #pragma unroll
             for (int qi = 0; qi < 4; qi++) {
                 int i = 2 * I - 1 + qi;
-                float wi = (i >= 0) & (i < nf4.x) ? child_weight(qi) : 0.0f;
+                float wi = ((i >= 0) & (i < nf4.x)) ? child_weight(qi) : 0.0f;
                 sum += 0.5f * wi * wj * wk * fr[rj + clamp(i, 0, nf4.x - 1)];
             }
         }
@@ -220,7 +220,8 @@ __attribute__((always_inline)) inline float prolong_term_x(__global const float 
     int i0 = i >> 1, j0 = j >> 1, k0 = k >> 1;
     int i1 = (i & 1) ? i0 + 1 : i0 - 1, j1 = (j & 1) ? j0 + 1 : j0 - 1, k1 = (k & 1) ? k0 + 1 : k0 - 1;
     float wi = inner_x || ((i1 >= 0) & (i1 < ncx)) ? 0.25f : 0.0f,
-          wj = (j1 >= 0) & (j1 < ncy) ? 0.25f : 0.0f, wk = (k1 >= 0) & (k1 < ncz) ? 0.25f : 0.0f;
+          wj = ((j1 >= 0) & (j1 < ncy)) ? 0.25f : 0.0f,
+          wk = ((k1 >= 0) & (k1 < ncz)) ? 0.25f : 0.0f;
     i1 = inner_x ? i1 : clamp(i1, 0, ncx - 1);
     j1 = clamp(j1, 0, ncy - 1), k1 = clamp(k1, 0, ncz - 1);
     float e = 0.0f;
@@ -642,12 +643,12 @@ __kernel void mg_restrict_split(__global float *cb, __global const float *rs,
 #pragma unroll
     for (int qk = 0; qk < 4; qk++) {
         int k = 2 * K - 1 + qk;
-        float wk = (k >= 0) & (k < nf4.z) ? child_weight(qk) : 0.0f;
+        float wk = ((k >= 0) & (k < nf4.z)) ? child_weight(qk) : 0.0f;
         k = clamp(k, 0, nf4.z - 1);
 #pragma unroll
         for (int qj = 0; qj < 4; qj++) {
             int j = 2 * J - 1 + qj;
-            float wj = (j >= 0) & (j < nf4.y) ? child_weight(qj) : 0.0f;
+            float wj = ((j >= 0) & (j < nf4.y)) ? child_weight(qj) : 0.0f;
             j = clamp(j, 0, nf4.y - 1);
             int c0 = (j + k) & 1;
             size_t row = pad + (size_t)hx * (j + nf4.y * k) + I;

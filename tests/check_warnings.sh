@@ -16,4 +16,22 @@ for cc in gcc clang; do
         echo "FAIL: $cc reports warnings:"; echo "$out" | grep -v -E "^$cc " | grep -E "warning|error" | head -10; fail=1
     fi
 done
+# The kernels as the OpenCL runtime builds them (constants.h first, then the files in
+# reference/pipeline.c's order): PoCL prints "N warnings generated." on the first run of a
+# fresh kernel cache, which is the first thing a new user sees.
+if command -v clang >/dev/null 2>&1; then
+    srcs=$(sed -n '/pipe_sources\[\] = {/,/};/p' reference/pipeline.c | grep -o '"[a-z]*\.cl"' | tr -d '"')
+    tmp=$(mktemp --suffix=.cl)
+    { echo '#include "common/constants.h"'
+      for f in $srcs; do echo "#line 1 \"kernels/$f\""; cat "kernels/$f"; done; } >"$tmp"
+    for src in "$tmp" kernels/bench.cl; do
+        if out=$(clang -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -fsyntax-only -I. \
+                 -Werror "$src" 2>&1); then
+            echo "PASS: the kernels ($( [ "$src" = "$tmp" ] && echo $srcs || echo bench.cl)) build warning-free"
+        else
+            echo "FAIL: the kernels warn:"; echo "$out" | grep -E "warning|error" | head -10; fail=1
+        fi
+    done
+    rm -f "$tmp"
+fi
 exit $fail
