@@ -14,8 +14,11 @@
 enum { MAX_RESTARTS = 4, RELAX_CHECK_EVERY = 10, JACOBI_CHECK_EVERY = 10 };
 
 /* Levels of at most this many cells are smoothed by one work-item in one launch
- * (mg_smooth_serial): PoCL spends ~0.1 ms on a launch, more than a sweep of 16^3 cells. */
-enum { PIPE_SERIAL_CELLS = 16 * 16 * 16 };
+ * (mg_smooth_serial, mg_down_serial, mg_up_serial): level 0 up to 16^3, a coarse level up to
+ * 32^3. A parallel launch costs PoCL tens of microseconds of hand-out and wake-up besides its
+ * work: at 64^3 a 32^3 level 1's half sweeps took 53 us a launch (profile mode) for a few
+ * thousand cells, and its legs by one work-item cut the pressure solve 12% (same bits). */
+enum { PIPE_SERIAL_CELLS = 16 * 16 * 16, PIPE_SERIAL_COARSE_CELLS = 32 * 32 * 32 };
 
 /* Elements of a split buffer: both colours and a pad at each end (solvers.cl). */
 static size_t pipe_split_elements(const PipeLevel *l)
@@ -35,7 +38,8 @@ int pipe_alloc_levels(Pipe *P, const MacGrid *g)
         l->type = P->levels == 1 ? P->cell : pipe_buffer(P, l->cells);
         l->count = pipe_buffer(P, l->cells * sizeof(cl_ushort));
         l->x = pipe_buffer(P, l->cells * sizeof(float));
-        int split_level = l->cells > PIPE_SERIAL_CELLS;
+        int split_level =
+            l->cells > (P->levels == 1 ? PIPE_SERIAL_CELLS : PIPE_SERIAL_COARSE_CELLS);
         /* a split level 0 gets its b split straight away (pipe_b0, cg_update): none in the
          * grid's layout; a coarser one gets it there from restriction */
         l->b = split_level && P->levels == 1 ? NULL : pipe_buffer(P, l->cells * sizeof(float));
@@ -203,7 +207,7 @@ static void pipe_split_sweeps(Pipe *P, int q, int sweeps, int c0, float omega, i
     }
 }
 
-/* sweeps on a level of at most PIPE_SERIAL_CELLS, by one work-item in one launch */
+/* sweeps on a level 0 of at most PIPE_SERIAL_CELLS, by one work-item in one launch */
 static void pipe_sweeps_serial(Pipe *P, int q, int sweeps, int c0, float omega)
 {
     PipeLevel *l = &P->level[q];
