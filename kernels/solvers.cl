@@ -357,12 +357,27 @@ __kernel void dot_ff(__global double *partial, __global const float *a,
     partial[get_global_id(2)] = s;
 }
 
-__kernel void dot_fd(__global double *partial, __global const float *a,
-                         __global const double *b, int4 n4, int4 lo4, int4 hi4)
+/* Level 0's x, the preconditioned residual z, at cell (i, j, k) = c: in the split layout when
+ * level 0 is swept split (split4 = hx, nh, pad; cg_update's index), else in the grid's. The
+ * V-cycle leaves it split, so that no pass puts it back in the grid's layout for CG. */
+inline float z_at(__global const float *z, int4 split4, int4 n4, int c, int i, int j, int k)
 {
+    if (!split4.x)
+        return z[c];
+    return z[split4.z + ((i + j + k) & 1) * split4.y + split4.x * (j + n4.y * k) + (i >> 1)];
+}
+
+/* z . r over the box, slab by slab (dot_ff's order), z read where z_at finds it */
+__kernel void dot_zd(__global double *partial, __global const float *z,
+                     __global const double *r, int4 n4, int4 lo4, int4 hi4, int4 split4)
+{
+    int k = lo4.z + (int)get_global_id(2);
+    if (k >= hi4.z)
+        return;
     double s = 0.0;
-    BOX_SLAB_CELLS(c, n4, lo4, hi4)
-        s += (double)a[c] * b[c];
+    for (int j = lo4.y; j < hi4.y; j++)
+        for (int i = lo4.x, c = lo4.x + n4.x * (j + n4.y * k); i < hi4.x; i++, c++)
+            s += (double)z_at(z, split4, n4, c, i, j, k) * r[c];
     partial[get_global_id(2)] = s;
 }
 
@@ -438,13 +453,13 @@ __kernel void cg_update(__global double *x, __global double *r, __global float *
 
 /* Cell-wise steps over the box, launched on it (pipe_launch_box): s = z + beta s, out = in. */
 __kernel void cg_direction(__global float *s, __global const float *z,
-                           __global const double *scal, int4 n4, int4 hi4)
+                           __global const double *scal, int4 n4, int4 hi4, int4 split4)
 {
     int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
     if (i >= hi4.x || j >= hi4.y || k >= hi4.z)
         return;
     int c = i + n4.x * (j + n4.y * k);
-    s[c] = z[c] + (float)(scal[CG_STEP] * s[c]);
+    s[c] = z_at(z, split4, n4, c, i, j, k) + (float)(scal[CG_STEP] * s[c]);
 }
 
 __kernel void to_float(__global float *out, __global const double *in, int4 n4, int4 hi4)
@@ -469,13 +484,14 @@ __kernel void to_float_split(__global float *out, __global const double *in, int
 }
 
 /* x += z, the multigrid correction, over the box (launched on it). */
-__kernel void add_correction(__global double *x, __global const float *z, int4 n4, int4 hi4)
+__kernel void add_correction(__global double *x, __global const float *z, int4 n4, int4 hi4,
+                             int4 split4)
 {
     int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
     if (i >= hi4.x || j >= hi4.y || k >= hi4.z)
         return;
     int c = i + n4.x * (j + n4.y * k);
-    x[c] += z[c];
+    x[c] += z_at(z, split4, n4, c, i, j, k);
 }
 
 /* Jacobi's residual: partial sums of (rhs - L p)^2 over FLUID cells (L p from the laplacian kernel). */

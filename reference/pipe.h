@@ -33,7 +33,7 @@ enum { PIPE_MAX_PARTIALS = 1024 };
     X(MG_RESIDUAL_SPLIT, mg_residual_split) X(MG_RESTRICT_SPLIT, mg_restrict_split) \
     X(MG_PROLONG_SPLIT, mg_prolong_split) X(MG_PROLONG_SPLIT_EDGE, mg_prolong_split_edge) \
     X(RESIDUAL_D, residual_d) \
-    X(DOT_FF, dot_ff) X(DOT_FD, dot_fd) X(NORM2_D, norm2_d) \
+    X(DOT_FF, dot_ff) X(DOT_ZD, dot_zd) X(NORM2_D, norm2_d) \
     X(CG_UPDATE, cg_update) X(CG_DIRECTION, cg_direction) X(CG_ALPHA, cg_alpha) \
     X(CG_BETA, cg_beta) X(TO_FLOAT, to_float) X(TO_FLOAT_SPLIT, to_float_split) \
     X(ADD_CORRECTION, add_correction) X(SURFACE_FLAGS_OWN, surface_flags_own) X(SURFACE_FLAGS_X, surface_flags_x) \

@@ -232,8 +232,7 @@ static void pipe_sweeps_from_zero(Pipe *P, int sweeps, int both_ways, float omeg
     }
     pipe_split_sweeps(P, q, sweeps, 0, omega, 1); /* b is in bs (pipe_b0) */
     if (both_ways)
-        pipe_split_sweeps(P, q, sweeps, 1, omega, 0);
-    pipe_merge_out(P, q, l->x); /* outside the box nothing reads x (pipe_fluid_box) */
+        pipe_split_sweeps(P, q, sweeps, 1, omega, 0); /* x stays split (pipe_z0) */
 }
 
 /* level q's split x += P (level q + 1's x) over the split box [lo, hi): the columns m = 0 and
@@ -274,7 +273,8 @@ static void pipe_vcycle_split(Pipe *P, int q, int nlev, int coarse_sweeps)
     pipe_vcycle_level(P, q + 1, nlev, coarse_sweeps);
     pipe_prolong_split(P, q, lo, hi);
     pipe_split_sweeps(P, q, MG_SMOOTH, 1, 1.0f, 0);
-    pipe_merge_out(P, q, l->x);
+    if (q > 0) /* level 0's x stays split: the solvers read it there (pipe_z0) */
+        pipe_merge_out(P, q, l->x);
 }
 
 /* x = V-cycle applied to b on level q, levels q..nlev-1; the last level gets coarse_sweeps. */
@@ -323,7 +323,7 @@ static PipeBox pipe_box0(Pipe *P)
     return b;
 }
 
-/* dot_fd or dot_ff of a and b over the box into the partials, for cg_alpha or cg_beta */
+/* dot_ff of a and b over the box into the partials, for cg_alpha */
 static void pipe_box_dot_parts(Pipe *P, PipeKernel k, cl_mem a, cl_mem b)
 {
     PipeBox x = pipe_box0(P);
@@ -368,11 +368,21 @@ static void pipe_b0(Pipe *P)
         pipe_box_to_float(P, l->b, P->rd);
 }
 
-/* xd += z over the box (z is level 0's x, written over the box only). */
-static void pipe_box_add_correction(Pipe *P, cl_mem z)
+/* Level 0's x as the V-cycle and the sweeps leave it: split when level 0 is swept split (read
+ * with pipe_split0's numbers), where a merge into the grid's layout cost a pass per V-cycle. */
+static cl_mem pipe_z0(Pipe *P)
+{
+    PipeLevel *l = &P->level[0];
+    return l->infos ? l->xs : l->x;
+}
+
+/* xd += z over the box (z is level 0's x, pipe_z0, written over the box only). */
+static void pipe_box_add_correction(Pipe *P)
 {
     PipeBox x = pipe_box0(P);
-    LAUNCH_BOX(P, 0, K_ADD_CORRECTION, ARG(P->xd), ARG(z), ARG(x.n), ARG(x.hi));
+    cl_int4 split = pipe_split0(P);
+    cl_mem z = pipe_z0(P);
+    LAUNCH_BOX(P, 0, K_ADD_CORRECTION, ARG(P->xd), ARG(z), ARG(x.n), ARG(x.hi), ARG(split));
 }
 
 /* rd = b - A xd; returns |rd|. */
@@ -447,7 +457,6 @@ static SolveResult pipe_jacobi(Pipe *P, const MacGrid *g, const PressureSettings
 static SolveResult pipe_relax(Pipe *P, const MacGrid *g, const PressureSettings *set, float omega,
                               double bnorm)
 {
-    PipeLevel *l = &P->level[0];
     SolveResult res = { 0, INFINITY, false };
     for (;;) {
         res.residual = pipe_true_residual(P, g) / bnorm;
@@ -458,7 +467,7 @@ static SolveResult pipe_relax(Pipe *P, const MacGrid *g, const PressureSettings 
         sweeps = sweeps < RELAX_CHECK_EVERY ? sweeps : RELAX_CHECK_EVERY;
         pipe_b0(P);
         pipe_sweeps_from_zero(P, sweeps, 0, omega);
-        pipe_box_add_correction(P, l->x);
+        pipe_box_add_correction(P);
         res.iterations += sweeps;
     }
     pipe_store_p(P);
@@ -479,7 +488,7 @@ static SolveResult pipe_multigrid(Pipe *P, const MacGrid *g, const PressureSetti
             break;
         pipe_b0(P);
         pipe_vcycle_level(P, 0, P->levels, MG_COARSE_SWEEPS);
-        pipe_box_add_correction(P, P->level[0].x);
+        pipe_box_add_correction(P);
         res.iterations++;
     }
     pipe_store_p(P);
@@ -491,18 +500,22 @@ static SolveResult pipe_multigrid(Pipe *P, const MacGrid *g, const PressureSetti
 
 typedef struct { int levels, coarse_sweeps; } Precon;
 
-/* z (level 0's x) = M^-1 r, r in float already in level 0's b, split if level 0 is swept split
- * (cg_update and pipe_b0 leave it there). */
+/* z (level 0's x, pipe_z0) = M^-1 r, r in float already in level 0's b, split if level 0 is
+ * swept split (cg_update and pipe_b0 leave it there). */
 static void pipe_precondition(Pipe *P, Precon m)
 {
     pipe_vcycle_level(P, 0, m.levels, m.coarse_sweeps);
 }
 
 /* sigma = z . r on the device (cg_beta), and beta = sigma / the last sigma unless first */
-static void pipe_cg_sigma(Pipe *P, cl_mem z, int first)
+static void pipe_cg_sigma(Pipe *P, int first)
 {
-    cl_int slabs = pipe_box0(P).slabs, f = first;
-    pipe_box_dot_parts(P, K_DOT_FD, z, P->rd);
+    PipeBox x = pipe_box0(P);
+    cl_int slabs = x.slabs, f = first;
+    cl_int4 split = pipe_split0(P);
+    cl_mem z = pipe_z0(P);
+    LAUNCH(P, K_DOT_ZD, 1, 1, (size_t)x.slabs, ARG(P->partial_d), ARG(z), ARG(P->rd),
+           ARG(x.n), ARG(x.lo), ARG(x.hi), ARG(split));
     LAUNCH(P, K_CG_BETA, 1, 1, 1, ARG(P->cg_scal), ARG(P->partial_d), ARG(slabs), ARG(f));
 }
 
@@ -515,14 +528,18 @@ static void pipe_cg_run(Pipe *P, const MacGrid *g, double bnorm, const PressureS
     cl_int4 dims = pipe_grid_dims(g);
     PipeBox box = pipe_box0(P);
     cl_int slabs = box.slabs;
-    cl_mem z = P->level[0].x;
+    cl_mem z = pipe_z0(P);
     cl_int4 split = pipe_split0(P);
     cl_mem b0 = P->level[0].infos ? P->level[0].bs : P->level[0].b;
     pipe_b0(P);
     pipe_precondition(P, m);
-    pipe_ok(P, clEnqueueCopyBuffer(P->cl.queue, z, P->s, 0, 0, cells * sizeof(float), 0, NULL, NULL),
-            "copying the direction");
-    pipe_cg_sigma(P, z, 1);
+    /* s = z: out of the split layout over the box (nothing reads s outside it), else a copy */
+    if (split.s[0])
+        pipe_merge_out(P, 0, P->s);
+    else
+        pipe_ok(P, clEnqueueCopyBuffer(P->cl.queue, z, P->s, 0, 0, cells * sizeof(float), 0,
+                                       NULL, NULL), "copying the direction");
+    pipe_cg_sigma(P, 1);
     while (res->iterations < set->iterations && P->failure == CL_SUCCESS) {
         LAUNCH_BOX(P, 0, K_APPLY_A, ARG(P->t), ARG(P->s), ARG(P->cell), ARG(P->level[0].count),
                      ARG(dims));
@@ -546,9 +563,9 @@ static void pipe_cg_run(Pipe *P, const MacGrid *g, double bnorm, const PressureS
         if (res->residual <= set->tolerance)
             return;
         pipe_precondition(P, m);
-        pipe_cg_sigma(P, z, 0);
+        pipe_cg_sigma(P, 0);
         LAUNCH_BOX(P, 0, K_CG_DIRECTION, ARG(P->s), ARG(z), ARG(P->cg_scal), ARG(box.n),
-                   ARG(box.hi));
+                   ARG(box.hi), ARG(split));
     }
 }
 
