@@ -142,7 +142,7 @@ static void pipe_fluid_box(Pipe *P, int nlev, const cl_int *part)
      * writes its x whole). Those of the levels mg_down_serial runs on were cleared by mg_count;
      * the split levels' are cleared here. Every
      * other vector is read within the box only, or loaded past it and dropped by the info
-     * bits (a split level's b), or copied whole and then read within the box (z into s). A
+     * bits (a split level's b), or written over the box and read within it (s from z). A
      * launch rounded up to whole work-groups also runs on cells past the box, all of them not
      * FLUID, whose results are dropped or 0. */
     for (int q = 0; q < nlev - 1; q++) {
@@ -160,8 +160,9 @@ static void pipe_fluid_box(Pipe *P, int nlev, const cl_int *part)
 /* A level too large for the serial kernels is swept in the colour-split layout of solvers.cl:
  * twice as fast a half sweep as in the grid's layout (67 against 129 us at 64^3), for the same
  * arithmetic per cell. x and b go in at the start of a V-cycle's leg pair (or of a run of
- * sweeps) and x comes out at its end; the residual and prolongation between the legs read
- * and write the split x directly. Launches cover the box, two cells per work-item. */
+ * sweeps) and x comes out at its end, except level 0's, which the solvers read split
+ * (pipe_z0); the residual and prolongation between the legs read and write the split x
+ * directly. Launches cover the box, two cells per work-item. */
 static void pipe_split_box(const PipeLevel *l, int lo[3], int hi[3])
 {
     lo[0] = l->lo[0] / 2, lo[1] = l->lo[1], lo[2] = l->lo[2];
