@@ -1,5 +1,6 @@
-/* bench.cl — the memory-bandwidth probe of `make bench`: a STREAM-style triad on the device.
- * flipkit kernels/: not part of the simulation; the benchmark compares its stages with it. */
+/* bench.cl — the probes of `make bench`: a STREAM-style triad on the device, and a one-item
+ * kernel for what a launch costs. flipkit kernels/: not part of the simulation; the benchmark
+ * compares its stages with them. */
 
 __kernel void bench_triad(__global float *a, __global const float *b, __global const float *c,
                           float s, int n)
@@ -7,4 +8,10 @@ __kernel void bench_triad(__global float *a, __global const float *b, __global c
     int i = get_global_id(0);
     if (i < n)
         a[i] = b[i] + s * c[i];
+}
+
+/* The smallest launch: one item, one float. */
+__kernel void bench_tick(__global float *a)
+{
+    a[get_global_id(0)] += 1.0f;
 }

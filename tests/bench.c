@@ -108,7 +108,51 @@ static double bench_cpu_bandwidth(void)
     return bench_median(gbs, BENCH_REPEATS);
 }
 
-static double bench_device_bandwidth(char *err, size_t errlen)
+/* What a launch costs the device, in microseconds: a one-item kernel queued behind another
+ * (behind_small), and the time it adds queued behind a triad of LAUNCH_N elements, about what
+ * a level-0 half sweep at 64^3 moves (behind_large: the device's threads have finished a real
+ * kernel and must be handed the next). Medians of BENCH_REPEATS. */
+typedef struct { double behind_small, behind_large; } LaunchCost;
+enum { LAUNCH_N = 1 << 18, LAUNCH_RUNS = 100 };
+
+static double bench_launches(Clx *cx, cl_kernel triad, cl_kernel tick, int with_triad,
+                             int with_tick)
+{
+    size_t big = LAUNCH_N, local = 64, one = 1;
+    clFinish(cx->queue);
+    double t0 = bench_clock();
+    for (int q = 0; q < LAUNCH_RUNS; q++) {
+        if (with_triad)
+            clEnqueueNDRangeKernel(cx->queue, triad, 1, NULL, &big, &local, 0, NULL, NULL);
+        if (with_tick)
+            clEnqueueNDRangeKernel(cx->queue, tick, 1, NULL, &one, &one, 0, NULL, NULL);
+    }
+    clFinish(cx->queue);
+    return (bench_clock() - t0) / LAUNCH_RUNS * 1e6;
+}
+
+static LaunchCost bench_launch_cost(Clx *cx, cl_kernel triad, cl_mem a)
+{
+    LaunchCost lc = { 0.0, 0.0 };
+    cl_int rc, n = LAUNCH_N;
+    cl_kernel tick = clCreateKernel(cx->program, "bench_tick", &rc);
+    if (rc != CL_SUCCESS)
+        return lc;
+    clSetKernelArg(tick, 0, sizeof a, &a);
+    clSetKernelArg(triad, 4, sizeof n, &n);
+    double small[BENCH_REPEATS], large[BENCH_REPEATS];
+    bench_launches(cx, triad, tick, 1, 1); /* the first runs compile */
+    for (int r = 0; r < BENCH_REPEATS; r++) {
+        small[r] = bench_launches(cx, triad, tick, 0, 1);
+        large[r] = bench_launches(cx, triad, tick, 1, 1) - bench_launches(cx, triad, tick, 1, 0);
+    }
+    clReleaseKernel(tick);
+    lc.behind_small = bench_median(small, BENCH_REPEATS);
+    lc.behind_large = bench_median(large, BENCH_REPEATS);
+    return lc;
+}
+
+static double bench_device_bandwidth(LaunchCost *launch, char *err, size_t errlen)
 {
     Clx cx = { 0 };
     static const char *const files[] = { "bench.cl" };
@@ -139,6 +183,7 @@ static double bench_device_bandwidth(char *err, size_t errlen)
         clFinish(cx.queue);
         gbs[r] = 3.0 * TRIAD_N * sizeof(float) / (bench_clock() - t0) / 1e9;
     }
+    *launch = bench_launch_cost(&cx, k, m[0]);
     for (int q = 0; q < 3; q++)
         clReleaseMemObject(m[q]);
     clReleaseKernel(k);
@@ -643,7 +688,9 @@ int main(int argc, char **argv)
         probe->close(probe);
     }
     printf("CPU: %s (%ld online); OpenCL device: %s\n", cpu, sysconf(_SC_NPROCESSORS_ONLN), device);
-    double bandwidth[DEVICES] = { bench_cpu_bandwidth(), bench_device_bandwidth(err, sizeof err) };
+    LaunchCost launch = { 0.0, 0.0 };
+    double bandwidth[DEVICES] = { bench_cpu_bandwidth(),
+                                  bench_device_bandwidth(&launch, err, sizeof err) };
     printf("memory bandwidth (STREAM-style triad, median of %d): C with %d threads %.2f GB/s, "
            "OpenCL %.2f GB/s%s%s\n", BENCH_REPEATS, BENCH_THREADS, bandwidth[0], bandwidth[1],
            bandwidth[1] > 0 ? "" : " -- ", bandwidth[1] > 0 ? "" : err);
@@ -651,8 +698,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench: no OpenCL device, so there is nothing to compare\n");
         return 1;
     }
-    json_t *root = json_pack("{s:s, s:s, s:{s:f, s:f}}", "cpu", cpu, "opencl_device", device,
-                             "bandwidth_gbs", "c", bandwidth[0], "opencl", bandwidth[1]);
+    printf("a launch on OpenCL (one-item kernel, median of %d): %.1f us behind another, %.1f us "
+           "behind a triad of %d elements\n", BENCH_REPEATS, launch.behind_small,
+           launch.behind_large, LAUNCH_N);
+    json_t *root = json_pack("{s:s, s:s, s:{s:f, s:f}, s:{s:f, s:f}}", "cpu", cpu,
+                             "opencl_device", device, "bandwidth_gbs", "c", bandwidth[0],
+                             "opencl", bandwidth[1], "launch_us", "behind_small",
+                             launch.behind_small, "behind_large", launch.behind_large);
     json_t *scenes = json_array(), *solvers = json_array();
     size_t ncases = sizeof scene_cases / sizeof *scene_cases;
     int runs = quick ? 1 : SCENE_REPEATS;
