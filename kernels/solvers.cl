@@ -357,14 +357,19 @@ __kernel void dot_ff(__global double *partial, __global const float *a,
     partial[get_global_id(2)] = s;
 }
 
+/* Where cell (i, j, k) of level 0 lies in the split layout (split4 = hx, nh, pad): its colour
+ * (i + j + k) & 1, its row, its place i / 2 in the row's cells of that colour. */
+inline int split_index(int4 split4, int4 n4, int i, int j, int k)
+{
+    return split4.z + ((i + j + k) & 1) * split4.y + split4.x * (j + n4.y * k) + (i >> 1);
+}
+
 /* Level 0's x, the preconditioned residual z, at cell (i, j, k) = c: in the split layout when
- * level 0 is swept split (split4 = hx, nh, pad; cg_update's index), else in the grid's. The
- * V-cycle leaves it split, so that no pass puts it back in the grid's layout for CG. */
+ * level 0 is swept split (split4.x = hx > 0), else in the grid's. The V-cycle leaves it split,
+ * so that no pass puts it back in the grid's layout for CG. */
 inline float z_at(__global const float *z, int4 split4, int4 n4, int c, int i, int j, int k)
 {
-    if (!split4.x)
-        return z[c];
-    return z[split4.z + ((i + j + k) & 1) * split4.y + split4.x * (j + n4.y * k) + (i >> 1)];
+    return z[split4.x ? split_index(split4, n4, i, j, k) : c];
 }
 
 /* z . r over the box, slab by slab (dot_ff's order), z read where z_at finds it */
@@ -441,10 +446,7 @@ __kernel void cg_update(__global double *x, __global double *r, __global float *
             x[c] += alpha * s[c];
             double rc = r[c] - alpha * t[c];
             r[c] = rc;
-            if (split4.x)
-                rf[split4.z + ((i + j + k) & 1) * split4.y + split4.x * row + (i >> 1)] = (float)rc;
-            else
-                rf[c] = (float)rc;
+            rf[split4.x ? split_index(split4, n4, i, j, k) : c] = (float)rc;
             sum += rc * rc;
         }
     }
@@ -478,9 +480,7 @@ __kernel void to_float_split(__global float *out, __global const double *in, int
     int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
     if (i >= hi4.x || j >= hi4.y || k >= hi4.z)
         return;
-    int row = j + n4.y * k;
-    out[split4.z + ((i + j + k) & 1) * split4.y + split4.x * row + (i >> 1)] =
-        (float)in[i + n4.x * row];
+    out[split_index(split4, n4, i, j, k)] = (float)in[i + n4.x * (j + n4.y * k)];
 }
 
 /* x += z, the multigrid correction, over the box (launched on it). */

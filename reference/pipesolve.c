@@ -37,12 +37,14 @@ int pipe_alloc_levels(Pipe *P, const MacGrid *g)
         l->cells = (size_t)n[0] * n[1] * n[2];
         l->type = P->levels == 1 ? P->cell : pipe_buffer(P, l->cells);
         l->count = pipe_buffer(P, l->cells * sizeof(cl_ushort));
-        l->x = pipe_buffer(P, l->cells * sizeof(float));
         int split_level =
             l->cells > (P->levels == 1 ? PIPE_SERIAL_CELLS : PIPE_SERIAL_COARSE_CELLS);
-        /* a split level 0 gets its b split straight away (pipe_b0, cg_update): none in the
-         * grid's layout; a coarser one gets it there from restriction */
-        l->b = split_level && P->levels == 1 ? NULL : pipe_buffer(P, l->cells * sizeof(float));
+        /* a split level 0 has no x or b in the grid's layout: its b is written split (pipe_b0,
+         * cg_update) and its x read split (pipe_z0); a coarser one gets b there from
+         * restriction and puts x there for prolongation */
+        int grid_layout = !(split_level && P->levels == 1);
+        l->x = grid_layout ? pipe_buffer(P, l->cells * sizeof(float)) : NULL;
+        l->b = grid_layout ? pipe_buffer(P, l->cells * sizeof(float)) : NULL;
         if (split_level) { /* swept in parallel, in the split layout */
             l->hx = (n[0] + 1) / 2;
             l->nh = l->hx * n[1] * n[2];
@@ -324,11 +326,11 @@ static PipeBox pipe_box0(Pipe *P)
     return b;
 }
 
-/* dot_ff of a and b over the box into the partials, for cg_alpha */
-static void pipe_box_dot_parts(Pipe *P, PipeKernel k, cl_mem a, cl_mem b)
+/* a . b over the box into the partials, for cg_alpha */
+static void pipe_box_dot_ff(Pipe *P, cl_mem a, cl_mem b)
 {
     PipeBox x = pipe_box0(P);
-    LAUNCH(P, k, 1, 1, (size_t)x.slabs, ARG(P->partial_d), ARG(a), ARG(b), ARG(x.n), ARG(x.lo),
+    LAUNCH(P, K_DOT_FF, 1, 1, (size_t)x.slabs, ARG(P->partial_d), ARG(a), ARG(b), ARG(x.n), ARG(x.lo),
            ARG(x.hi));
 }
 
@@ -544,7 +546,7 @@ static void pipe_cg_run(Pipe *P, const MacGrid *g, double bnorm, const PressureS
     while (res->iterations < set->iterations && P->failure == CL_SUCCESS) {
         LAUNCH_BOX(P, 0, K_APPLY_A, ARG(P->t), ARG(P->s), ARG(P->cell), ARG(P->level[0].count),
                      ARG(dims));
-        pipe_box_dot_parts(P, K_DOT_FF, P->s, P->t);
+        pipe_box_dot_ff(P, P->s, P->t);
         LAUNCH(P, K_CG_ALPHA, 1, 1, 1, ARG(P->cg_scal), ARG(P->partial_d), ARG(slabs));
         LAUNCH(P, K_CG_UPDATE, 1, 1, (size_t)box.slabs, ARG(P->xd), ARG(P->rd), ARG(b0),
                ARG(P->partial_d), ARG(P->s), ARG(P->t), ARG(P->cg_scal), ARG(box.n),

@@ -24,14 +24,16 @@ if command -v clang >/dev/null 2>&1; then
     tmp=$(mktemp --suffix=.cl)
     { echo '#include "common/constants.h"'
       for f in $srcs; do echo "#line 1 \"kernels/$f\""; cat "kernels/$f"; done; } >"$tmp"
-    for src in "$tmp" kernels/bench.cl; do
+    kernels_warn() {   # kernels_warn NAME FILE
         if out=$(clang -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -fsyntax-only -I. \
-                 -Werror "$src" 2>&1); then
-            echo "PASS: the kernels ($( [ "$src" = "$tmp" ] && echo $srcs || echo bench.cl)) build warning-free"
+                 -Werror "$2" 2>&1); then
+            echo "PASS: the kernels ($1) build warning-free"
         else
-            echo "FAIL: the kernels warn:"; echo "$out" | grep -E "warning|error" | head -10; fail=1
+            echo "FAIL: the kernels ($1) warn:"; echo "$out" | grep -E "warning|error" | head -10; fail=1
         fi
-    done
+    }
+    kernels_warn "$(echo $srcs)" "$tmp"
+    kernels_warn bench.cl kernels/bench.cl
     rm -f "$tmp"
 fi
 exit $fail
