@@ -1,11 +1,15 @@
 /* build.c — compiling each student stage file on its own, and linking the programs that run them.
  * flipkit grader/: every compile and link runs in the sandbox (the compiler is fed untrusted
  * text); a stage that does not compile scores 0 and its stub takes its place everywhere else. */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "buildcache.h"
 #include "grading.h"
 #include "guard.h"
 
@@ -15,6 +19,8 @@
 #ifndef FLIPGRADE_LIBS
 #define FLIPGRADE_LIBS "-ljansson -lpng -lm"
 #endif
+
+#define BUILD_CFLAGS "-std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g -fno-diagnostics-color"
 
 static char *const build_env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", "LC_ALL=C", NULL };
 
@@ -71,6 +77,51 @@ void grading_stage_object(const Grading *gr, int s, char *path, size_t n)
         textf(path, n, "%s/stub_%s.o", gr->objs, stage_names[s]);
 }
 
+/* Removes every "dir/" from text: the work directory is the grader's, not the student's. */
+static void build_strip_dir(char *text, const char *dir)
+{
+    size_t n = strlen(dir);
+    for (char *at = text; (at = strstr(at, dir));)
+        if (at[n] == '/')
+            memmove(at, at + n + 1, strlen(at + n + 1) + 1);
+        else
+            at += n;
+}
+
+/* The compiler's first word found on the builds' PATH, followed to the real file: an upgrade
+ * of the compiler changes its stamp, and with it every key. */
+static void build_key_compiler(BuildKey *k)
+{
+    char word[256], path[PATH_MAX], real[PATH_MAX];
+    textf(word, sizeof word, "%s", FLIPGRADE_CC);
+    word[strcspn(word, " ")] = '\0';
+    const char *dirs[] = { "/usr/local/bin", "/usr/bin", "/bin" };
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        if (word[0] == '/')
+            textf(path, sizeof path, "%s", word);
+        else
+            textf(path, sizeof path, "%s/%s", dirs[i], word);
+        if (access(path, X_OK) == 0 && realpath(path, real)) {
+            bcache_key_stamp(k, real);
+            return;
+        }
+    }
+    k->failed = true;
+}
+
+/* Everything a stage's object depends on: the command, the kit's headers, the compiler and the
+ * source, which is all the compile may read. */
+static void build_key_compile(const Grading *gr, int s, const char *src, BuildKey *k)
+{
+    char made[GC_PATH + 32];
+    textf(made, sizeof made, "%s/include/.made", gr->objs);
+    bcache_key_text(k, "compile " FLIPGRADE_CC " " BUILD_CFLAGS);
+    bcache_key_text(k, stage_names[s]);
+    bcache_key_stamp(k, made);
+    build_key_compiler(k);
+    bcache_key_file(k, src);
+}
+
 static void build_one(Grading *gr, int s)
 {
     const char *stage = stage_names[s];
@@ -79,24 +130,37 @@ static void build_one(Grading *gr, int s)
               gr->intake_error[0] ? ": " : "", gr->intake_error);
         return;
     }
-    char dir[GC_PATH + 64], cmd[4096];
+    char dir[GC_PATH + 64], cmd[4096], obj[2 * GC_PATH];
     textf(dir, sizeof dir, "%s/obj/%s", gr->work, stage);
+    textf(obj, sizeof obj, "%s/%s.o", dir, stage);
     grading_mkdirs(dir);
-    /* Only the kit's headers and the student's own files can be read: no #include of the
-     * reference, no .incbin of the hidden cases. */
-    textf(cmd, sizeof cmd, "%s -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g -fno-diagnostics-color "
-          "-I'%s/include' -c '%s/src/%s.c' -o %s.o 2>&1", FLIPGRADE_CC, gr->objs, gr->work, stage, stage);
-    char include[GC_PATH + 16], src[GC_PATH + 8];
+    char include[GC_PATH + 16], src[GC_PATH + 8], file[GC_PATH + 80];
     textf(include, sizeof include, "%s/include", gr->objs);
     textf(src, sizeof src, "%s/src", gr->work);
-    const char *readable[] = { include, src, NULL };
+    textf(file, sizeof file, "%s/%s.c", src, stage);
+    BuildKey key = {0};
+    if (gr->cache[0]) {
+        build_key_compile(gr, s, file, &key);
+        if (bcache_fetch(gr->cache, &key, obj, 0644)) {
+            gr->compiled[s] = gr->from_cache[s] = true;
+            bcache_key_free(&key);
+            return;
+        }
+    }
+    /* Only the kit's headers and the stage's own file can be read: no #include of the
+     * reference or of another stage's file (the cache keys an object by its one file), no
+     * .incbin of the hidden cases. */
+    textf(cmd, sizeof cmd, "%s " BUILD_CFLAGS " -I'%s' -c '%s' -o %s.o 2>&1", FLIPGRADE_CC, include,
+          file, stage);
+    const char *readable[] = { include, file, NULL };
     char why[400], *out = NULL;
     if (run_build(gr, dir, cmd, readable, why, sizeof why, &out) == 0) {
         gr->compiled[s] = true;
+        if (gr->cache[0])
+            bcache_store(gr->cache, &key, obj);
     } else {
-        size_t n = strlen(src);   /* the message names the file as the student knows it */
-        textf(gr->build_reason[s], GRADE_REASON_MAX, "does not compile: %s",
-              strncmp(why, src, n) == 0 && why[n] == '/' ? why + n + 1 : why);
+        build_strip_dir(why, src);   /* the message names files as the student knows them */
+        textf(gr->build_reason[s], GRADE_REASON_MAX, "does not compile: %s", why);
         char log[GC_PATH + 96];
         textf(log, sizeof log, "%s/compile.log", dir);
         FILE *f = fopen(log, "w");
@@ -105,6 +169,7 @@ static void build_one(Grading *gr, int s)
             fclose(f);
         }
     }
+    bcache_key_free(&key);
     free(out);
 }
 
@@ -112,6 +177,40 @@ void build_stages(Grading *gr)
 {
     for (int s = 0; s < STAGE_COUNT; s++)
         build_one(gr, s);
+}
+
+/* Everything a runner depends on: the command, the kit's objects, the compiler and linker, and
+ * the student's objects byte for byte. False when some student object was compiled afresh in
+ * this grading: its debug information names this work directory, so no key would ever recur. */
+static bool build_key_link(const Grading *gr, const char *main_obj, const bool use_student[STAGE_COUNT],
+                           BuildKey *k)
+{
+    static const char *const kit[] = { "guard.o", "track.o", "libkit.a" };
+    char path[2 * GC_PATH];
+    bcache_key_text(k, "link " FLIPGRADE_CC " " GUARD_WRAP_FLAGS " " FLIPGRADE_LIBS);
+    textf(path, sizeof path, "%s/%s", gr->objs, main_obj);
+    bcache_key_stamp(k, path);
+    for (size_t i = 0; i < sizeof kit / sizeof kit[0]; i++) {
+        textf(path, sizeof path, "%s/%s", gr->objs, kit[i]);
+        bcache_key_stamp(k, path);
+    }
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        if (gr->compiled[s] && use_student[s] && !gr->from_cache[s])
+            return false;
+        if (gr->compiled[s] && use_student[s]) {
+            textf(path, sizeof path, "%s/obj/%s/%s.o", gr->work, stage_names[s], stage_names[s]);
+            bcache_key_text(k, "student");
+            bcache_key_file(k, path);
+        } else {
+            textf(path, sizeof path, "%s/stub_%s.o", gr->objs, stage_names[s]);
+            bcache_key_stamp(k, path);
+        }
+    }
+    build_key_compiler(k);
+    char ld[PATH_MAX];
+    if (realpath("/usr/bin/ld", ld))
+        bcache_key_stamp(k, ld);
+    return !k->failed;
 }
 
 int build_link(Grading *gr, const char *dir, const char *main_obj, const bool use_student[STAGE_COUNT],
@@ -133,10 +232,19 @@ int build_link(Grading *gr, const char *dir, const char *main_obj, const bool us
     char objs[GC_PATH + 8];
     textf(objs, sizeof objs, "%s/obj", gr->work);
     const char *readable[] = { gr->objs, objs, NULL };
+    BuildKey key = {0};
+    bool cached = gr->cache[0] && build_key_link(gr, main_obj, use_student, &key);
+    if (cached && bcache_fetch(gr->cache, &key, out, 0755)) {
+        bcache_key_free(&key);
+        return 0;
+    }
     char *output = NULL;
     int rc = run_build(gr, dir, cmd, readable, why, n, &output);
     if (rc != 0 && output && strstr(output, "multiple definition"))
         line_with(output, "multiple definition", why, n);
+    if (rc == 0 && cached)
+        bcache_store(gr->cache, &key, out);
+    bcache_key_free(&key);
     free(output);
     return rc;
 }

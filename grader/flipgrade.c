@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buildcache.h"
 #include "grading.h"
 #include "intake.h"
 #include "report.h"
@@ -24,7 +25,7 @@ typedef struct {
     const char *config, *out, *data, *objs, *kit, *work_parent;
     const char *mkgolden, *flipsim;     /* --prepare: the reference's programs */
     const char *parts;                  /* "all", "stages" or "scenes" */
-    bool public_cases, keep, quiet, prepare, unconfined;
+    bool public_cases, keep, quiet, prepare, unconfined, no_cache;
     const char *csv;                    /* --class-csv OUT */
     const char *print;                  /* --print WHAT: a fact of the config, for make handout */
     int nargs;
@@ -55,6 +56,9 @@ static void usage(FILE *f)
 "  --data DIR         the reference's cases and frames [build/grader/data]\n"
 "  --work DIR         parent of the temporary work directory [$TMPDIR or /tmp]\n"
 "  --keep             keep the work directory (its path is printed) [off]\n"
+"  --no-cache         compile and link everything afresh; by default a stage file or set of\n"
+"                     objects built before, byte for byte against the same kit and compiler,\n"
+"                     is taken from DIR/cache of --objects [off]\n"
 "  --unconfined       grade hidden cases even without Landlock (student code could then read\n"
 "                     the answers and write anywhere you can) [off: refuse]\n"
 "  --mkgolden PATH    --prepare: the reference's case maker [build/tests/mkgolden]\n"
@@ -93,6 +97,7 @@ static int parse_options(int argc, char **argv, Options *o)
             *slots[v] = argv[++i];
         } else if (strcmp(a, "--public") == 0) o->public_cases = true;
         else if (strcmp(a, "--keep") == 0) o->keep = true;
+        else if (strcmp(a, "--no-cache") == 0) o->no_cache = true;
         else if (strcmp(a, "--quiet") == 0) o->quiet = true;
         else if (strcmp(a, "--prepare") == 0) o->prepare = true;
         else if (strcmp(a, "--unconfined") == 0) o->unconfined = true;
@@ -313,6 +318,9 @@ static int setup(Grading *gr, const Options *o)
     if (absolute(gr->work, made, "--work") != 0)
         return -1;
     textf(gr->work, sizeof gr->work, "%s", made);
+    textf(gr->cache, sizeof gr->cache, "%s/cache", gr->objs);
+    if (o->no_cache || !bcache_open(gr->cache))
+        gr->cache[0] = '\0';
     char src[GC_PATH + 8], err[1024];
     textf(src, sizeof src, "%s/src", gr->work);
     grading_mkdirs(src);

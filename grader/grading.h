@@ -19,12 +19,14 @@ typedef struct {
     char data[GC_PATH];      /* absolute: the reference's cases and frames (build/grader/data) */
     char work[GC_PATH];      /* absolute: this grading's temporary directory */
     char out[GC_PATH];       /* absolute: the report directory */
+    char cache[GC_PATH + 8]; /* absolute: the build cache (buildcache.h), or "" when off */
     bool public_cases;       /* the self-check: public cases instead of hidden ones */
     bool quiet;
     /* per stage, in stage_names order */
     bool found[STAGE_COUNT];
     char from[STAGE_COUNT][256];
     bool compiled[STAGE_COUNT];          /* the student's object exists (else the stub is used) */
+    bool from_cache[STAGE_COUNT];        /* ... and came from the cache: the same bytes every time */
     char build_reason[STAGE_COUNT][GRADE_REASON_MAX];  /* why not, one line */
     char intake_error[GRADE_REASON_MAX];   /* why the submission could not be read, or "" */
     char data_missing[GRADE_REASON_MAX];   /* the reference's data is missing: no grade */

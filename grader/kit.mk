@@ -4,7 +4,7 @@
 # student kit ships them). grader/README.md explains the grader; grader/config drives it.
 GRADER      := $(BUILD)/flipgrade
 GRADE_KIT   := $(BUILD)/grader/kit
-GRADER_MODS := flipgrade grading gradeconfig intake metrics build stagepart scenepart report render sandbox sbjail sbcalls
+GRADER_MODS := flipgrade grading gradeconfig intake metrics build buildcache stagepart scenepart report render sandbox sbjail sbcalls
 GRADER_OBJ  := $(GRADER_MODS:%=$(BUILD)/grader/%.o) $(GRADE_KIT)/libkit.a
 SANDBOX_OBJ := $(BUILD)/grader/sandbox.o $(BUILD)/grader/sbjail.o $(BUILD)/grader/sbcalls.o
 GRADER_CFLAGS = -Igrader -Itests/lib $(shell pkg-config --cflags libconfig libarchive 2>/dev/null)
@@ -25,16 +25,19 @@ $(GRADER): $(GRADER_OBJ) | $(GRADE_KIT_FILES)
 	$(call say,LD,$@)
 	$(CC) $(ALL_LDFLAGS) $^ $(GRADER_LIBS) -o $@
 
-# The kit's objects and the stage harness, in one archive the runners link.
+# The kit's objects and the stage harness, in one archive the runners link. A new archive or
+# new headers make every entry of the grader's build cache a miss (their stamps are in its
+# keys), so the cache goes with them.
 $(GRADE_KIT)/libkit.a: $(COMMON_OBJ) $(CHECKLIB_OBJ)
 	@mkdir -p $(@D)
-	@rm -f $@
+	@rm -rf $@ $(GRADE_KIT)/cache
 	$(call say,AR,$@)
 	ar rcs $@ $^
 
 # The headers a student file may include: a copy, so a compile can read nothing else of the kit.
 $(GRADE_KIT)/include/.made: $(wildcard common/*.h common/writers/*.h)
 	@mkdir -p $(@D)
+	@rm -rf $(GRADE_KIT)/cache
 	cp $^ $(@D)/
 	@touch $@
 

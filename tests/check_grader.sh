@@ -73,6 +73,15 @@ z = zipfile.ZipFile(sys.argv[1], "w")
 else
     echo "check-grader: no python3 here to make a .zip; the .zip intake was not checked"
 fi
+# The build cache (buildcache.c): by now the .tar.gz's builds came from it; the same parts
+# with it as without it.
+"$grade" --quiet --parts stages --no-cache --out "$out/reports/nocache" "$out/subs/reference" > /dev/null ||
+    fail "the reference graded with --no-cache did not score full marks"
+parts "$out/reports/targz/report.json" > "$out/cached.tsv"
+parts "$out/reports/nocache/report.json" > "$out/nocache.tsv"
+cmp -s "$out/cached.tsv" "$out/nocache.tsv" ||
+    fail "the build cache changed the stage parts: $(diff "$out/nocache.tsv" "$out/cached.tsv" | head -4)"
+[ -n "$(ls -A build/grader/kit/cache 2>/dev/null)" ] || fail "the grader kept nothing in build/grader/kit/cache"
 
 # 3. The untouched stubs: 0.
 "$grade" --quiet --config "$small" --out "$out/reports/stubs" assignment > /dev/null
@@ -152,10 +161,13 @@ expect hostile-b jacobi "flooded its output"
 expect hostile-b advect "tried to write outside its directory"
 for s in gravity p2g g2p divergence laplacian gradient; do full hostile-b "$s"; done
 # Cheating: including the reference's file, linking the output to the hidden answers, forking
-# from a constructor before main. These two are made here: they need this kit's absolute path.
+# from a constructor before main; and including another of its own stage files, which the
+# cache's keys (one file each) rely on being impossible. Made here: the first two need this
+# kit's absolute path.
 kit=$(pwd)
 mkdir -p "$out/hostile"
 printf '#include "%s/reference/p2g.c"\n' "$kit" > "$out/hostile/p2g-includes-reference.c"
+printf '#include "jacobi.c"\n' > "$out/hostile/laplacian-includes-jacobi.c"   # its own, but another stage
 answer=$(ls "$kit/build/grader/data/hidden/gravity/"*.state | head -n 1)
 cat > "$out/hostile/gravity-links-answer.c" <<EOC
 /* Links its output to the reference's answer for the case, then leaves before writing. */
@@ -173,6 +185,7 @@ hostile_c() {
     cp "$out/hostile/p2g-includes-reference.c" "$out/subs/hostile-c/assignment/p2g.c"
     cp "$out/hostile/gravity-links-answer.c" "$out/subs/hostile-c/assignment/gravity.c"
     cp tests/hostile/divergence-forks-early.c "$out/subs/hostile-c/assignment/divergence.c"
+    cp "$out/hostile/laplacian-includes-jacobi.c" "$out/subs/hostile-c/assignment/laplacian.c"
     "$grade" --quiet --parts stages --config "$small" --out "$out/reports/hostile-c" "$out/subs/hostile-c" > "$out/hostile-c.txt" 2>&1
     parts "$out/reports/hostile-c/report.json" > "$out/reports/hostile-c/parts.tsv"
 }
@@ -180,7 +193,8 @@ hostile_c
 expect hostile-c p2g "does not compile"
 expect hostile-c gravity "forbidden system call (symlink)"   # and the grader reads no link anyway
 expect hostile-c divergence "tried to start a process (fork)"
-for s in advect g2p laplacian jacobi gradient; do full hostile-c "$s"; done
+expect hostile-c laplacian "does not compile: laplacian.c:1:10: fatal error: jacobi.c"   # a file compiles alone
+for s in advect g2p jacobi gradient; do full hostile-c "$s"; done
 
 # 6. Attacks (tests/attacks/README.md): each appended to the reference's file of its stage and
 #    refused, with a reason the stage did not write; nothing outside the run changes. Run as

@@ -1,15 +1,16 @@
 # tests/tests.mk — the stage suites, golden cases, the suites of common/, physics and the
 # pipeline, planted bugs, fuzzing, and `make check`, which runs them all.
 # flipkit tests/: included by the top Makefile after common/build.mk and grader/kit.mk.
-COMMON_TESTS := grid scene ply state seed cli solvers report sandbox usd preview surface aniso bricks diffuse outputs
+COMMON_TESTS := grid scene ply state seed cli solvers report sandbox buildcache usd preview surface aniso bricks diffuse outputs
 PHYS_TESTS   := physics pipeline
 TEST_BINS    := $(COMMON_TESTS:%=$(BUILD)/tests/test_%) $(PHYS_TESTS:%=$(BUILD)/tests/test_%) $(STAGE_TESTS)
 
 # Only the suites of grader code read grader/ headers and link grader objects.
-$(BUILD)/tests/test_report.o $(BUILD)/tests/test_sandbox.o: ALL_CFLAGS += -Igrader
+$(BUILD)/tests/test_report.o $(BUILD)/tests/test_sandbox.o $(BUILD)/tests/test_buildcache.o: ALL_CFLAGS += -Igrader
 $(BUILD)/tests/test_report: $(BUILD)/grader/report.o $(BUILD)/grader/render.o
 $(BUILD)/tests/test_report: LIBS += $(GRADER_LIBS)
 $(BUILD)/tests/test_sandbox: $(SANDBOX_OBJ)
+$(BUILD)/tests/test_buildcache: $(BUILD)/grader/buildcache.o
 
 #:The stage suites (TRACK=student, reference or opencl):
 all-tests: $(TEST_BINS) $(MKGOLDEN) $(SOLVERLAB) ## build every test program
