@@ -99,10 +99,10 @@ static void read_mesh(const char *path, Mesh *m)
     memcpy(m->xyz, p, 12 * nv); /* little-endian floats, as on this machine */
     p += 12 * nv;
     for (size_t t = 0; t < nf; t++, p += 13) {
-        ck_assert_msg(p[0] == 3, "%s: face %zu has %d corners, expected 3", path, t, p[0]);
+        harness_require(p[0] == 3, "%s: face %zu has %d corners, expected 3", path, t, p[0]);
         for (int c = 0; c < 3; c++) {
             m->tri[3 * t + c] = le32(p + 1 + 4 * c);
-            ck_assert_msg(m->tri[3 * t + c] < nv, "%s: face %zu: vertex %u of %zu", path, t,
+            harness_require(m->tri[3 * t + c] < nv, "%s: face %zu: vertex %u of %zu", path, t,
                           m->tri[3 * t + c], nv);
         }
     }
@@ -132,12 +132,12 @@ static void assert_inside(const Mesh *m, const MacGrid *g, const char *path)
         const float *x = m->xyz + 3 * v;
         int c[3];
         for (int d = 0; d < 3; d++) {
-            ck_assert_msg(x[d] > 0.0f && x[d] < (float)n[d] * g->dx, "%s: vertex %zu: %c = %g is "
+            harness_require(x[d] > 0.0f && x[d] < (float)n[d] * g->dx, "%s: vertex %zu: %c = %g is "
                           "outside the domain (0, %g)", path, v, "xyz"[d], (double)x[d],
                           (double)((float)n[d] * g->dx));
             c[d] = (int)floorf(x[d] / g->dx);
         }
-        ck_assert_msg(grid_cell_type(g, c[0], c[1], c[2]) != CELL_SOLID, "%s: vertex %zu (%g, %g, "
+        harness_require(grid_cell_type(g, c[0], c[1], c[2]) != CELL_SOLID, "%s: vertex %zu (%g, %g, "
                       "%g) is in SOLID cell (%d,%d,%d)", path, v, (double)x[0], (double)x[1],
                       (double)x[2], c[0], c[1], c[2]);
     }
@@ -238,7 +238,8 @@ static Box projected_particles(const char *dir, int frame, const PreviewView *v)
     Box b = { 1 << 30, -(1 << 30), 1 << 30, -(1 << 30), (long)ps.count, 0.0 };
     for (size_t p = 0; p < ps.count; p++) {
         double x, y, depth;
-        ck_assert(preview_project(v, ps.pos[p], &x, &y, &depth));
+        harness_require(preview_project(v, ps.pos[p], &x, &y, &depth), "%s: particle %zu is behind "
+                        "the preview's camera", path, p);
         b.x0 = (int)x < b.x0 ? (int)x : b.x0;
         b.x1 = (int)x > b.x1 ? (int)x : b.x1;
         b.y0 = (int)y < b.y0 ? (int)y : b.y0;

@@ -232,12 +232,12 @@ static void surf_assert_clean(const Mesh *m, const MacGrid *g, const char *what)
         const float *x = m->xyz + 3 * v;
         int c[3];
         for (int d = 0; d < 3; d++) {
-            ck_assert_msg(x[d] > 0.0f && x[d] < (float)n[d] * g->dx, "%s: vertex %zu (%g, %g, %g) "
+            harness_require(x[d] > 0.0f && x[d] < (float)n[d] * g->dx, "%s: vertex %zu (%g, %g, %g) "
                           "is outside the domain on axis %d", what, v, x[0], x[1], x[2], d);
             c[d] = (int)(x[d] / g->dx);
             c[d] = c[d] < n[d] ? c[d] : n[d] - 1;
         }
-        ck_assert_msg(grid_cell_type(g, c[0], c[1], c[2]) != CELL_SOLID, "%s: vertex %zu (%g, "
+        harness_require(grid_cell_type(g, c[0], c[1], c[2]) != CELL_SOLID, "%s: vertex %zu (%g, "
                       "%g, %g) is in SOLID cell (%d,%d,%d)", what, v, x[0], x[1], x[2], c[0], c[1],
                       c[2]);
     }

@@ -59,7 +59,7 @@ static void seed_cell(Particles *ps, const MacGrid *g, const TestShape *s, int i
             continue;
         Vec3 p = { (float)(x[0] * g->dx), (float)(x[1] * g->dx), (float)(x[2] * g->dx) };
         Vec3 zero = { 0.0f, 0.0f, 0.0f };
-        ck_assert_int_eq(part_push(ps, p, zero), 0);
+        harness_require(part_push(ps, p, zero) == 0, "part_push failed at particle %zu", ps->count);
     }
 }
 
@@ -110,7 +110,7 @@ static void assert_vertices_clear(const Mesh *m, const MacGrid *g, const char *w
         const float *x = m->xyz + 3 * v;
         int lo[3], hi[3];
         for (int d = 0; d < 3; d++) {
-            ck_assert_msg(x[d] > 0.0f && x[d] < (float)n[d] * g->dx,
+            harness_require(x[d] > 0.0f && x[d] < (float)n[d] * g->dx,
                           "%s: vertex %zu axis %d at %g is outside the domain (0, %g)", what,
                           v, d, (double)x[d], (double)((float)n[d] * g->dx));
             lo[d] = (int)floor((double)x[d] / g->dx - tol);
@@ -119,7 +119,7 @@ static void assert_vertices_clear(const Mesh *m, const MacGrid *g, const char *w
         for (int k = lo[2]; k <= hi[2]; k++)
             for (int j = lo[1]; j <= hi[1]; j++)
                 for (int i = lo[0]; i <= hi[0]; i++)
-                    ck_assert_msg(grid_cell_type(g, i, j, k) != CELL_SOLID,
+                    harness_require(grid_cell_type(g, i, j, k) != CELL_SOLID,
                                   "%s: vertex %zu (%g, %g, %g) is in or on SOLID cell (%d,%d,%d)",
                                   what, v, (double)x[0], (double)x[1], (double)x[2], i, j, k);
     }
