@@ -65,6 +65,10 @@ name=\$(basename "\$sub" | sed 's/\\.tar\\.gz\$//; s/\\.tgz\$//; s/\\.zip\$//')
 cd "$kit" || exit 2
 "$grader" --quiet --config "$config" --out "build/grades/\$name" "\$sub" > "$work/logs/\$name.txt" 2>&1
 rc=\$?
+# Killed by a signal (scancel, a node going down): Slurm's state (CANCELLED, TIMEOUT, ...) says
+# why, and a status here would hide it; the shell often outlives its child by the few
+# instructions that write one, so it must not try.
+[ \$rc -gt 128 ] && exit \$rc
 echo \$rc > "$work/status/\$name"
 test \$rc -le 1
 EOF

@@ -2,15 +2,14 @@
  * flipkit kernels/: the same arithmetic as the reference/ stage files in the same order, so the
  * golden cases hold within the C tolerances; p2g is pipeline.cl's p2g_scatter (a scatter by rows). */
 
-__kernel void advect(__global float *pos, __global const float *vel, float dt, int count)
+/* One work-item per coordinate, not per particle: x, y and z get the same arithmetic, and
+ * lanes that read neighbouring floats load and store whole vectors, where three strided
+ * coordinates per lane took six gathers and three scatters (3.6x the bandwidth bound). */
+__kernel void advect(__global float *pos, __global const float *vel, float dt, int coords)
 {
-    int p = get_global_id(0);
-    if (p >= count)
-        return;
-    float vx = vel[3 * p], vy = vel[3 * p + 1], vz = vel[3 * p + 2];
-    pos[3 * p] += dt * vx;
-    pos[3 * p + 1] += dt * vy;
-    pos[3 * p + 2] += dt * vz;
+    int c = get_global_id(0);
+    if (c < coords)
+        pos[c] += dt * vel[c];
 }
 
 __kernel void gravity(__global float *vel, __global const char *cell, int4 n4, int a, float dv)
@@ -68,6 +67,53 @@ __kernel void g2p(__global float *pvel, __global const float *pos, __global cons
     pvel[3 * p] = vu;
     pvel[3 * p + 1] = vv;
     pvel[3 * p + 2] = vw;
+}
+
+/* The pipeline's g2p in one field per component. PIC/FLIP's alpha pic + (1 - alpha) (old_v +
+ * change), with pic = sum w f and change = sum w (f - f_old), is sum w (f - keep f_old) +
+ * keep old_v with keep = 1 - alpha: g2p_blend writes g = f - keep f_old over old (nothing
+ * reads old after g2p; p2g_normalize writes it again), and g2p_blended gathers 24 taps where
+ * g2p gathers 48, which is what bounds it on a CPU device (a vgatherdps per tap and 8
+ * particles). The stage track keeps g2p, whose sums are g2p.c's to the last bit. */
+__kernel void g2p_blend(__global float *u_old, __global float *v_old, __global float *w_old,
+                        __global const float *u, __global const float *v, __global const float *w,
+                        int4 nfaces, float keep)
+{
+    int f = get_global_id(0);
+    if (f < nfaces.x)
+        u_old[f] = u[f] - keep * u_old[f];
+    if (f < nfaces.y)
+        v_old[f] = v[f] - keep * v_old[f];
+    if (f < nfaces.z)
+        w_old[f] = w[f] - keep * w_old[f];
+}
+
+inline float g2p_blended_gather(__global const float *g, int sy, int sz, int i0, float tx,
+                                float ty, float tz)
+{
+    float ux = 1.0f - tx, uy = 1.0f - ty, uz = 1.0f - tz;
+    return ux * uy * uz * g[i0] + tx * uy * uz * g[i0 + 1] + ux * ty * uz * g[i0 + sy] +
+           tx * ty * uz * g[i0 + sy + 1] + ux * uy * tz * g[i0 + sz] + tx * uy * tz * g[i0 + sz + 1] +
+           ux * ty * tz * g[i0 + sz + sy] + tx * ty * tz * g[i0 + sz + sy + 1];
+}
+
+__kernel void g2p_blended(__global float *pvel, __global const float *pos, __global const float *gu,
+                          __global const float *gv, __global const float *gw, int4 n4, float dx,
+                          float keep, int count)
+{
+    int p = get_global_id(0);
+    if (p >= count)
+        return;
+    int nx = n4.x, ny = n4.y, nz = n4.z;
+    STENCIL_AXIS(x, pos[3 * p], nx, dx, bx, tx, hbx, htx)
+    STENCIL_AXIS(y, pos[3 * p + 1], ny, dx, by, ty, hby, hty)
+    STENCIL_AXIS(z, pos[3 * p + 2], nz, dx, bz, tz, hbz, htz)
+    float vu = g2p_blended_gather(gu, nx + 1, (nx + 1) * ny, bx + (nx + 1) * (hby + ny * hbz), tx, hty, htz);
+    float vv = g2p_blended_gather(gv, nx, nx * (ny + 1), hbx + nx * (by + (ny + 1) * hbz), htx, ty, htz);
+    float vw = g2p_blended_gather(gw, nx, nx * ny, hbx + nx * (hby + ny * bz), htx, hty, tz);
+    pvel[3 * p] = vu + keep * pvel[3 * p];
+    pvel[3 * p + 1] = vv + keep * pvel[3 * p + 1];
+    pvel[3 * p + 2] = vw + keep * pvel[3 * p + 2];
 }
 
 inline float divergence_face(__global const float *vel, __global const char *cell, int3 n, int a,

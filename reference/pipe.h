@@ -23,7 +23,7 @@ enum { PIPE_MAX_PARTIALS = 1024 };
     X(P2G_NORMALIZE, p2g_normalize) X(CLASSIFY, classify) X(GRAVITY, gravity) \
     X(DIVERGENCE, divergence) X(PRESSURE_RHS, pressure_rhs) X(GRADIENT, gradient) \
     X(EXTRAP_INIT, extrap_init) X(EXTRAP_LAYER, extrap_layer) \
-    X(G2P, g2p) X(ADVECT, advect) X(KEEP_INSIDE, keep_inside) \
+    X(G2P, g2p) X(G2P_BLEND, g2p_blend) X(G2P_BLENDED, g2p_blended) X(ADVECT, advect) X(KEEP_INSIDE, keep_inside) \
     X(MAX_SPEED2, max_speed2) X(JACOBI, jacobi) X(LAPLACIAN, laplacian) \
     X(RESIDUAL_L, residual_l) X(MG_COUNT, mg_count) X(MG_COARSEN, mg_coarsen) \
     X(FLUID_BOUNDS, fluid_bounds) X(MG_SMOOTH_SERIAL, mg_smooth_serial) X(APPLY_A, apply_A) \
@@ -175,6 +175,9 @@ void pipe_divergence(Pipe *P, const MacGrid *g);
 void pipe_gradient(Pipe *P, const MacGrid *g, float scale);
 void pipe_extrapolate(Pipe *P, const MacGrid *g);
 void pipe_g2p(Pipe *P, const MacGrid *g, float alpha);
+/* The same velocities through one blended field per component (stages.cl says how); the
+ * pipeline's g2p. It overwrites the old velocities, which pipe_g2p reads. */
+void pipe_g2p_blended(Pipe *P, const MacGrid *g, float alpha);
 void pipe_advect(Pipe *P, float dt);
 void pipe_keep_inside(Pipe *P, const MacGrid *g);
 /* out = L in, and one weighted Jacobi sweep out from in (the jacobi solver's two steps). */

@@ -566,10 +566,24 @@ void pipe_g2p(Pipe *P, const MacGrid *g, float alpha)
            ARG(alpha), ARG(count));
 }
 
+void pipe_g2p_blended(Pipe *P, const MacGrid *g, float alpha)
+{
+    cl_int4 n = pipe_grid_dims(g);
+    cl_int4 nfaces = { { (cl_int)grid_faces(g, 0), (cl_int)grid_faces(g, 1), (cl_int)grid_faces(g, 2), 0 } };
+    size_t most = (size_t)(nfaces.s[0] > nfaces.s[1] ? nfaces.s[0] : nfaces.s[1]);
+    most = most > (size_t)nfaces.s[2] ? most : (size_t)nfaces.s[2];
+    float dx = g->dx, keep = 1.0f - alpha;
+    cl_int count = (cl_int)P->count;
+    LAUNCH(P, K_G2P_BLEND, most, 1, 1, ARG(P->old[0]), ARG(P->old[1]), ARG(P->old[2]), ARG(P->face[0]),
+           ARG(P->face[1]), ARG(P->face[2]), ARG(nfaces), ARG(keep));
+    LAUNCH(P, K_G2P_BLENDED, P->count, 1, 1, ARG(P->vel), ARG(P->pos), ARG(P->old[0]), ARG(P->old[1]),
+           ARG(P->old[2]), ARG(n), ARG(dx), ARG(keep), ARG(count));
+}
+
 void pipe_advect(Pipe *P, float dt)
 {
-    cl_int count = (cl_int)P->count;
-    LAUNCH(P, K_ADVECT, P->count, 1, 1, ARG(P->pos), ARG(P->vel), ARG(dt), ARG(count));
+    cl_int coords = (cl_int)(3 * P->count);
+    LAUNCH(P, K_ADVECT, 3 * P->count, 1, 1, ARG(P->pos), ARG(P->vel), ARG(dt), ARG(coords));
     P->keys_fresh = 0;
 }
 
@@ -652,7 +666,7 @@ static int pipe_phase_extrapolate(Sim *s)
 
 static int pipe_phase_g2p(Sim *s)
 {
-    pipe_g2p(pipe_of(s), &s->grid, s->scene->pic_flip_alpha);
+    pipe_g2p_blended(pipe_of(s), &s->grid, s->scene->pic_flip_alpha);
     return pipe_finish(pipe_of(s), s);
 }
 
