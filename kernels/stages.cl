@@ -22,6 +22,20 @@ __kernel void gravity(__global float *vel, __global const char *cell, int4 n4, i
         vel[flat_index(fn, i, j, k)] += dv;
 }
 
+/* Particle p's stencil on the three face grids: b, t the axis's own component, hb, ht the two
+ * across it; then each component's row strides (sy, sz) and first tap. */
+#define G2P_STENCIL(p)                                                                  \
+    int nx = n4.x, ny = n4.y, nz = n4.z;                                                \
+    STENCIL_AXIS(x, pos[3 * (p)], nx, dx, bx, tx, hbx, htx)                             \
+    STENCIL_AXIS(y, pos[3 * (p) + 1], ny, dx, by, ty, hby, hty)                         \
+    STENCIL_AXIS(z, pos[3 * (p) + 2], nz, dx, bz, tz, hbz, htz)
+#define U_ROWS nx + 1, (nx + 1) * ny
+#define U_BASE bx + (nx + 1) * (hby + ny * hbz)
+#define V_ROWS nx, nx * (ny + 1)
+#define V_BASE hbx + nx * (by + (ny + 1) * hbz)
+#define W_ROWS nx, nx * ny
+#define W_BASE hbx + nx * (hby + ny * bz)
+
 /* The particle's new velocity component from the 2 x 2 x 2 faces from i0 on (rows sy and sz
  * apart): PIC interpolates the grid, FLIP adds the grid's change to the particle's own value.
  * Taps summed in g2p.c's order (k, then j, then i), each weight multiplied x, y, z. */
@@ -53,17 +67,10 @@ __kernel void g2p(__global float *pvel, __global const float *pos, __global cons
     int p = get_global_id(0);
     if (p >= count)
         return;
-    int nx = n4.x, ny = n4.y, nz = n4.z;
-    /* b, t: the axis's own component; hb, ht: the two across it */
-    STENCIL_AXIS(x, pos[3 * p], nx, dx, bx, tx, hbx, htx)
-    STENCIL_AXIS(y, pos[3 * p + 1], ny, dx, by, ty, hby, hty)
-    STENCIL_AXIS(z, pos[3 * p + 2], nz, dx, bz, tz, hbz, htz)
-    float vu = g2p_gather(u, u_old, nx + 1, (nx + 1) * ny, bx + (nx + 1) * (hby + ny * hbz),
-                          tx, hty, htz, alpha, pvel[3 * p]);
-    float vv = g2p_gather(v, v_old, nx, nx * (ny + 1), hbx + nx * (by + (ny + 1) * hbz),
-                          htx, ty, htz, alpha, pvel[3 * p + 1]);
-    float vw = g2p_gather(w, w_old, nx, nx * ny, hbx + nx * (hby + ny * bz),
-                          htx, hty, tz, alpha, pvel[3 * p + 2]);
+    G2P_STENCIL(p)
+    float vu = g2p_gather(u, u_old, U_ROWS, U_BASE, tx, hty, htz, alpha, pvel[3 * p]);
+    float vv = g2p_gather(v, v_old, V_ROWS, V_BASE, htx, ty, htz, alpha, pvel[3 * p + 1]);
+    float vw = g2p_gather(w, w_old, W_ROWS, W_BASE, htx, hty, tz, alpha, pvel[3 * p + 2]);
     pvel[3 * p] = vu;
     pvel[3 * p + 1] = vv;
     pvel[3 * p + 2] = vw;
@@ -104,17 +111,21 @@ __kernel void g2p_blended(__global float *pvel, __global const float *pos, __glo
     int p = get_global_id(0);
     if (p >= count)
         return;
-    int nx = n4.x, ny = n4.y, nz = n4.z;
-    STENCIL_AXIS(x, pos[3 * p], nx, dx, bx, tx, hbx, htx)
-    STENCIL_AXIS(y, pos[3 * p + 1], ny, dx, by, ty, hby, hty)
-    STENCIL_AXIS(z, pos[3 * p + 2], nz, dx, bz, tz, hbz, htz)
-    float vu = g2p_blended_gather(gu, nx + 1, (nx + 1) * ny, bx + (nx + 1) * (hby + ny * hbz), tx, hty, htz);
-    float vv = g2p_blended_gather(gv, nx, nx * (ny + 1), hbx + nx * (by + (ny + 1) * hbz), htx, ty, htz);
-    float vw = g2p_blended_gather(gw, nx, nx * ny, hbx + nx * (hby + ny * bz), htx, hty, tz);
+    G2P_STENCIL(p)
+    float vu = g2p_blended_gather(gu, U_ROWS, U_BASE, tx, hty, htz);
+    float vv = g2p_blended_gather(gv, V_ROWS, V_BASE, htx, ty, htz);
+    float vw = g2p_blended_gather(gw, W_ROWS, W_BASE, htx, hty, tz);
     pvel[3 * p] = vu + keep * pvel[3 * p];
     pvel[3 * p + 1] = vv + keep * pvel[3 * p + 1];
     pvel[3 * p + 2] = vw + keep * pvel[3 * p + 2];
 }
+#undef G2P_STENCIL
+#undef U_ROWS
+#undef U_BASE
+#undef V_ROWS
+#undef V_BASE
+#undef W_ROWS
+#undef W_BASE
 
 inline float divergence_face(__global const float *vel, __global const char *cell, int3 n, int a,
                              int i, int j, int k)
