@@ -81,11 +81,13 @@ void grading_stage_object(const Grading *gr, int s, char *path, size_t n)
 static void build_strip_dir(char *text, const char *dir)
 {
     size_t n = strlen(dir);
-    for (char *at = text; (at = strstr(at, dir));)
-        if (at[n] == '/')
+    for (char *at = text; n > 0 && (at = strstr(at, dir));)
+        if (at[n] == '/') {
             memmove(at, at + n + 1, strlen(at + n + 1) + 1);
-        else
+            at = text;   /* the text moved up: a match may now start before at */
+        } else {
             at += n;
+        }
 }
 
 /* The compiler's first word found on the builds' PATH, followed to the real file: an upgrade
@@ -109,13 +111,25 @@ static void build_key_compiler(BuildKey *k)
     k->failed = true;
 }
 
-/* Everything a stage's object depends on: the command, the kit's headers, the compiler and the
- * source, which is all the compile may read. */
+/* The grader itself: a new flipgrade may build otherwise (another sandbox policy, other
+ * flags), so none of an older one's entries are taken. */
+static void build_key_grader(BuildKey *k)
+{
+    char self[PATH_MAX];
+    if (realpath("/proc/self/exe", self))
+        bcache_key_stamp(k, self);
+    else
+        k->failed = true;
+}
+
+/* Everything a stage's object depends on: the command, the kit's headers, the compiler, the
+ * grader and the source, which with the system's headers is all the compile may read. */
 static void build_key_compile(const Grading *gr, int s, const char *src, BuildKey *k)
 {
     char made[GC_PATH + 32];
     textf(made, sizeof made, "%s/include/.made", gr->objs);
     bcache_key_text(k, "compile " FLIPGRADE_CC " " BUILD_CFLAGS);
+    build_key_grader(k);
     bcache_key_text(k, stage_names[s]);
     bcache_key_stamp(k, made);
     build_key_compiler(k);
@@ -188,6 +202,7 @@ static bool build_key_link(const Grading *gr, const char *main_obj, const bool u
     static const char *const kit[] = { "guard.o", "track.o", "libkit.a" };
     char path[2 * GC_PATH];
     bcache_key_text(k, "link " FLIPGRADE_CC " " GUARD_WRAP_FLAGS " " FLIPGRADE_LIBS);
+    build_key_grader(k);
     textf(path, sizeof path, "%s/%s", gr->objs, main_obj);
     bcache_key_stamp(k, path);
     for (size_t i = 0; i < sizeof kit / sizeof kit[0]; i++) {
@@ -210,6 +225,8 @@ static bool build_key_link(const Grading *gr, const char *main_obj, const bool u
     char ld[PATH_MAX];
     if (realpath("/usr/bin/ld", ld))
         bcache_key_stamp(k, ld);
+    else
+        k->failed = true;   /* a linker found elsewhere could change unseen */
     return !k->failed;
 }
 

@@ -113,8 +113,12 @@ bool bcache_open(const char *dir)
     if (mkdir(dir, 0700) != 0 && errno != EEXIST)
         return false;
     struct stat st;
-    return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
-           access(dir, W_OK | X_OK) == 0;
+    if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+        return false;
+    /* only the grader's user: it holds every student's objects */
+    if ((st.st_mode & 077) != 0 && chmod(dir, 0700) != 0)
+        return false;
+    return access(dir, W_OK | X_OK) == 0;
 }
 
 /* The entry's file: FNV-1a of the key names it. */

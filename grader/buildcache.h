@@ -20,12 +20,12 @@ typedef struct {
 void bcache_key_text(BuildKey *k, const char *text);
 /* The file's whole contents (a student's source or object). */
 void bcache_key_file(BuildKey *k, const char *path);
-/* The file's path, size and modification time (the kit's objects, the compiler). */
+/* The file's path, size, modification time and inode (the kit's objects, the compiler). */
 void bcache_key_stamp(BuildKey *k, const char *path);
 void bcache_key_free(BuildKey *k);
 
-/* The directory the cache lives in, made 0700 if missing; false when it cannot be used (the
- * grader then builds everything, as without a cache). */
+/* The directory the cache lives in, made (or made again) 0700; false when it is not a directory
+ * of this user's or cannot be written (the grader then builds everything, as without one). */
 bool bcache_open(const char *dir);
 /* Writes the entry's output to out (mode) and returns true when dir holds an entry for k. */
 bool bcache_fetch(const char *dir, const BuildKey *k, const char *out, mode_t mode);

@@ -25,6 +25,7 @@ typedef struct {
     const char *config, *out, *data, *objs, *kit, *work_parent;
     const char *mkgolden, *flipsim;     /* --prepare: the reference's programs */
     const char *parts;                  /* "all", "stages" or "scenes" */
+    const char *cache;                  /* --cache DIR: the build cache (buildcache.h) */
     bool public_cases, keep, quiet, prepare, unconfined, no_cache;
     const char *csv;                    /* --class-csv OUT */
     const char *print;                  /* --print WHAT: a fact of the config, for make handout */
@@ -56,9 +57,10 @@ static void usage(FILE *f)
 "  --data DIR         the reference's cases and frames [build/grader/data]\n"
 "  --work DIR         parent of the temporary work directory [$TMPDIR or /tmp]\n"
 "  --keep             keep the work directory (its path is printed) [off]\n"
-"  --no-cache         compile and link everything afresh; by default a stage file or set of\n"
-"                     objects built before, byte for byte against the same kit and compiler,\n"
-"                     is taken from DIR/cache of --objects [off]\n"
+"  --cache DIR        keep what each compile and link made, and take it from there when a\n"
+"                     stage file or set of objects comes again byte for byte, against the same\n"
+"                     kit, compiler and grader [build/grader/cache]\n"
+"  --no-cache         compile and link everything afresh [off]\n"
 "  --unconfined       grade hidden cases even without Landlock (student code could then read\n"
 "                     the answers and write anywhere you can) [off: refuse]\n"
 "  --mkgolden PATH    --prepare: the reference's case maker [build/tests/mkgolden]\n"
@@ -77,12 +79,15 @@ static void usage(FILE *f)
 static int parse_options(int argc, char **argv, Options *o)
 {
     *o = (Options){ .config = "grader/config", .data = "build/grader/data", .objs = "build/grader/kit",
+                    .cache = "build/grader/cache",
                     .kit = ".", .mkgolden = "build/tests/mkgolden", .flipsim = "build/flipsim",
                     .parts = "all" };
     static const char *const valued[] = { "--config", "--out", "--parts", "--kit", "--objects", "--data",
-                                          "--work", "--mkgolden", "--flipsim", "--class-csv", "--print" };
+                                          "--work", "--mkgolden", "--flipsim", "--class-csv", "--print",
+                                          "--cache" };
     const char **slots[] = { &o->config, &o->out, &o->parts, &o->kit, &o->objs, &o->data,
-                             &o->work_parent, &o->mkgolden, &o->flipsim, &o->csv, &o->print };
+                             &o->work_parent, &o->mkgolden, &o->flipsim, &o->csv, &o->print,
+                             &o->cache };
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];
@@ -318,8 +323,9 @@ static int setup(Grading *gr, const Options *o)
     if (absolute(gr->work, made, "--work") != 0)
         return -1;
     textf(gr->work, sizeof gr->work, "%s", made);
-    textf(gr->cache, sizeof gr->cache, "%s/cache", gr->objs);
-    if (o->no_cache || !bcache_open(gr->cache))
+    /* Not under --objects: links may read all of that, and the cache holds other students'
+     * objects. A cache that cannot be made or used is off, not an error. */
+    if (o->no_cache || !bcache_open(o->cache) || !realpath(o->cache, gr->cache))
         gr->cache[0] = '\0';
     char src[GC_PATH + 8], err[1024];
     textf(src, sizeof src, "%s/src", gr->work);

@@ -5,6 +5,7 @@
 #ifndef FLIPKIT_GRADING_H
 #define FLIPKIT_GRADING_H
 
+#include <limits.h>
 #include <stdbool.h>
 
 #include "grade.h"
@@ -19,7 +20,7 @@ typedef struct {
     char data[GC_PATH];      /* absolute: the reference's cases and frames (build/grader/data) */
     char work[GC_PATH];      /* absolute: this grading's temporary directory */
     char out[GC_PATH];       /* absolute: the report directory */
-    char cache[GC_PATH + 8]; /* absolute: the build cache (buildcache.h), or "" when off */
+    char cache[PATH_MAX];    /* absolute: the build cache (buildcache.h), or "" when off */
     bool public_cases;       /* the self-check: public cases instead of hidden ones */
     bool quiet;
     /* per stage, in stage_names order */

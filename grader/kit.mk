@@ -4,6 +4,7 @@
 # student kit ships them). grader/README.md explains the grader; grader/config drives it.
 GRADER      := $(BUILD)/flipgrade
 GRADE_KIT   := $(BUILD)/grader/kit
+GRADE_CACHE := $(BUILD)/grader/cache
 GRADER_MODS := flipgrade grading gradeconfig intake metrics build buildcache stagepart scenepart report render sandbox sbjail sbcalls
 GRADER_OBJ  := $(GRADER_MODS:%=$(BUILD)/grader/%.o) $(GRADE_KIT)/libkit.a
 SANDBOX_OBJ := $(BUILD)/grader/sandbox.o $(BUILD)/grader/sbjail.o $(BUILD)/grader/sbcalls.o
@@ -22,22 +23,23 @@ $(BUILD)/grader/%.o: grader/%.c | $(PKGS_FOUND)
 # Order-only: `make build/flipgrade` also makes the kit the grader links student code with
 # (it refuses to grade without it, rather than grading every stage 0).
 $(GRADER): $(GRADER_OBJ) | $(GRADE_KIT_FILES)
+	@rm -rf $(GRADE_CACHE)
 	$(call say,LD,$@)
 	$(CC) $(ALL_LDFLAGS) $^ $(GRADER_LIBS) -o $@
 
-# The kit's objects and the stage harness, in one archive the runners link. A new archive or
-# new headers make every entry of the grader's build cache a miss (their stamps are in its
-# keys), so the cache goes with them.
+# The kit's objects and the stage harness, in one archive the runners link. A new archive, new
+# headers or a new grader make every entry of the grader's build cache a miss (their stamps
+# are in its keys), so the cache goes with them.
 $(GRADE_KIT)/libkit.a: $(COMMON_OBJ) $(CHECKLIB_OBJ)
 	@mkdir -p $(@D)
-	@rm -rf $@ $(GRADE_KIT)/cache
+	@rm -rf $@ $(GRADE_CACHE)
 	$(call say,AR,$@)
 	ar rcs $@ $^
 
 # The headers a student file may include: a copy, so a compile can read nothing else of the kit.
 $(GRADE_KIT)/include/.made: $(wildcard common/*.h common/writers/*.h)
 	@mkdir -p $(@D)
-	@rm -rf $(GRADE_KIT)/cache
+	@rm -rf $(GRADE_CACHE)
 	cp $^ $(@D)/
 	@touch $@
 

@@ -81,7 +81,7 @@ parts "$out/reports/targz/report.json" > "$out/cached.tsv"
 parts "$out/reports/nocache/report.json" > "$out/nocache.tsv"
 cmp -s "$out/cached.tsv" "$out/nocache.tsv" ||
     fail "the build cache changed the stage parts: $(diff "$out/nocache.tsv" "$out/cached.tsv" | head -4)"
-[ -n "$(ls -A build/grader/kit/cache 2>/dev/null)" ] || fail "the grader kept nothing in build/grader/kit/cache"
+[ -n "$(ls -A build/grader/cache 2>/dev/null)" ] || fail "the grader kept nothing in build/grader/cache"
 
 # 3. The untouched stubs: 0.
 "$grade" --quiet --config "$small" --out "$out/reports/stubs" assignment > /dev/null

@@ -170,11 +170,19 @@ START_TEST(damaged_entry_misses)
 }
 END_TEST
 
-/* A cache directory that is a link, or not writable: off, never followed. */
+/* A cache directory that is a link, or not writable: off, never followed; one that others may
+ * read is made the grader's alone again. */
 START_TEST(unusable_dir_is_off)
 {
     char dir[512], link[600], file[600];
     harness_scratch_dir("bcache", dir, sizeof dir);
+    snprintf(file, sizeof file, "%s/open", dir);
+    ck_assert_int_eq(mkdir(file, 0755), 0);
+    ck_assert_int_eq(chmod(file, 0755), 0);
+    ck_assert_int_eq(bcache_open(file), 1);
+    struct stat st;
+    ck_assert_int_eq(stat(file, &st), 0);
+    ck_assert_msg((st.st_mode & 0777) == 0700, "%s: mode %o, expected 0700", file, st.st_mode & 0777);
     snprintf(link, sizeof link, "%s/link", dir);
     ck_assert_int_eq(symlink(dir, link), 0);
     ck_assert_int_eq(bcache_open(link), 0);
