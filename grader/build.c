@@ -174,7 +174,12 @@ static void build_one(Grading *gr, int s)
             bcache_store(gr->cache, &key, obj);
     } else {
         build_strip_dir(why, src);   /* the message names files as the student knows them */
-        textf(gr->build_reason[s], GRADE_REASON_MAX, "does not compile: %s", why);
+        /* the sandbox, not the student's file system, refused an #include: say what may be */
+        const char *hint = strstr(why, ": Permission denied")
+                               ? " (a stage file compiles on its own: it may include the system's and "
+                                 "the kit's headers, not another file)"
+                               : "";
+        textf(gr->build_reason[s], GRADE_REASON_MAX, "does not compile: %s%s", why, hint);
         char log[GC_PATH + 96];
         textf(log, sizeof log, "%s/compile.log", dir);
         FILE *f = fopen(log, "w");
