@@ -127,16 +127,22 @@ __kernel void g2p_blended(__global float *pvel, __global const float *pos, __glo
 #undef W_ROWS
 #undef W_BASE
 
+/* dv: gravity's change of this component, added to every face that is not solid, as the
+ * gravity kernel would have stored it; -0.0 where there is none to add (the stage track), since
+ * x + -0.0 is x to the bit for every x, signed zeros included. */
 inline float divergence_face(__global const float *vel, __global const char *cell, int3 n, int a,
-                             int i, int j, int k)
+                             int i, int j, int k, float dv)
 {
     if (face_is_solid(cell, n, a, i, j, k))
         return 0.0f;
-    return vel[flat_index(face_dims(n, a), i, j, k)];
+    return vel[flat_index(face_dims(n, a), i, j, k)] + dv;
 }
 
+/* The pipeline fuses gravity into this read and gradient's write (dv4, see pipe_gravity); the
+ * stage track passes -0.0. */
 __kernel void divergence(__global float *div, __global const float *u, __global const float *v,
-                         __global const float *w, __global const char *cell, int4 n4, float dx)
+                         __global const float *w, __global const char *cell, int4 n4, float dx,
+                         float4 dv4)
 {
     int3 n = n4.xyz;
     int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
@@ -147,9 +153,12 @@ __kernel void divergence(__global float *div, __global const float *u, __global 
         div[c] = 0.0f;
         return;
     }
-    float out = divergence_face(u, cell, n, 0, i + 1, j, k) - divergence_face(u, cell, n, 0, i, j, k) +
-                divergence_face(v, cell, n, 1, i, j + 1, k) - divergence_face(v, cell, n, 1, i, j, k) +
-                divergence_face(w, cell, n, 2, i, j, k + 1) - divergence_face(w, cell, n, 2, i, j, k);
+    float out = divergence_face(u, cell, n, 0, i + 1, j, k, dv4.x) -
+                divergence_face(u, cell, n, 0, i, j, k, dv4.x) +
+                divergence_face(v, cell, n, 1, i, j + 1, k, dv4.y) -
+                divergence_face(v, cell, n, 1, i, j, k, dv4.y) +
+                divergence_face(w, cell, n, 2, i, j, k + 1, dv4.z) -
+                divergence_face(w, cell, n, 2, i, j, k, dv4.z);
     div[c] = out / dx;
 }
 
@@ -217,8 +226,12 @@ __kernel void jacobi(__global float *p_out, __global const float *p, __global co
         p_out[c] = (1.0f - omega) * p[c] + omega * (sum - dx2 * rhs[c]) / (float)count;
 }
 
+/* dv: gravity's change of this component (the pipeline; -0.0 from the stage track), added
+ * where the face's velocity is kept. The faces left as they are, between two cells that are not
+ * FLUID, are not read again before extrapolation writes them (the pipeline's extrap_layer zeroes
+ * what it cannot reach), so they need none. */
 __kernel void gradient(__global float *vel, __global const float *p, __global const char *cell,
-                       int4 n4, float dx, float scale, int a)
+                       int4 n4, float dx, float scale, int a, float dv)
 {
     int3 n = n4.xyz, fn = face_dims(n, a);
     int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
@@ -234,5 +247,5 @@ __kernel void gradient(__global float *vel, __global const float *p, __global co
         return;
     size_t c_hi = flat_index(n, i, j, k);
     size_t c_lo = flat_index(n, i - (a == 0), j - (a == 1), k - (a == 2));
-    vel[f] -= scale * (p[c_hi] - p[c_lo]) / dx;
+    vel[f] = (vel[f] + dv) - scale * (p[c_hi] - p[c_lo]) / dx;
 }

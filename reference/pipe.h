@@ -81,6 +81,8 @@ typedef struct {
     cl_mem face[3], weight[3], old[3], known[2];
     cl_mem sum[3];              /* p2g_scatter's weighted sums: 0 between substeps */
     int weights_kept;           /* the last pipe_p2g left the weights for reading, not 0 */
+    float gravity_dv[3];        /* this substep's gravity, to be added by divergence and gradient */
+    int gravity_pending;        /* gravity_dv is set and gradient has not stored it yet */
     /* reductions */
     cl_mem partial_d, partial_f, bounds, scan_sums;
     /* solvers: double iterate and residual, float CG vectors; z is level[0].x */
@@ -171,8 +173,10 @@ SolveResult pipe_solve(Pipe *P, const Sim *s);
 void pipe_p2g(Pipe *P, const MacGrid *g, int keep_weights);
 void pipe_classify(Pipe *P, const MacGrid *g);
 void pipe_gravity(Pipe *P, const MacGrid *g, Vec3 gravity, float dt);
-void pipe_divergence(Pipe *P, const MacGrid *g);
-void pipe_gradient(Pipe *P, const MacGrid *g, float scale);
+/* dv: gravity's change per component, fused into these two passes (pipeline.c's gravity
+ * phase says how), or NULL for none. */
+void pipe_divergence(Pipe *P, const MacGrid *g, const float *dv);
+void pipe_gradient(Pipe *P, const MacGrid *g, float scale, const float *dv);
 void pipe_extrapolate(Pipe *P, const MacGrid *g);
 void pipe_g2p(Pipe *P, const MacGrid *g, float alpha);
 /* The same velocities through one blended field per component (stages.cl says how); the
