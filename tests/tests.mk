@@ -166,10 +166,7 @@ check-fuzz: $(FUZZ_BINS) $(FUZZ_DIR)/corpus/.made ## libFuzzer on the scene load
 fuzz: $(FUZZ_BINS) $(FUZZ_DIR)/corpus/.made ## the same for FUZZ_SECONDS each [FUZZ_SECONDS=300]
 	@tests/run_fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-# Longest first (wall seconds here: grader ~175, coverage ~150, warnings, sanitize, dist and
-# fuzz 60-70 each), so that the short ones fill the end, where one part left alone held one
-# core while the other idled.
-CHECK_PARTS := check-aside check-grader coverage-check check-warnings check-sanitize check-dist check-fuzz \
-               check-make check-stubs test-common test-physics check-suites check-mutants check-opencl \
-               check-oclgrind check-pipeline check-solvers check-handout check-determinism check-movie \
+CHECK_PARTS := check-aside check-make check-stubs test-common test-physics check-suites check-mutants check-opencl \
+               check-oclgrind check-pipeline check-solvers check-grader check-handout check-dist \
+               check-determinism check-movie check-sanitize check-warnings coverage-check check-fuzz \
                check-validate check-python
