@@ -53,7 +53,8 @@ coverage: | $(PKGS_FOUND) ## which lines of the stages the suites reached (build
 # own directories, and every file two parts share is a prerequisite the parent makes first.
 check: deps ## the whole self-check (what CI runs); installs missing packages first
 	@rm -rf $(CHECK_ASIDE_DIR)
-	@$(MAKE) --no-print-directory -j2 --output-sync=target $(CHECK_PARTS); rc=$$?; \
+	@trap 'tests/background.sh stop $(CHECK_ASIDE_DIR); exit 130' INT TERM; \
+	  $(MAKE) --no-print-directory -j2 --output-sync=target $(CHECK_PARTS); rc=$$?; \
 	  tests/background.sh wait $(CHECK_ASIDE_DIR) || rc=1; exit $$rc
 	@echo "make check: all passed"
 
