@@ -52,19 +52,8 @@ coverage: | $(PKGS_FOUND) ## which lines of the stages the suites reached (build
 # that run a make of their own (coverage, sanitize, warnings, the tarball) build into their
 # own directories, and every file two parts share is a prerequisite the parent makes first.
 check: deps ## the whole self-check (what CI runs); installs missing packages first
-	@rm -rf $(CHECK_ASIDE_DIR)
-	@trap 'tests/background.sh stop $(CHECK_ASIDE_DIR); exit 130' INT TERM; \
-	  $(MAKE) --no-print-directory -j2 --output-sync=target $(CHECK_PARTS); rc=$$?; \
-	  tests/background.sh wait $(CHECK_ASIDE_DIR) || rc=1; exit $$rc
+	@$(MAKE) --no-print-directory -j2 --output-sync=target $(CHECK_PARTS)
 	@echo "make check: all passed"
-
-# The parts that mostly wait (slurmd's scheduler, Chromium) run aside, one after the other in
-# a make of their own, once what they need is made: in one of the two slots they left a core
-# idle for about a minute. make check prints their output at the end (tests/background.sh).
-CHECK_ASIDE     := check-slurm check-viewer
-CHECK_ASIDE_DIR := build/check-aside
-check-aside: grade-kit $(GRADE_DATA)/.made $(FLIPSIM) ## (make check's) start check-slurm and check-viewer in the background
-	@tests/background.sh start $(CHECK_ASIDE_DIR) $(CHECK_ASIDE)
 
 check-make: ## every phony target has a rule and a line in make help (kit and student kit)
 	@tests/check_make.sh Makefile
@@ -167,7 +156,7 @@ check-fuzz: $(FUZZ_BINS) $(FUZZ_DIR)/corpus/.made ## libFuzzer on the scene load
 fuzz: $(FUZZ_BINS) $(FUZZ_DIR)/corpus/.made ## the same for FUZZ_SECONDS each [FUZZ_SECONDS=300]
 	@tests/run_fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-CHECK_PARTS := check-aside check-make check-stubs test-common test-physics check-suites check-mutants check-opencl \
-               check-oclgrind check-pipeline check-solvers check-grader check-handout check-dist \
-               check-determinism check-movie check-sanitize check-warnings coverage-check check-fuzz \
-               check-validate check-python
+CHECK_PARTS := check-make check-stubs test-common test-physics check-suites check-mutants check-opencl check-oclgrind \
+               check-pipeline check-solvers check-grader check-handout check-dist check-determinism \
+               check-movie check-sanitize check-warnings coverage-check check-fuzz check-slurm \
+               check-validate check-python check-viewer
