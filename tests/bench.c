@@ -353,7 +353,7 @@ static void bench_print_scene(const SceneCase *c, const SceneResult *yard, const
         char tcell[32] = "";
         if (target > 0)
             snprintf(tcell, sizeof tcell, "%4.0f %s", target, d->phase_ms[q] <= target ? "ok" : "miss");
-        if (d->phase_ms[q] < 0.005) { /* no pass of its own: the pipeline's gravity */
+        if (d->ok && d->phase_ms[q] < 0.005) { /* no pass of its own: the pipeline's gravity */
             printf("  %-12s %9.2f %9.2f %9s %8s %9.3f %10s %8s\n", sim_phase_names[q],
                    d->phase_ms[q], y->phase_ms[q], "-", "-", bound, "fused", tcell);
             continue;
