@@ -81,8 +81,7 @@ typedef struct {
     cl_mem face[3], weight[3], old[3], known[2];
     cl_mem sum[3];              /* p2g_scatter's weighted sums: 0 between substeps */
     int weights_kept;           /* the last pipe_p2g left the weights for reading, not 0 */
-    float gravity_dv[3];        /* this substep's gravity, to be added by divergence and gradient */
-    int gravity_pending;        /* gravity_dv is set and gradient has not stored it yet */
+    float gravity_dv[3];        /* this substep's gravity, added by divergence and gradient */
     /* reductions */
     cl_mem partial_d, partial_f, bounds, scan_sums;
     /* solvers: double iterate and residual, float CG vectors; z is level[0].x */

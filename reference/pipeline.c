@@ -638,14 +638,13 @@ static int pipe_phase_gravity(Sim *s, float dt)
     Pipe *P = pipe_of(s);
     for (int a = 0; a < 3; a++)
         P->gravity_dv[a] = dt * vec3_get(s->scene->gravity, a); /* pipe_gravity's dv */
-    P->gravity_pending = 1;
-    return 0;
+    return 0; /* sim_substep runs this phase before divergence and gradient, every substep */
 }
 
 static int pipe_phase_divergence(Sim *s)
 {
     Pipe *P = pipe_of(s);
-    pipe_divergence(P, &s->grid, P->gravity_pending ? P->gravity_dv : NULL);
+    pipe_divergence(P, &s->grid, P->gravity_dv);
     return pipe_finish(P, s);
 }
 
@@ -673,8 +672,7 @@ static int pipe_phase_pressure(Sim *s, float dt, SolveResult *res)
 static int pipe_phase_gradient(Sim *s, float dt)
 {
     Pipe *P = pipe_of(s);
-    pipe_gradient(P, &s->grid, dt / s->scene->density, P->gravity_pending ? P->gravity_dv : NULL);
-    P->gravity_pending = 0;
+    pipe_gradient(P, &s->grid, dt / s->scene->density, P->gravity_dv);
     return pipe_finish(P, s);
 }
 
