@@ -42,9 +42,24 @@ __kernel void mg_count(__global ushort *info, __global const char *type, int4 n4
     info[c] = (ushort)(mask | INFO_FLUID | count << 8);
 }
 
-/* The box around the FLUID cells of the z-slabs [g * chunk, (g + 1) * chunk): part g gets
- * min i, j, k and max i, j, k (an empty slab: n and -1). The solvers then launch on the box
- * only: in a splash most of the grid is air, and a sweep over it is pure memory traffic. */
+/* Whether cells [i0, i0 + 16) of a row, cut at n, hold a FLUID one: 16 at a time where they
+ * fit. */
+inline int block_has_fluid(__global const char *row, int i0, int n)
+{
+    if (i0 + 16 <= n)
+        return any(vload16(0, row + i0) == (char16)CELL_FLUID);
+    for (int i = i0; i < n; i++)
+        if (row[i] == CELL_FLUID)
+            return 1;
+    return 0;
+}
+
+/* The box around the FLUID cells of the cell rows (j, k) numbered [g * chunk, (g + 1) * chunk)
+ * in j + ny k order: part g gets min i, j, k and max i, j, k (no FLUID cell: n and -1). The
+ * solvers, divergence and gradient then launch on the box only: in a splash most of the grid
+ * is air, and a sweep over it is pure memory traffic. Parts of rows, not of z-slabs, so that
+ * every part has work and both cores share it. A row is read 16 cells at a time from each end
+ * up to its first block holding FLUID, and only those two blocks are looked into cell by cell. */
 __kernel void fluid_bounds(__global int *part, __global const char *type, int4 n4, int chunk,
                            int nparts)
 {
@@ -53,16 +68,25 @@ __kernel void fluid_bounds(__global int *part, __global const char *type, int4 n
     if (g >= nparts)    /* the launch is rounded up to whole work-groups */
         return;
     int3 lo = n, hi = (int3)(-1);
-    for (int k = g * chunk; k < min((g + 1) * chunk, n.z); k++)
-        for (int j = 0; j < n.y; j++) {
-            __global const char *row = type + flat_index(n, 0, j, k);
-            for (int i = 0; i < n.x; i++)
-                if (row[i] == CELL_FLUID) {
-                    int3 c = (int3)(i, j, k);
-                    lo = min(lo, c);
-                    hi = max(hi, c);
-                }
-        }
+    int rows = n.y * n.z, end = min((g + 1) * chunk, rows);
+    for (int r = g * chunk; r < end; r++) {
+        __global const char *row = type + (size_t)r * n.x;
+        int a = 0, b = (n.x - 1) / 16 * 16;
+        while (a < n.x && !block_has_fluid(row, a, n.x))
+            a += 16;
+        if (a >= n.x)
+            continue;
+        while (!block_has_fluid(row, b, n.x)) /* stops at block a at the latest */
+            b -= 16;
+        int first = a, last = min(b + 15, n.x - 1);
+        while (row[first] != CELL_FLUID)
+            first++;
+        while (row[last] != CELL_FLUID)
+            last--;
+        int j = r % n.y, k = r / n.y;
+        lo = min(lo, (int3)(first, j, k));
+        hi = max(hi, (int3)(last, j, k));
+    }
     part[6 * g + 0] = lo.x; part[6 * g + 1] = lo.y; part[6 * g + 2] = lo.z;
     part[6 * g + 3] = hi.x; part[6 * g + 4] = hi.y; part[6 * g + 5] = hi.z;
 }

@@ -169,7 +169,7 @@ static void cl_divergence(const MacGrid *g, float *div)
     if (P) {
         track_write_cells(P, g);
         track_write_faces(P, P->face, g->vel, g);
-        pipe_divergence(P, g, NULL);
+        pipe_divergence(P, g, NULL, 0);
         pipe_read(P, P->div, div, grid_cells(g) * sizeof(float));
     }
     if (!P || !track_done(P, "divergence"))
@@ -212,7 +212,7 @@ static void cl_gradient(MacGrid *g, const float *p, float scale)
         track_write_cells(P, g);
         pipe_write(P, P->p, p, grid_cells(g) * sizeof(float));
         track_write_faces(P, P->face, g->vel, g);
-        pipe_gradient(P, g, scale, NULL);
+        pipe_gradient(P, g, scale, NULL, 0);
         track_read_faces(P, P->face, g->vel, g);
     }
     if (!P || !track_done(P, "gradient"))

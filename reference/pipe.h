@@ -165,6 +165,7 @@ void pipe_surface_release(Pipe *P);
 
 /* Solves L p = rhs on the device with the scene's pressure.solver (rhs in P->rhs, p in P->p),
  * after pressure_rhs has left rhs, b, the iterate and their norms' partial sums. */
+void pipe_find_box(Pipe *P, const Sim *s);
 SolveResult pipe_solve(Pipe *P, const Sim *s);
 
 /* The phases of a substep on the device's buffers, each enqueued without a wait; pipeline.c's
@@ -174,8 +175,8 @@ void pipe_classify(Pipe *P, const MacGrid *g);
 void pipe_gravity(Pipe *P, const MacGrid *g, Vec3 gravity, float dt);
 /* dv: gravity's change per component, fused into these two passes (pipeline.c's gravity
  * phase says how), or NULL for none. */
-void pipe_divergence(Pipe *P, const MacGrid *g, const float *dv);
-void pipe_gradient(Pipe *P, const MacGrid *g, float scale, const float *dv);
+void pipe_divergence(Pipe *P, const MacGrid *g, const float *dv, int on_box);
+void pipe_gradient(Pipe *P, const MacGrid *g, float scale, const float *dv, int on_box);
 void pipe_extrapolate(Pipe *P, const MacGrid *g);
 void pipe_g2p(Pipe *P, const MacGrid *g, float alpha);
 /* The same velocities through one blended field per component (stages.cl says how); the

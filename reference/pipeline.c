@@ -508,25 +508,47 @@ static float pipe_dv(const float *dv, int a)
     return dv ? dv[a] : -0.0f;
 }
 
-void pipe_divergence(Pipe *P, const MacGrid *g, const float *dv)
+/* The cells [lo, hi) a pipeline launch over cells covers: level 0's FLUID box when the
+ * pipeline found it for these cell types (pipe_find_box, after classify) and on_box asks for
+ * it, else the whole grid. */
+static void pipe_cell_range(const Pipe *P, const MacGrid *g, int on_box, int lo[3], int hi[3])
+{
+    const int n[3] = { g->nx, g->ny, g->nz };
+    for (int d = 0; d < 3; d++) {
+        lo[d] = on_box && P->box_fresh ? P->level[0].lo[d] : 0;
+        hi[d] = on_box && P->box_fresh ? P->level[0].hi[d] : n[d];
+    }
+}
+
+/* on_box: only the FLUID box's div (the pipeline: pressure_rhs reads div in FLUID cells only,
+ * and those lie in the box); the stage track reads every cell's. */
+void pipe_divergence(Pipe *P, const MacGrid *g, const float *dv, int on_box)
 {
     cl_int4 n = pipe_grid_dims(g);
     float dx = g->dx;
     cl_float4 dv4 = { { pipe_dv(dv, 0), pipe_dv(dv, 1), pipe_dv(dv, 2), 0.0f } };
-    LAUNCH(P, K_DIVERGENCE, (size_t)g->nx, (size_t)g->ny, (size_t)g->nz, ARG(P->div),
-           ARG(P->face[0]), ARG(P->face[1]), ARG(P->face[2]), ARG(P->cell), ARG(n), ARG(dx),
-           ARG(dv4));
+    int lo[3], hi[3];
+    pipe_cell_range(P, g, on_box, lo, hi);
+    LAUNCH_RANGE(P, K_DIVERGENCE, lo, hi, ARG(P->div), ARG(P->face[0]), ARG(P->face[1]),
+                 ARG(P->face[2]), ARG(P->cell), ARG(n), ARG(dx), ARG(dv4));
 }
 
-void pipe_gradient(Pipe *P, const MacGrid *g, float scale, const float *dv)
+/* on_box: only the faces with a FLUID side, those of the FLUID box and one more along the
+ * component's axis (the pipeline). The faces outside keep what they held: none has a FLUID
+ * side, so none is KNOWN to extrapolation, which sets each of them (a wall face, or one it
+ * cannot reach, to 0) before anything reads it. The stage track needs every face's value. */
+void pipe_gradient(Pipe *P, const MacGrid *g, float scale, const float *dv, int on_box)
 {
     cl_int4 n = pipe_grid_dims(g);
     float dx = g->dx;
     for (cl_int a = 0; a < 3; a++) {
         const int *fn = g->face[a].n;
         float dva = pipe_dv(dv, a);
-        LAUNCH(P, K_GRADIENT, (size_t)fn[0], (size_t)fn[1], (size_t)fn[2], ARG(P->face[a]),
-               ARG(P->p), ARG(P->cell), ARG(n), ARG(dx), ARG(scale), ARG(a), ARG(dva));
+        int lo[3], hi[3];
+        pipe_cell_range(P, g, on_box, lo, hi);
+        hi[a] = hi[a] + 1 < fn[a] ? hi[a] + 1 : fn[a];
+        LAUNCH_RANGE(P, K_GRADIENT, lo, hi, ARG(P->face[a]), ARG(P->p), ARG(P->cell), ARG(n),
+                     ARG(dx), ARG(scale), ARG(a), ARG(dva));
     }
 }
 
@@ -622,9 +644,12 @@ static int pipe_phase_p2g(Sim *s)
     return pipe_finish(pipe_of(s), s);
 }
 
+/* The FLUID box is found here, not in the solve, so that divergence and gradient launch on it
+ * too (pipe_find_box). */
 static int pipe_phase_classify(Sim *s)
 {
     pipe_classify(pipe_of(s), &s->grid);
+    pipe_find_box(pipe_of(s), s);
     return pipe_finish(pipe_of(s), s);
 }
 
@@ -644,7 +669,7 @@ static int pipe_phase_gravity(Sim *s, float dt)
 static int pipe_phase_divergence(Sim *s)
 {
     Pipe *P = pipe_of(s);
-    pipe_divergence(P, &s->grid, P->gravity_dv);
+    pipe_divergence(P, &s->grid, P->gravity_dv, 1);
     return pipe_finish(P, s);
 }
 
@@ -672,7 +697,7 @@ static int pipe_phase_pressure(Sim *s, float dt, SolveResult *res)
 static int pipe_phase_gradient(Sim *s, float dt)
 {
     Pipe *P = pipe_of(s);
-    pipe_gradient(P, &s->grid, dt / s->scene->density, P->gravity_dv);
+    pipe_gradient(P, &s->grid, dt / s->scene->density, P->gravity_dv, 1);
     return pipe_finish(P, s);
 }
 

@@ -109,7 +109,8 @@ static void pipe_fluid_bounds(Pipe *P)
 {
     PipeLevel *l0 = &P->level[0];
     cl_int4 n = pipe_dims(l0->n);
-    cl_int chunk = (l0->n[2] + PIPE_PARTS - 1) / PIPE_PARTS, nparts = PIPE_PARTS;
+    int rows = l0->n[1] * l0->n[2];
+    cl_int chunk = (rows + PIPE_PARTS - 1) / PIPE_PARTS, nparts = PIPE_PARTS;
     LAUNCH(P, K_FLUID_BOUNDS, PIPE_PARTS, 1, 1, ARG(P->bounds), ARG(P->cell), ARG(n), ARG(chunk),
            ARG(nparts));
 }
@@ -608,27 +609,50 @@ const char *pipeline_solver_variant(const char *name)
     return "CG with a symmetric red-black Gauss-Seidel preconditioner (not MIC(0)), on OpenCL";
 }
 
-/* After pressure_rhs: one wait reads |rhs|, |b| and the fluid's bounds. b = 0 means p = 0
- * solves it, as on the host. */
+/* The levels solver `name` runs on; jacobi, which sweeps the whole grid, none (0). */
+static int pipe_solver_levels(const Pipe *P, const char *name)
+{
+    if (strcmp(name, "jacobi") == 0)
+        return 0;
+    return strcmp(name, "multigrid") == 0 || strcmp(name, "mgpcg") == 0 ? P->levels : 1;
+}
+
+/* Level 0's box around the FLUID cells (pipe_fluid_box) for the cell types classify just
+ * wrote, found before the substep's divergence so that divergence and gradient launch on it
+ * too; one wait. Not for jacobi, which sweeps the whole grid: the box stays stale and every
+ * launch stays whole. */
+void pipe_find_box(Pipe *P, const Sim *s)
+{
+    int nlev = pipe_solver_levels(P, s->solver_name);
+    cl_int bounds[PIPE_PARTS * 6] = { 0 };
+    if (nlev == 0)
+        return;
+    pipe_fluid_bounds(P);
+    pipe_read(P, P->bounds, bounds, sizeof bounds);
+    if (P->failure == CL_SUCCESS)
+        pipe_fluid_box(P, nlev, bounds);
+}
+
+/* After pressure_rhs: one wait reads |rhs|, |b| and, unless pipe_find_box found them after
+ * classify, the fluid's bounds. b = 0 means p = 0 solves it, as on the host. */
 SolveResult pipe_solve(Pipe *P, const Sim *s)
 {
     const PressureSettings *set = &s->scene->pressure;
     const MacGrid *g = &s->grid;
     const char *name = s->solver_name;
-    int jacobi = strcmp(name, "jacobi") == 0;
-    int multigrid = strcmp(name, "multigrid") == 0 || strcmp(name, "mgpcg") == 0;
-    int nlev = multigrid ? P->levels : 1;
+    int nlev = pipe_solver_levels(P, name), jacobi = nlev == 0, box_known = P->box_fresh;
     double part[2 * PIPE_PARTS], rhs2 = 0.0, b2 = 0.0;
     cl_int bounds[PIPE_PARTS * 6] = { 0 };
     if (!jacobi) {
         pipe_prepare_levels(P, nlev);
-        pipe_fluid_bounds(P);
+        if (!box_known)
+            pipe_fluid_bounds(P);
     }
     /* jacobi waits on this read; the others on the next, which also waits for this one */
-    cl_bool wait = jacobi ? CL_TRUE : CL_FALSE;
+    cl_bool wait = jacobi || box_known ? CL_TRUE : CL_FALSE;
     pipe_ok(P, clEnqueueReadBuffer(P->cl.queue, P->partial_d, wait, 0, sizeof part, part, 0, NULL,
                                    NULL), "reading a sum");
-    if (!jacobi)
+    if (!jacobi && !box_known)
         pipe_read(P, P->bounds, bounds, sizeof bounds);
     if (P->failure != CL_SUCCESS) {
         clFinish(P->cl.queue); /* nothing may still be writing into part */
@@ -644,7 +668,8 @@ SolveResult pipe_solve(Pipe *P, const Sim *s)
     }
     if (jacobi)
         return pipe_jacobi(P, g, set, sqrt(rhs2));
-    pipe_fluid_box(P, nlev, bounds);
+    if (!box_known)
+        pipe_fluid_box(P, nlev, bounds);
     double bnorm = sqrt(b2);
     if (strcmp(name, "gauss_seidel") == 0)
         return pipe_relax(P, g, set, 1.0f, bnorm);
