@@ -55,6 +55,8 @@ typedef struct {
                                  * INFO_FLUID, neighbour count) */
     cl_mem x, b, r;             /* float; r in the split layout on a split level */
     int lo[3], hi[3];           /* the box [lo, hi) holding every FLUID cell of this solve */
+    int used_lo[3], used_hi[3]; /* a split level: where r (and x below level 0) may be nonzero,
+                                 * the box of the solves since they were last cleared */
     cl_mem xs, bs, infos;       /* x, b, count in colour-split layout (solvers.cl), on a level
                                  * swept in parallel; NULL on one swept by one work-item */
     int hx, nh, pad;            /* cells per split row, per colour; pad elements at each end */

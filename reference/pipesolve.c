@@ -50,6 +50,10 @@ int pipe_alloc_levels(Pipe *P, const MacGrid *g)
             l->nh = l->hx * n[1] * n[2];
             l->pad = l->hx * n[1] + 1;
             size_t split = pipe_split_elements(l);
+            /* what the buffers hold is not known yet (x is not cleared here): the first solve
+             * that does not cover the whole level clears them (pipe_fluid_box) */
+            for (int d = 0; d < 3; d++)
+                l->used_lo[d] = 0, l->used_hi[d] = n[d];
             l->r = pipe_buffer(P, split * sizeof(float));
             if (P->failure == CL_SUCCESS)
                 pipe_zero(P, l->r, split * sizeof(float));
@@ -115,6 +119,17 @@ static void pipe_fluid_bounds(Pipe *P)
            ARG(nparts));
 }
 
+/* Whether the box [lo, hi) holds the box [in_lo, in_hi) (an empty one: in_hi <= in_lo). */
+static int pipe_box_holds(const int lo[3], const int hi[3], const int in_lo[3], const int in_hi[3])
+{
+    int holds = 1, empty = 0;
+    for (int d = 0; d < 3; d++) {
+        holds &= lo[d] <= in_lo[d] && in_hi[d] <= hi[d];
+        empty |= in_hi[d] <= in_lo[d];
+    }
+    return holds || empty;
+}
+
 /* part: fluid_bounds' output, read back */
 static void pipe_fluid_box(Pipe *P, int nlev, const cl_int *part)
 {
@@ -136,25 +151,29 @@ static void pipe_fluid_box(Pipe *P, int nlev, const cl_int *part)
             whole &= l->lo[d] == 0 && l->hi[d] == l->n[d];
         }
     }
-    if (whole)
-        return;
     /* Outside the box a vector keeps what an earlier solve left there. Two are read there for
-     * cells whose result is kept, so only they are cleared to the 0 of a cell that is not
-     * FLUID: a level's r, which restriction reads up to two fine cells past the box, and the
-     * x of a level below level 0, whose prolongation reads one coarse cell past it (the coarsest
+     * cells whose result is kept, so only they must hold the 0 of a cell that is not FLUID: a
+     * level's r, which restriction reads up to two fine cells past the box, and the x of a
+     * level below level 0, whose prolongation reads one coarse cell past it (the coarsest
      * writes its x whole). Those of the levels mg_down_serial runs on were cleared by mg_count;
-     * the split levels' are cleared here. Every
-     * other vector is read within the box only, or loaded past it and dropped by the info
-     * bits (a split level's b), or written over the box and read within it (s from z). A
-     * launch rounded up to whole work-groups also runs on cells past the box, all of them not
-     * FLUID, whose results are dropped or 0. */
+     * the split levels' are cleared here, unless every solve since the last clearing had its
+     * box inside this one: a solve leaves them nonzero in FLUID cells of its box only (a splash
+     * keeps one box for many substeps, a clearing costs ~0.5 ms at 64^3). Every other vector is
+     * read within the box only, or loaded past it and dropped by the info bits (a split
+     * level's b), or written over the box and read within it (s from z). A launch rounded up
+     * to whole work-groups also runs on cells past the box, all of them not FLUID, whose
+     * results are dropped or 0. */
     for (int q = 0; q < nlev - 1; q++) {
         PipeLevel *l = &P->level[q];
         if (!l->infos)
             continue;
-        pipe_zero(P, l->r, pipe_split_elements(l) * sizeof(float));
-        if (q > 0)
-            pipe_zero(P, l->x, l->cells * sizeof(float));
+        if (!whole && !pipe_box_holds(l->lo, l->hi, l->used_lo, l->used_hi)) {
+            pipe_zero(P, l->r, pipe_split_elements(l) * sizeof(float));
+            if (q > 0)
+                pipe_zero(P, l->x, l->cells * sizeof(float));
+        }
+        memcpy(l->used_lo, l->lo, sizeof l->lo); /* this box holds the earlier ones, or they */
+        memcpy(l->used_hi, l->hi, sizeof l->hi); /* were cleared */
     }
 }
 
