@@ -1,6 +1,6 @@
-/* pipeline.cl — the given steps of a substep as kernels (classify, pressure rhs, extrapolate,
- * keep inside) and the reductions the host reads back. flipkit kernels/: the device-resident
- * pipeline; same arithmetic and order as common/given.c, so C and OpenCL agree closely. */
+/* pipeline.cl — the given steps of a substep as kernels (pressure rhs, extrapolate, keep inside;
+ * classify within p2g's last pass) and the reductions the host reads back. flipkit kernels/: the
+ * device-resident pipeline; same arithmetic and order as common/given.c, so C and OpenCL agree. */
 
 /* A sum or maximum is taken by a fixed number of work-items, each over its own contiguous
  * chunk in index order; the host adds the partials in order. No float atomics, so the same
@@ -13,12 +13,9 @@ inline void chunk_of(int g, int n, int chunk, int *lo, int *hi)
 
 /* Cell types from the counting sort: FLUID where a non-solid cell holds a particle (the cell
  * of a particle is cell_along of common.cl, as in given_classify); pressure is 0 outside FLUID. */
-__kernel void classify(__global char *cell, __global float *p, __global const char *solid,
-                       __global const int *start, int ncells)
+inline void classify_cell(__global char *cell, __global float *p, __global const char *solid,
+                          __global const int *start, int c)
 {
-    int c = get_global_id(0);
-    if (c >= ncells)
-        return;
     char t = solid[c] ? CELL_SOLID : start[c + 1] > start[c] ? CELL_FLUID : CELL_AIR;
     cell[c] = t;
     if (t != CELL_FLUID)
@@ -348,9 +345,13 @@ __kernel void p2g_scatter(__global float *u, __global float *v, __global float *
  * gets a copy, the grid velocity before the forces, for FLIP's change in g2p. The sums, and
  * the weights unless the stage track reads them (clear_weight 0), are read here only, so they
  * are left 0 for the next substep's p2g_scatter: that spares it two clearing passes per
- * component. */
+ * component. classify_cells > 0: also classify cells 0 .. classify_cells - 1 from the sort's
+ * starts (the pipeline's classify, fused into u's pass, which has more faces than there are
+ * cells: a launch and a pass fewer). */
 __kernel void p2g_normalize(__global float *vel, __global float *old, __global float *sum,
-                            __global float *weight, int clear_weight, int nfaces)
+                            __global float *weight, int clear_weight, int nfaces,
+                            __global char *cell, __global float *p, __global const char *solid,
+                            __global const int *start, int classify_cells)
 {
     int f = get_global_id(0);
     if (f >= nfaces)
@@ -362,6 +363,8 @@ __kernel void p2g_normalize(__global float *vel, __global float *old, __global f
     sum[f] = 0.0f;
     if (clear_weight)
         weight[f] = 0.0f;
+    if (f < classify_cells)
+        classify_cell(cell, p, solid, start, f);
 }
 
 /* The first `words` of m = 0, a word per work-item (pipe_zero). */

@@ -138,7 +138,7 @@ static void cl_p2g(const Particles *ps, MacGrid *g)
             pipe_write(P, P->id, id, ps->count * sizeof *id);
         free(id);
         track_write_particles(P, ps);
-        pipe_p2g(P, g, 1);
+        pipe_p2g(P, g, 1, 0);
         track_read_faces(P, P->face, g->vel, g);
         track_read_faces(P, P->weight, g->weight, g);
     }

@@ -20,7 +20,7 @@ enum { PIPE_MAX_PARTIALS = 1024 };
     X(SORT_SCAN_PARTS, sort_scan_parts) X(SORT_SCAN_WRITE, sort_scan_write) \
     X(SORT_SCATTER, sort_scatter) \
     X(SORT_BUCKETS, sort_buckets) X(SORT_PERMUTE, sort_permute) X(P2G_SCATTER, p2g_scatter) \
-    X(P2G_NORMALIZE, p2g_normalize) X(CLASSIFY, classify) X(GRAVITY, gravity) \
+    X(P2G_NORMALIZE, p2g_normalize) X(GRAVITY, gravity) \
     X(DIVERGENCE, divergence) X(PRESSURE_RHS, pressure_rhs) X(GRADIENT, gradient) \
     X(EXTRAP_INIT, extrap_init) X(EXTRAP_LAYER, extrap_layer) \
     X(G2P, g2p) X(G2P_BLEND, g2p_blend) X(G2P_BLENDED, g2p_blended) X(ADVECT, advect) X(KEEP_INSIDE, keep_inside) \
@@ -172,8 +172,9 @@ SolveResult pipe_solve(Pipe *P, const Sim *s);
 
 /* The phases of a substep on the device's buffers, each enqueued without a wait; pipeline.c's
  * backend calls run them on the resident state, opencl_track.c on one stage's case. */
-void pipe_p2g(Pipe *P, const MacGrid *g, int keep_weights);
-void pipe_classify(Pipe *P, const MacGrid *g);
+/* classify: also the cell types (and p = 0 outside FLUID) from the sort, in p2g's last pass
+ * (the pipeline's classify) */
+void pipe_p2g(Pipe *P, const MacGrid *g, int keep_weights, int classify);
 void pipe_gravity(Pipe *P, const MacGrid *g, Vec3 gravity, float dt);
 /* dv: gravity's change per component, fused into these two passes (pipeline.c's gravity
  * phase says how), or NULL for none. */

@@ -461,7 +461,7 @@ void pipe_sort(Pipe *P, const MacGrid *g)
 /* The nine row colours of p2g_scatter in a fixed order into sums that are 0 (the last
  * p2g_normalize, or pipe_alloc_grid, left them so), then the division. keep_weights: the
  * weights stay for reading (the stage track's p2g), and the next call clears them first. */
-void pipe_p2g(Pipe *P, const MacGrid *g, int keep_weights)
+void pipe_p2g(Pipe *P, const MacGrid *g, int keep_weights, int classify)
 {
     cl_int4 n = pipe_grid_dims(g);
     float dx = g->dx;
@@ -478,17 +478,14 @@ void pipe_p2g(Pipe *P, const MacGrid *g, int keep_weights)
                    ARG(P->pos), ARG(P->vel), ARG(P->start), ARG(n), ARG(dx), ARG(cy), ARG(cz));
     for (int a = 0; a < 3; a++) {
         cl_int nfaces = (cl_int)grid_faces(g, a);
+        /* u has (nx + 1) ny nz faces, more than there are cells */
+        cl_int cells = classify && a == 0 ? (cl_int)grid_cells(g) : 0;
         LAUNCH(P, K_P2G_NORMALIZE, (size_t)nfaces, 1, 1, ARG(P->face[a]), ARG(P->old[a]),
-               ARG(P->sum[a]), ARG(P->weight[a]), ARG(clear_weight), ARG(nfaces));
+               ARG(P->sum[a]), ARG(P->weight[a]), ARG(clear_weight), ARG(nfaces), ARG(P->cell),
+               ARG(P->p), ARG(P->solid), ARG(P->start), ARG(cells));
     }
-}
-
-void pipe_classify(Pipe *P, const MacGrid *g)
-{
-    cl_int ncells = (cl_int)grid_cells(g);
-    LAUNCH(P, K_CLASSIFY, grid_cells(g), 1, 1, ARG(P->cell), ARG(P->p), ARG(P->solid),
-           ARG(P->start), ARG(ncells));
-    P->box_fresh = 0;
+    if (classify)
+        P->box_fresh = 0;
 }
 
 void pipe_gravity(Pipe *P, const MacGrid *g, Vec3 gravity, float dt)
@@ -640,15 +637,15 @@ static int pipe_finish(Pipe *P, Sim *s)
 
 static int pipe_phase_p2g(Sim *s)
 {
-    pipe_p2g(pipe_of(s), &s->grid, 0);
+    pipe_p2g(pipe_of(s), &s->grid, 0, 1); /* classify fused in: pipe_phase_classify */
     return pipe_finish(pipe_of(s), s);
 }
 
-/* The FLUID box is found here, not in the solve, so that divergence and gradient launch on it
- * too (pipe_find_box). */
+/* The cells were classified in p2g's last pass (p2g_normalize), from the sort's starts. What
+ * is left is the FLUID box, found here, not in the solve, so that divergence and gradient
+ * launch on it too (pipe_find_box). */
 static int pipe_phase_classify(Sim *s)
 {
-    pipe_classify(pipe_of(s), &s->grid);
     pipe_find_box(pipe_of(s), s);
     return pipe_finish(pipe_of(s), s);
 }

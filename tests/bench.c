@@ -267,8 +267,10 @@ static SceneResult bench_scene(const SceneCase *c, int device)
 
 /* The bytes a phase must move per substep at least, each array it needs read or written once
  * (particles 12 bytes per vector, faces and cells 4 per float, cell types 1):
- *   p2g         positions and velocities in; face velocities and weights out, the FLIP copy
- *   classify    the particle counts and solid flags in, cell types out
+ *   p2g         positions and velocities in; face velocities and weights out, the FLIP copy;
+ *               and classify's bytes: the pipeline classifies in p2g's last pass
+ *   classify    the particle counts and solid flags in, cell types out (C); on OpenCL, which
+ *               classified in p2g, what is left: the FLUID box's search, the cell types in
  *   gravity     face velocities in and out, cell types in
  *   divergence  face velocities and cell types in, divergence out
  *   pressure    per iteration the CG vectors: p, r (double), s, t, z and the cell types
@@ -284,8 +286,8 @@ static double bench_phase_bytes(SimPhase q, const SceneResult *r)
     double np = (double)r->particles, nc = (double)r->cells, nf = (double)r->faces;
     double its = r->substeps ? (double)r->iterations / (double)r->substeps : 0.0;
     switch (q) {
-    case PHASE_P2G: return 24.0 * np + 16.0 * nf;
-    case PHASE_CLASSIFY: return 6.0 * nc;
+    case PHASE_P2G: return 24.0 * np + 16.0 * nf + 6.0 * nc;
+    case PHASE_CLASSIFY: return nc;
     case PHASE_GRAVITY: return 8.0 * nf + nc;
     case PHASE_DIVERGENCE: return 4.0 * nf + 5.0 * nc;
     case PHASE_PRESSURE: return its * 65.0 * nc;
@@ -364,7 +366,8 @@ static void bench_print_scene(const SceneCase *c, const SceneResult *yard, const
     }
     printf("  (bound = the bytes the stage must move / the device's triad bandwidth %.1f GB/s; "
            "targets are the issue's, for 64^3; fused: on OpenCL, gravity is added by "
-           "divergence's read and gradient's write)\n", bandwidth);
+           "divergence's read and gradient's write; classify's cell types are written in p2g's "
+           "last pass, and its row is the search for the FLUID box)\n", bandwidth);
 }
 
 static json_t *bench_run_json(const SceneResult *r, double bandwidth)
