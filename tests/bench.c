@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 
+#include "cli.h"
 #include "clx.h"
 #include "output.h"
 #include "pipeline.h"
@@ -682,6 +683,7 @@ static void bench_outputs(json_t *out)
 int main(int argc, char **argv)
 {
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    cli_keep_freed_memory(); /* as flipsim runs */
     if (argc > 1 && strcmp(argv[1], "--outputs") == 0) {   /* that section alone */
         json_t *outputs = json_array();
         bench_outputs(outputs);
