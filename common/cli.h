@@ -31,7 +31,8 @@ enum { EXIT_OK = 0, EXIT_IO = 1, EXIT_INPUT = 2, EXIT_BLOWUP = 3, EXIT_MEMORY = 
 extern void (*cli_settings_hook)(const Scene *scene, int last_frame);
 
 /* Keeps freed memory in the process for the next frame's buffers of the same size (cli.c says
- * why); cli_main calls it, and so does make bench, so that it times what flipsim runs. */
+ * why). The reference flipsim calls it before cli_main, and so does make bench, so that it
+ * times what flipsim runs. */
 void cli_keep_freed_memory(void);
 
 /* reference and devices may be NULL (the student-only build). */

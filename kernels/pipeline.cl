@@ -1,5 +1,5 @@
 /* pipeline.cl — the given steps of a substep as kernels (pressure rhs, extrapolate, keep inside;
- * classify within p2g's last pass) and the reductions the host reads back. flipkit kernels/: the
+ * classify within p2g_normalize) and the reductions the host reads back. flipkit kernels/: the
  * device-resident pipeline; same arithmetic and order as common/given.c, so C and OpenCL agree. */
 
 /* A sum or maximum is taken by a fixed number of work-items, each over its own contiguous

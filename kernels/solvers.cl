@@ -58,8 +58,10 @@ inline int block_has_fluid(__global const char *row, int i0, int n)
  * in j + ny k order: part g gets min i, j, k and max i, j, k (no FLUID cell: n and -1). The
  * solvers, divergence and gradient then launch on the box only: in a splash most of the grid
  * is air, and a sweep over it is pure memory traffic. Parts of rows, not of z-slabs, so that
- * every part has work and both cores share it. A row is read 16 cells at a time from each end
- * up to its first block holding FLUID, and only those two blocks are looked into cell by cell. */
+ * both cores share the scan (by slab, the 64 slabs of 64^3 fell in one work-group; a grid of
+ * fewer than nparts rows leaves the last parts empty). A row is read 16 cells at a time from
+ * each end up to its first block holding FLUID, and only those two blocks are looked into cell
+ * by cell. */
 __kernel void fluid_bounds(__global int *part, __global const char *type, int4 n4, int chunk,
                            int nparts)
 {
@@ -230,7 +232,8 @@ __attribute__((always_inline)) inline void restrict_at(__global float *cb, __glo
 /* fine x += P coarse x in FLUID fine cells (mg_prolong_add of multigrid.c). Each fine cell
  * takes 3/4 of its parent and 1/4 of the parent's neighbour on its side, per axis; the terms
  * add in the order below (x fastest). A coarse cell that is not FLUID holds x = 0 (zeroed,
- * never swept, outside the box zeroed by pipe_fluid_box), so its term adds 0 and leaves e as it is to the bit, and no type needs reading; a
+ * never swept, 0 outside the box as pipe_fluid_box sees to), so its term adds 0 and leaves e
+ * as it is to the bit, and no type needs reading; a
  * neighbour outside the coarse grid gets weight 0 at a clamped index. Scalars and no branch
  * but the store, so that the work-group runs through the vector lanes. */
 #define PROLONG_TERM(I, J, K, wx, wy, wz) e += (wx) * (wy) * (wz) * cx[(I) + ncx * ((J) + ncy * (K))];
@@ -283,8 +286,8 @@ __attribute__((always_inline)) inline void prolong_at(__global float *fx, __glob
  * coarser x, post-smooth). Every cell gets the parallel kernels' arithmetic, so the result is
  * theirs to the bit; on a level of a few thousand cells the launches cost more than the work.
  * They run over the level's box [lo, hi) of FLUID cells and the coarse level's [clo, chi):
- * outside it x and r are 0 (pipe_fluid_box clears them once per solve, and nothing writes
- * there), which is all prolongation and restriction read there; b there is never read. */
+ * outside it x and r are 0 (mg_count clears them once per solve, and nothing writes there),
+ * which is all prolongation and restriction read there; b there is never read. */
 __kernel void mg_down_serial(__global float *x, __global const float *b, __global float *r,
                              __global const char *type, __global const ushort *info, int4 n4,
                              __global float *cb, __global const char *ctype, int4 nc4,

@@ -11,5 +11,6 @@ int main(int argc, char **argv)
     static const CliDevices opencl = { pipeline_list_devices, pipeline_open, pipeline_surface,
                                          pipeline_solver_variant,
                                          pipeline_surface_anisotropic };
+    cli_keep_freed_memory();
     return cli_main(argc, argv, &student_track, &reference_track, &opencl);
 }

@@ -165,15 +165,19 @@ void pipe_sort(Pipe *P, const MacGrid *g);
 /* The release of the surface's buffers (pipesurface.c; pipeline_surface makes them). */
 void pipe_surface_release(Pipe *P);
 
-/* Solves L p = rhs on the device with the scene's pressure.solver (rhs in P->rhs, p in P->p),
- * after pressure_rhs has left rhs, b, the iterate and their norms' partial sums. */
+/* Level 0's box around the FLUID cells (and the coarse levels'), for the cell types just
+ * classified, with one wait: the pipeline's classify phase, so that divergence and gradient
+ * launch on it too. Nothing for jacobi, which sweeps the whole grid. */
 void pipe_find_box(Pipe *P, const Sim *s);
+/* Solves L p = rhs on the device with the scene's pressure.solver (rhs in P->rhs, p in P->p),
+ * after pressure_rhs has left rhs, b, the iterate and their norms' partial sums; finds the box
+ * itself when pipe_find_box has not. */
 SolveResult pipe_solve(Pipe *P, const Sim *s);
 
 /* The phases of a substep on the device's buffers, each enqueued without a wait; pipeline.c's
  * backend calls run them on the resident state, opencl_track.c on one stage's case. */
-/* classify: also the cell types (and p = 0 outside FLUID) from the sort, in p2g's last pass
- * (the pipeline's classify) */
+/* classify: also the cell types (and p = 0 outside FLUID) from the sort, in p2g's normalize
+ * pass (u's launch): the pipeline's classify */
 void pipe_p2g(Pipe *P, const MacGrid *g, int keep_weights, int classify);
 void pipe_gravity(Pipe *P, const MacGrid *g, Vec3 gravity, float dt);
 /* dv: gravity's change per component, fused into these two passes (pipeline.c's gravity

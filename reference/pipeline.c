@@ -550,8 +550,9 @@ void pipe_gradient(Pipe *P, const MacGrid *g, float scale, const float *dv, int 
 }
 
 /* The faces extrapolation can change: known ones lie beside FLUID cells, so within the FLUID
- * box (pipe_fluid_box, when this substep's solve found it) and one face past it, and each
- * layer reaches one face further; the rest of the grid only ends up 0. Else the whole grid. */
+ * box (pipe_fluid_box, when pipe_find_box found it for this substep's cell types) and one
+ * face past it, and each layer reaches one face further; the rest of the grid only ends up 0.
+ * Else (jacobi) the whole grid. */
 static void pipe_extrapolation_box(Pipe *P, const int fn[3], int lo[3], int hi[3])
 {
     for (int d = 0; d < 3; d++) {
@@ -641,9 +642,9 @@ static int pipe_phase_p2g(Sim *s)
     return pipe_finish(pipe_of(s), s);
 }
 
-/* The cells were classified in p2g's last pass (p2g_normalize), from the sort's starts. What
- * is left is the FLUID box, found here, not in the solve, so that divergence and gradient
- * launch on it too (pipe_find_box). */
+/* The cells were classified in p2g's normalize pass (u's p2g_normalize), from the sort's
+ * starts. What is left is the FLUID box, found here, not in the solve, so that divergence and
+ * gradient launch on it too (pipe_find_box). */
 static int pipe_phase_classify(Sim *s)
 {
     pipe_find_box(pipe_of(s), s);

@@ -107,8 +107,8 @@ static void pipe_prepare_levels(Pipe *P, int nlev)
 
 /* Each level's box around its FLUID cells, from level 0's (a coarse cell is FLUID only where
  * a child is, so halving the box holds them). The launches skip what lies outside it, and the
- * sums, taken per z-slab of the box, add the same terms as over the grid; pipe_fluid_box clears
- * the two vectors read just outside it. */
+ * sums, taken per z-slab of the box, add the same terms as over the grid; pipe_fluid_box sees
+ * that the two vectors read just outside it hold 0 there. */
 static void pipe_fluid_bounds(Pipe *P)
 {
     PipeLevel *l0 = &P->level[0];
@@ -667,7 +667,8 @@ SolveResult pipe_solve(Pipe *P, const Sim *s)
         if (!box_known)
             pipe_fluid_bounds(P);
     }
-    /* jacobi waits on this read; the others on the next, which also waits for this one */
+    /* waits on this read, unless the bounds are still to come (the box not found after
+     * classify): then on theirs, which also waits for this one */
     cl_bool wait = jacobi || box_known ? CL_TRUE : CL_FALSE;
     pipe_ok(P, clEnqueueReadBuffer(P->cl.queue, P->partial_d, wait, 0, sizeof part, part, 0, NULL,
                                    NULL), "reading a sum");
