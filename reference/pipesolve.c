@@ -119,15 +119,13 @@ static void pipe_fluid_bounds(Pipe *P)
            ARG(nparts));
 }
 
-/* Whether the box [lo, hi) holds the box [in_lo, in_hi) (an empty one: in_hi <= in_lo). */
+/* Whether the box [lo, hi) holds the box [in_lo, in_hi). */
 static int pipe_box_holds(const int lo[3], const int hi[3], const int in_lo[3], const int in_hi[3])
 {
-    int holds = 1, empty = 0;
-    for (int d = 0; d < 3; d++) {
+    int holds = 1;
+    for (int d = 0; d < 3; d++)
         holds &= lo[d] <= in_lo[d] && in_hi[d] <= hi[d];
-        empty |= in_hi[d] <= in_lo[d];
-    }
-    return holds || empty;
+    return holds;
 }
 
 /* part: fluid_bounds' output, read back */
@@ -140,7 +138,6 @@ static void pipe_fluid_box(Pipe *P, int nlev, const cl_int *part)
             lo[d] = part[6 * g + d] < lo[d] ? part[6 * g + d] : lo[d];
             hi[d] = part[6 * g + 3 + d] > hi[d] ? part[6 * g + 3 + d] : hi[d];
         }
-    int whole = 1;
     P->box_fresh = 1;
     for (int q = 0; q < nlev; q++) {
         PipeLevel *l = &P->level[q];
@@ -148,7 +145,6 @@ static void pipe_fluid_box(Pipe *P, int nlev, const cl_int *part)
             l->lo[d] = hi[d] < 0 ? 0 : lo[d] >> q;
             l->hi[d] = hi[d] < 0 ? l->n[d] : (hi[d] >> q) + 1;
             l->hi[d] = l->hi[d] < l->n[d] ? l->hi[d] : l->n[d];
-            whole &= l->lo[d] == 0 && l->hi[d] == l->n[d];
         }
     }
     /* Outside the box a vector keeps what an earlier solve left there. Two are read there for
@@ -167,7 +163,7 @@ static void pipe_fluid_box(Pipe *P, int nlev, const cl_int *part)
         PipeLevel *l = &P->level[q];
         if (!l->infos)
             continue;
-        if (!whole && !pipe_box_holds(l->lo, l->hi, l->used_lo, l->used_hi)) {
+        if (!pipe_box_holds(l->lo, l->hi, l->used_lo, l->used_hi)) {
             pipe_zero(P, l->r, pipe_split_elements(l) * sizeof(float));
             if (q > 0)
                 pipe_zero(P, l->x, l->cells * sizeof(float));
@@ -652,28 +648,22 @@ void pipe_find_box(Pipe *P, const Sim *s)
         pipe_fluid_box(P, nlev, bounds);
 }
 
-/* After pressure_rhs: one wait reads |rhs|, |b| and, unless pipe_find_box found them after
- * classify, the fluid's bounds. b = 0 means p = 0 solves it, as on the host. */
+/* After pressure_rhs: one wait reads |rhs| and |b| (and one before finds the box, unless
+ * pipe_find_box found it after classify). b = 0 means p = 0 solves it, as on the host. */
 SolveResult pipe_solve(Pipe *P, const Sim *s)
 {
     const PressureSettings *set = &s->scene->pressure;
     const MacGrid *g = &s->grid;
     const char *name = s->solver_name;
-    int nlev = pipe_solver_levels(P, name), jacobi = nlev == 0, box_known = P->box_fresh;
+    int nlev = pipe_solver_levels(P, name), jacobi = nlev == 0;
     double part[2 * PIPE_PARTS], rhs2 = 0.0, b2 = 0.0;
-    cl_int bounds[PIPE_PARTS * 6] = { 0 };
     if (!jacobi) {
         pipe_prepare_levels(P, nlev);
-        if (!box_known)
-            pipe_fluid_bounds(P);
+        if (!P->box_fresh)
+            pipe_find_box(P, s);
     }
-    /* waits on this read, unless the bounds are still to come (the box not found after
-     * classify): then on theirs, which also waits for this one */
-    cl_bool wait = jacobi || box_known ? CL_TRUE : CL_FALSE;
-    pipe_ok(P, clEnqueueReadBuffer(P->cl.queue, P->partial_d, wait, 0, sizeof part, part, 0, NULL,
-                                   NULL), "reading a sum");
-    if (!jacobi && !box_known)
-        pipe_read(P, P->bounds, bounds, sizeof bounds);
+    pipe_ok(P, clEnqueueReadBuffer(P->cl.queue, P->partial_d, CL_TRUE, 0, sizeof part, part, 0,
+                                   NULL, NULL), "reading a sum");
     if (P->failure != CL_SUCCESS) {
         clFinish(P->cl.queue); /* nothing may still be writing into part */
         return (SolveResult){ 0, NAN, false };
@@ -688,8 +678,6 @@ SolveResult pipe_solve(Pipe *P, const Sim *s)
     }
     if (jacobi)
         return pipe_jacobi(P, g, set, sqrt(rhs2));
-    if (!box_known)
-        pipe_fluid_box(P, nlev, bounds);
     double bnorm = sqrt(b2);
     if (strcmp(name, "gauss_seidel") == 0)
         return pipe_relax(P, g, set, 1.0f, bnorm);
