@@ -200,11 +200,13 @@ __kernel void apply_A(__global float *out, __global const float *x, __global con
     out[c] = type[c] == CELL_FLUID ? (float)((double)(f >> 8) * x[c] - s) : 0.0f;
 }
 
-/* The fine cells whose trilinear stencil touches coarse cell I along one axis: 2I-1 and 2I+2
- * with weight 1/4, 2I and 2I+1 with 3/4 (mg_parents in multigrid.c, read the other way). */
-inline float child_weight(int q)
+/* The fine cells whose trilinear stencil touches coarse cell I (of nc) along one axis: 2I-1
+ * and 2I+2 with weight 1/4, 2I and 2I+1 with 3/4, or the whole weight 1 where the child's other
+ * parent would lie past the grid's end, in the wall (mg_parents in multigrid.c, read the other
+ * way, says why). */
+inline float child_weight(int q, int I, int nc)
 {
-    return q == 0 || q == 3 ? 0.25f : 0.75f;
+    return q == 0 || q == 3 ? 0.25f : (q == 1 && I == 0) || (q == 2 && I == nc - 1) ? 1.0f : 0.75f;
 }
 
 /* coarse b = (1/2) P^T fine r, gathered per coarse cell; 0 where the coarse cell is not FLUID.
@@ -220,17 +222,17 @@ __attribute__((always_inline)) inline void restrict_at(__global float *cb, __glo
 #pragma unroll
     for (int qk = 0; qk < 4; qk++) {
         int k = 2 * K - 1 + qk;
-        float wk = ((k >= 0) & (k < nf4.z)) ? child_weight(qk) : 0.0f;
+        float wk = ((k >= 0) & (k < nf4.z)) ? child_weight(qk, K, nc4.z) : 0.0f;
         int rk = clamp(k, 0, nf4.z - 1) * sz;
 #pragma unroll
         for (int qj = 0; qj < 4; qj++) {
             int j = 2 * J - 1 + qj;
-            float wj = ((j >= 0) & (j < nf4.y)) ? child_weight(qj) : 0.0f;
+            float wj = ((j >= 0) & (j < nf4.y)) ? child_weight(qj, J, nc4.y) : 0.0f;
             int rj = rk + clamp(j, 0, nf4.y - 1) * sy;
 #pragma unroll
             for (int qi = 0; qi < 4; qi++) {
                 int i = 2 * I - 1 + qi;
-                float wi = ((i >= 0) & (i < nf4.x)) ? child_weight(qi) : 0.0f;
+                float wi = ((i >= 0) & (i < nf4.x)) ? child_weight(qi, I, nc4.x) : 0.0f;
                 sum += 0.5f * wi * wj * wk * fr[rj + clamp(i, 0, nf4.x - 1)];
             }
         }
@@ -243,7 +245,8 @@ __attribute__((always_inline)) inline void restrict_at(__global float *cb, __glo
  * add in the order below (x fastest). A coarse cell that is not FLUID holds x = 0 (zeroed,
  * never swept, 0 outside the box as pipe_fluid_box sees to), so its term adds 0 and leaves e
  * as it is to the bit, and no type needs reading; a
- * neighbour outside the coarse grid gets weight 0 at a clamped index. Scalars and no branch
+ * neighbour outside the coarse grid gets weight 0 at a clamped index, and the parent 1 in place
+ * of 3/4 (the wall's Neumann condition, mg_parents in multigrid.c). Scalars and no branch
  * but the store, so that the work-group runs through the vector lanes. */
 #define PROLONG_TERM(I, J, K, wx, wy, wz) e += (wx) * (wy) * (wz) * cx[(I) + ncx * ((J) + ncy * (K))];
 /* inner_x (a constant at each call): the x neighbour i1 is known to lie in the coarse grid, so
@@ -258,16 +261,17 @@ __attribute__((always_inline)) inline float prolong_term_x(__global const float 
     float wi = inner_x || ((i1 >= 0) & (i1 < ncx)) ? 0.25f : 0.0f,
           wj = ((j1 >= 0) & (j1 < ncy)) ? 0.25f : 0.0f,
           wk = ((k1 >= 0) & (k1 < ncz)) ? 0.25f : 0.0f;
+    float pi = 1.0f - wi, pj = 1.0f - wj, pk = 1.0f - wk; /* the parent's: 3/4, or 1 at a wall */
     i1 = inner_x ? i1 : clamp(i1, 0, ncx - 1);
     j1 = clamp(j1, 0, ncy - 1), k1 = clamp(k1, 0, ncz - 1);
     float e = 0.0f;
-    PROLONG_TERM(i0, j0, k0, 0.75f, 0.75f, 0.75f)
-    PROLONG_TERM(i1, j0, k0, wi, 0.75f, 0.75f)
-    PROLONG_TERM(i0, j1, k0, 0.75f, wj, 0.75f)
-    PROLONG_TERM(i1, j1, k0, wi, wj, 0.75f)
-    PROLONG_TERM(i0, j0, k1, 0.75f, 0.75f, wk)
-    PROLONG_TERM(i1, j0, k1, wi, 0.75f, wk)
-    PROLONG_TERM(i0, j1, k1, 0.75f, wj, wk)
+    PROLONG_TERM(i0, j0, k0, pi, pj, pk)
+    PROLONG_TERM(i1, j0, k0, wi, pj, pk)
+    PROLONG_TERM(i0, j1, k0, pi, wj, pk)
+    PROLONG_TERM(i1, j1, k0, wi, wj, pk)
+    PROLONG_TERM(i0, j0, k1, pi, pj, wk)
+    PROLONG_TERM(i1, j0, k1, wi, pj, wk)
+    PROLONG_TERM(i0, j1, k1, pi, wj, wk)
     PROLONG_TERM(i1, j1, k1, wi, wj, wk)
     return e;
 }
@@ -689,18 +693,19 @@ __kernel void mg_restrict_split(__global float *cb, __global const float *rs,
     if (I >= nc4.x || J >= nc4.y || K >= nc4.z)
         return;
     int C = I + nc4.x * (J + nc4.y * K);
-    float wi0 = 2 * I - 1 >= 0 ? 0.25f : 0.0f, wi1 = 0.75f,
-          wi2 = 2 * I + 1 < nf4.x ? 0.75f : 0.0f, wi3 = 2 * I + 2 < nf4.x ? 0.25f : 0.0f;
+    float wi0 = 2 * I - 1 >= 0 ? 0.25f : 0.0f, wi1 = child_weight(1, I, nc4.x),
+          wi2 = 2 * I + 1 < nf4.x ? child_weight(2, I, nc4.x) : 0.0f,
+          wi3 = 2 * I + 2 < nf4.x ? 0.25f : 0.0f;
     float sum = 0.0f;
 #pragma unroll
     for (int qk = 0; qk < 4; qk++) {
         int k = 2 * K - 1 + qk;
-        float wk = ((k >= 0) & (k < nf4.z)) ? child_weight(qk) : 0.0f;
+        float wk = ((k >= 0) & (k < nf4.z)) ? child_weight(qk, K, nc4.z) : 0.0f;
         k = clamp(k, 0, nf4.z - 1);
 #pragma unroll
         for (int qj = 0; qj < 4; qj++) {
             int j = 2 * J - 1 + qj;
-            float wj = ((j >= 0) & (j < nf4.y)) ? child_weight(qj) : 0.0f;
+            float wj = ((j >= 0) & (j < nf4.y)) ? child_weight(qj, J, nc4.y) : 0.0f;
             j = clamp(j, 0, nf4.y - 1);
             int c0 = (j + k) & 1;
             size_t row = pad + (size_t)hx * (j + nf4.y * k) + I;
