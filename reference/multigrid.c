@@ -192,12 +192,15 @@ static void mg_residual(MgLevel *l)
 }
 
 /* Trilinear weights of a cell-centred fine cell i on its coarse parents (nc of them along the
- * axis): 3/4 on i/2 and 1/4 on the neighbour on the fine cell's side. At the grid's two ends
+ * axis): 3/4 on i/2 and 1/4 on the neighbour on the fine cell's side. Past the grid's two ends
  * that neighbour lies in the wall, where the pressure's normal gradient is 0: the correction
- * there equals the parent's, so the parent takes the whole weight. Dropping the 1/4 instead
- * made every correction next to a wall a quarter too small; the hydrostatic tank from p = 0
- * took 24 V-cycles alone and 10 as CG's preconditioner at 64^3, against 13 and 8 (make solvers).
- * Solid cells inside the grid still drop their weight. */
+ * there equals the parent's, so the parent takes the whole weight. (Level 0's outer layer is
+ * SOLID itself, so this acts from level 1 down, on the coarse cells along the walls.) Dropping
+ * the 1/4 instead made every correction next to a wall a quarter too small; the hydrostatic
+ * tank from p = 0 took 24 V-cycles alone and 10 as CG's preconditioner at 64^3, against 13 and
+ * 8 (make solvers). A SOLID neighbour inside the grid still drops its weight: so does the top
+ * end of an odd-sized axis, whose last coarse cell holds only the SOLID layer (multigrid at
+ * 31^3 and 33^3 takes 19 and 15 V-cycles, at 32^3 11), and a solid inside the scene. */
 static inline void mg_parents(int i, int nc, int *lo, int *hi, float *wlo, float *whi)
 {
     int parent = i / 2, other = (i & 1) ? parent + 1 : parent - 1;
