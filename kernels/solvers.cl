@@ -115,16 +115,23 @@ __kernel void mg_coarsen(__global char *coarse, __global const char *fine, int4 
     coarse[i + nc4.x * (j + nc4.y * k)] = air ? CELL_AIR : fluid ? CELL_FLUID : CELL_SOLID;
 }
 
+/* s += x over the FLUID neighbours of cell c named by the mask of info (mg_count), in this
+ * order; s is float or double, as the caller's sum needs (apply_A, residual_d: double). */
+#define ADD_FLUID_NEIGHBOURS(s, x, c, info, sy, sz)                                            \
+    do {                                                                                        \
+        if ((info) & 1) s += (x)[(c) - 1];                                                     \
+        if ((info) & 2) s += (x)[(c) + 1];                                                     \
+        if ((info) & 4) s += (x)[(c) - (sy)];                                                  \
+        if ((info) & 8) s += (x)[(c) + (sy)];                                                  \
+        if ((info) & 16) s += (x)[(c) - (sz)];                                                 \
+        if ((info) & 32) s += (x)[(c) + (sz)];                                                 \
+    } while (0)
+
 /* Sum of x over the FLUID neighbours named by the mask of info (mg_count). */
 inline float fluid_sum(__global const float *x, size_t c, uint info, size_t sy, size_t sz)
 {
     float s = 0.0f;
-    if (info & 1) s += x[c - 1];
-    if (info & 2) s += x[c + 1];
-    if (info & 4) s += x[c - sy];
-    if (info & 8) s += x[c + sy];
-    if (info & 16) s += x[c - sz];
-    if (info & 32) s += x[c + sz];
+    ADD_FLUID_NEIGHBOURS(s, x, c, info, sy, sz);
     return s;
 }
 
@@ -191,12 +198,7 @@ __kernel void apply_A(__global float *out, __global const float *x, __global con
     size_t c = flat_index(n, i, j, k), sy = (size_t)n.x, sz = (size_t)n.x * n.y;
     uint f = info[c];
     double s = 0.0;
-    if (f & 1) s += x[c - 1];
-    if (f & 2) s += x[c + 1];
-    if (f & 4) s += x[c - sy];
-    if (f & 8) s += x[c + sy];
-    if (f & 16) s += x[c - sz];
-    if (f & 32) s += x[c + sz];
+    ADD_FLUID_NEIGHBOURS(s, x, c, f, sy, sz);
     out[c] = type[c] == CELL_FLUID ? (float)((double)(f >> 8) * x[c] - s) : 0.0f;
 }
 
@@ -365,12 +367,7 @@ __kernel void residual_d(__global double *r, __global const double *x, __global 
     }
     uint f = info[c];
     double s = 0.0;
-    if (f & 1) s += x[c - 1];
-    if (f & 2) s += x[c + 1];
-    if (f & 4) s += x[c - sy];
-    if (f & 8) s += x[c + sy];
-    if (f & 16) s += x[c - sz];
-    if (f & 32) s += x[c + sz];
+    ADD_FLUID_NEIGHBOURS(s, x, c, f, sy, sz);
     r[c] = (double)b[c] - ((double)(f >> 8) * x[c] - s);
 }
 
