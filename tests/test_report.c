@@ -1,6 +1,7 @@
 /* test_report.c — Check suite for grader/report.c and grader/render.c: the JSON read back,
  * HTML escaping, the class CSV's exact text, the terminal table, and PNGs decoded pixel by
  * pixel. CK_FORK=no runs in-process for gdb; CK_RUN_CASE=png build/tests/test_report. */
+#include "escape.h"
 #include "harness.h"
 #include "render.h"
 #include "report.h"
@@ -490,6 +491,55 @@ START_TEST(png_errors)
 }
 END_TEST
 
+
+/* What a stage printed, shown as text: every byte that could act on a terminal is escaped,
+ * printable UTF-8 is kept, and a cut never splits an escape. */
+START_TEST(escape_controls_as_text)
+{
+    char out[256];
+    const char osc52[] = "\x1b]52;c;ZWNobyBoaQ==\x07";
+    escape_text(out, sizeof out, osc52, sizeof osc52 - 1, 0);
+    ck_assert_str_eq(out, "\\x1b]52;c;ZWNobyBoaQ==\\x07");
+    const char fake[] = "ok\r\x1b[2Kadvect scored 10.0\n| x\\y\tz";
+    escape_text(out, sizeof out, fake, sizeof fake - 1, 0);
+    ck_assert_str_eq(out, "ok\\r\\x1b[2Kadvect scored 10.0\\n| x\\\\y\\tz");
+    escape_text(out, sizeof out, fake, sizeof fake - 1, ESCAPE_KEEP_NEWLINES);
+    ck_assert_str_eq(out, "ok\\r\\x1b[2Kadvect scored 10.0\n| x\\\\y\\tz");
+    /* C1 CSI, a lone continuation byte, a bidi override; é and the arrow stay */
+    const char mixed[] = "\xc2\x9b" "2J \x80 \xe2\x80\xae" "evil \xc3\xa9 \xe2\x86\x92";
+    escape_text(out, sizeof out, mixed, sizeof mixed - 1, 0);
+    ck_assert_str_eq(out, "\\xc2\\x9b2J \\x80 \\u202eevil \xc3\xa9 \xe2\x86\x92");
+    /* cut: 12 bytes of room, never half an escape */
+    escape_text(out, 12, "abcdef\x1b\x1b\x1b", 9, 0);
+    ck_assert_str_eq(out, "abcdef...");
+    ck_assert_uint_eq(escape_text(out, 4, "\x1b", 1, 0), 3);
+    ck_assert_str_eq(out, "...");
+    bool cut = true;
+    char *d = escape_dup("a\x1b", 2, 100, 0, &cut);
+    ck_assert_str_eq(d, "a\\x1b");
+    ck_assert(!cut);
+    free(d);
+    d = escape_dup("abcdefghij", 10, 6, 0, &cut);
+    ck_assert_str_eq(d, "abc...");
+    ck_assert(cut);
+    free(d);
+}
+END_TEST
+
+START_TEST(escape_safe_names)
+{
+    static const char *const good[] = { "alice", "bob.smith", "carol_2", "d-e.zip", "X9" };
+    static const char *const bad[] = { "", "-rf", ".hidden", "x$(touch MARKER)y", "a`id`", "a;b",
+                                       "a\nb", "a b", "=1+1", "a,b", "a'b", "a\"b", "\xc3\xa9t\xc3\xa9",
+                                       "..", "a/b",
+                                       "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        ck_assert_msg(escape_safe_name(good[i]), "%s refused", good[i]);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(!escape_safe_name(bad[i]), "bad name %zu taken", i);
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
     Suite *s = suite_create("report");
@@ -500,6 +550,8 @@ static Suite *report_suite(void)
     tcase_add_test(files, class_csv_exact);
     tcase_add_test(files, class_csv_malformed);
     tcase_add_test(files, table_fits_and_totals);
+    tcase_add_test(files, escape_controls_as_text);
+    tcase_add_test(files, escape_safe_names);
     suite_add_tcase(s, files);
 
     TCase *png = tcase_create("png");
