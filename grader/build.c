@@ -39,7 +39,7 @@ static void line_with(const char *out, const char *needle, char *why, size_t n)
 
 /* Runs sh -c cmd in dir, sandboxed; returns 0, or -1 with a reason in why and the output logged. */
 static int run_build(Grading *gr, const char *dir, const char *cmd, const char *const *readable,
-                     char *why, size_t n, char **output)
+                     const char *kept, char *why, size_t n, char **output)
 {
     /* ".": the run's own directory, reached from where it starts; a root grader's path to it
      * may pass through directories its user (nobody) may not search, and cc tests TMPDIR
@@ -53,8 +53,10 @@ static int run_build(Grading *gr, const char *dir, const char *cmd, const char *
     lim.memory_mib = lim.memory_mib < 2048 ? 2048 : lim.memory_mib; /* cc1 is big */
     lim.processes = 4096;  /* cc runs cc1, as and ld */
     lim.readable = readable;
+    const char *keep[] = { kept, NULL };   /* the object or program, not what else it left */
+    lim.keep = keep;
     SandboxResult res;
-    sandbox_run(dir, argv, env, &lim, &res);
+    grading_run(gr, dir, argv, env, &lim, &res);
     int rc = 0;
     if (res.outcome != SB_OK) {
         if (res.outcome == SB_EXIT)
@@ -67,6 +69,13 @@ static int run_build(Grading *gr, const char *dir, const char *cmd, const char *
         *output = res.output, res.output = NULL;
     sandbox_result_free(&res);
     return rc;
+}
+
+/* Into the cache, which then drops its least recently used entries down to its cap. */
+static void build_store(const Grading *gr, const BuildKey *key, const char *made)
+{
+    bcache_store(gr->cache, key, made);
+    bcache_trim(gr->cache, (unsigned long long)gr->cache_mib << 20);
 }
 
 void grading_stage_object(const Grading *gr, int s, char *path, size_t n)
@@ -167,11 +176,12 @@ static void build_one(Grading *gr, int s)
     textf(cmd, sizeof cmd, "%s " BUILD_CFLAGS " -I'%s' -c '%s' -o %s.o 2>&1", FLIPGRADE_CC, include,
           file, stage);
     const char *readable[] = { include, file, NULL };
-    char why[400], *out = NULL;
-    if (run_build(gr, dir, cmd, readable, why, sizeof why, &out) == 0) {
+    char why[400], *out = NULL, kept[GRADE_NAME_MAX + 4];
+    textf(kept, sizeof kept, "%s.o", stage);
+    if (run_build(gr, dir, cmd, readable, kept, why, sizeof why, &out) == 0) {
         gr->compiled[s] = true;
         if (gr->cache[0])
-            bcache_store(gr->cache, &key, obj);
+            build_store(gr, &key, obj);
     } else {
         build_strip_dir(why, src);   /* the message names files as the student knows them */
         /* the sandbox, not the student's file system, refused an #include: say what may be */
@@ -261,11 +271,12 @@ int build_link(Grading *gr, const char *dir, const char *main_obj, const bool us
         return 0;
     }
     char *output = NULL;
-    int rc = run_build(gr, dir, cmd, readable, why, n, &output);
+    const char *base = strrchr(out, '/');
+    int rc = run_build(gr, dir, cmd, readable, base ? base + 1 : out, why, n, &output);
     if (rc != 0 && output && strstr(output, "multiple definition"))
         line_with(output, "multiple definition", why, n);
     if (rc == 0 && cached)
-        bcache_store(gr->cache, &key, out);
+        build_store(gr, &key, out);
     bcache_key_free(&key);
     free(output);
     return rc;

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE /* O_NOFOLLOW, O_CLOEXEC */
 #include "buildcache.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -171,13 +172,16 @@ bool bcache_fetch(const char *dir, const BuildKey *k, const char *out, mode_t mo
         if (!hit && fd >= 0)
             unlink(out);   /* never half an object where the link would take it whole */
     }
+    if (hit)
+        utimensat(AT_FDCWD, path, NULL, 0);   /* its time is its last use: trimming goes by it */
     free(e);
     return hit;
 }
 
 void bcache_store(const char *dir, const BuildKey *k, const char *made)
 {
-    if (k->failed || k->len == 0)
+    struct stat st;
+    if (k->failed || k->len == 0 || stat(made, &st) != 0 || st.st_size > BCACHE_ENTRY_MAX)
         return;
     size_t n = 0;
     char *o = bcache_read(made, &n);
@@ -197,4 +201,71 @@ void bcache_store(const char *dir, const BuildKey *k, const char *made)
     if (fd >= 0 && (!ok || rename(tmp, path) != 0))
         unlink(tmp);
     free(o);
+}
+
+/* ---- trimming ----------------------------------------------------------------------------- */
+
+typedef struct {
+    char name[24];
+    struct timespec used;
+    off_t size;
+} BcacheEntry;
+
+static bool bcache_is_entry_name(const char *name)
+{
+    return strlen(name) == 16 && strspn(name, "0123456789abcdef") == 16;
+}
+
+static int bcache_older_first(const void *a, const void *b)
+{
+    const BcacheEntry *x = a, *y = b;
+    if (x->used.tv_sec != y->used.tv_sec)
+        return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
+    return (x->used.tv_nsec > y->used.tv_nsec) - (x->used.tv_nsec < y->used.tv_nsec);
+}
+
+/* The cache's entries with their sizes and last use; NULL when it cannot be read. */
+static BcacheEntry *bcache_list(const char *dir, size_t *n, unsigned long long *total)
+{
+    DIR *d = opendir(dir);
+    BcacheEntry *all = NULL;
+    size_t cap = 0;
+    *n = 0, *total = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        struct stat st;
+        if (!bcache_is_entry_name(e->d_name) || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISREG(st.st_mode))
+            continue;
+        if (*n == cap) {
+            BcacheEntry *grown = realloc(all, (cap = cap ? 2 * cap : 64) * sizeof *all);
+            if (!grown)
+                break;
+            all = grown;
+        }
+        BcacheEntry *x = &all[(*n)++];
+        snprintf(x->name, sizeof x->name, "%s", e->d_name);
+        x->used = st.st_mtim, x->size = st.st_size;
+        *total += (unsigned long long)st.st_size;
+    }
+    if (d)
+        closedir(d);
+    return all;
+}
+
+unsigned long long bcache_trim(const char *dir, unsigned long long cap_bytes)
+{
+    size_t n;
+    unsigned long long total;
+    BcacheEntry *all = bcache_list(dir, &n, &total);
+    if (all && total > cap_bytes) {
+        qsort(all, n, sizeof *all, bcache_older_first);
+        char path[4096];
+        for (size_t i = 0; i < n && total > cap_bytes; i++) {
+            snprintf(path, sizeof path, "%s/%s", dir, all[i].name);
+            if (unlink(path) == 0)
+                total -= (unsigned long long)all[i].size;
+        }
+    }
+    free(all);
+    return total;
 }

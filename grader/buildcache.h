@@ -29,7 +29,14 @@ void bcache_key_free(BuildKey *k);
 bool bcache_open(const char *dir);
 /* Writes the entry's output to out (mode) and returns true when dir holds an entry for k. */
 bool bcache_fetch(const char *dir, const BuildKey *k, const char *out, mode_t mode);
-/* Keeps made as the output for k; a failure to store only costs the next build its time. */
+enum { BCACHE_ENTRY_MAX = 16 << 20 };   /* an output larger than this is not kept: a stage's
+                                         * object is ~50 KiB, a runner ~3 MiB */
+
+/* Keeps made as the output for k, unless it is larger than BCACHE_ENTRY_MAX; a failure to
+ * store only costs the next build its time. */
 void bcache_store(const char *dir, const BuildKey *k, const char *made);
+/* Removes the least recently used entries (a fetch counts as a use) until the entries take
+ * at most cap_bytes; returns what they take then. */
+unsigned long long bcache_trim(const char *dir, unsigned long long cap_bytes);
 
 #endif

@@ -26,6 +26,7 @@ typedef struct {
     const char *mkgolden, *flipsim;     /* --prepare: the reference's programs */
     const char *parts;                  /* "all", "stages" or "scenes" */
     const char *cache;                  /* --cache DIR: the build cache (buildcache.h) */
+    const char *cache_mib;              /* --cache-mib N: its cap */
     bool public_cases, keep, quiet, prepare, unconfined, no_cache;
     const char *csv;                    /* --class-csv OUT */
     const char *print;                  /* --print WHAT: a fact of the config, for make handout */
@@ -60,6 +61,8 @@ static void usage(FILE *f)
 "  --cache DIR        keep what each compile and link made, and take it from there when a\n"
 "                     stage file or set of objects comes again byte for byte, against the same\n"
 "                     kit, compiler and grader [build/grader/cache]\n"
+"  --cache-mib N      after every store, the least recently used entries are removed until\n"
+"                     the cache holds at most N MiB; an output over 16 MiB is never kept [256]\n"
 "  --no-cache         compile and link everything afresh [off]\n"
 "  --unconfined       grade hidden cases even without Landlock (student code could then read\n"
 "                     the answers and write anywhere you can) [off: refuse]\n"
@@ -79,15 +82,15 @@ static void usage(FILE *f)
 static int parse_options(int argc, char **argv, Options *o)
 {
     *o = (Options){ .config = "grader/config", .data = "build/grader/data", .objs = "build/grader/kit",
-                    .cache = "build/grader/cache",
+                    .cache = "build/grader/cache", .cache_mib = "256",
                     .kit = ".", .mkgolden = "build/tests/mkgolden", .flipsim = "build/flipsim",
                     .parts = "all" };
     static const char *const valued[] = { "--config", "--out", "--parts", "--kit", "--objects", "--data",
                                           "--work", "--mkgolden", "--flipsim", "--class-csv", "--print",
-                                          "--cache" };
+                                          "--cache", "--cache-mib" };
     const char **slots[] = { &o->config, &o->out, &o->parts, &o->kit, &o->objs, &o->data,
                              &o->work_parent, &o->mkgolden, &o->flipsim, &o->csv, &o->print,
-                             &o->cache };
+                             &o->cache, &o->cache_mib };
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];
@@ -114,6 +117,13 @@ static int parse_options(int argc, char **argv, Options *o)
     }
     o->nargs = argc - i;
     o->args = argv + i;
+    char *end;
+    long mib = strtol(o->cache_mib, &end, 10);
+    if (*end || end == o->cache_mib || mib < 1 || mib > (1L << 20)) {
+        fprintf(stderr, "flipgrade: --cache-mib must be a whole number of MiB from 1 to %ld, not \"%s\"\n",
+                1L << 20, o->cache_mib);
+        return 2;
+    }
     if (strcmp(o->parts, "all") && strcmp(o->parts, "stages") && strcmp(o->parts, "scenes")) {
         fprintf(stderr, "flipgrade: --parts must be all, stages or scenes, not \"%s\"\n", o->parts);
         return 2;
@@ -327,6 +337,7 @@ static int setup(Grading *gr, const Options *o)
      * objects. A cache that cannot be made or used is off, not an error. */
     if (o->no_cache || !bcache_open(o->cache) || !realpath(o->cache, gr->cache))
         gr->cache[0] = '\0';
+    gr->cache_mib = strtol(o->cache_mib, NULL, 10);
     char src[GC_PATH + 8], err[1024];
     textf(src, sizeof src, "%s/src", gr->work);
     grading_mkdirs(src);
@@ -466,6 +477,7 @@ static int grade(const Options *o, const GradeConfig *cfg)
     gr.cfg = cfg;
     double t0 = grading_now();
     gr.deadline = t0 + cfg->submission_seconds;
+    gr.disk_left_kib = (long long)cfg->submission_disk_mib * 1024;
     textf(gr.report.sandbox, sizeof gr.report.sandbox, "%s", sandbox_isolation());
     if (setup(&gr, o) != 0) {
         if (gr.work[0] && !o->keep)

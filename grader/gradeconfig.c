@@ -43,6 +43,8 @@ static const Key keys[] = {
     { "limits", "output_kib", K_INT, OFF(output_kib), 1, 1 << 20, "printed output kept per process, KiB" },
     { "limits", "processes", K_INT, OFF(processes), 1, 1 << 16, "RLIMIT_NPROC" },
     { "limits", "disk_mib", K_INT, OFF(disk_mib), 1, 1 << 20, "files a run may leave in its directory, MiB" },
+    { "limits", "submission_disk_mib", K_INT, OFF(submission_disk_mib), 1, 1 << 20,
+      "what one submission's builds and runs may keep in the work directory at once, MiB" },
     { "limits", "submission_seconds", K_NUM, OFF(submission_seconds), 1, 360000,
       "wall clock for all of one submission's builds and runs" },
     { "handout", "reference_objects", K_BOOL, OFF(reference_objects), 0, 1,
@@ -87,6 +89,7 @@ void gradeconfig_defaults(GradeConfig *c)
     c->output_kib = 64;
     c->processes = 64;
     c->disk_mib = 256;
+    c->submission_disk_mib = 512;
     c->submission_seconds = 300.0;
 }
 

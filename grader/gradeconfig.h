@@ -35,7 +35,7 @@ typedef struct {
     double quantiles[GC_MAX_QUANTILES];
 
     double compile_seconds, case_seconds, scene_seconds;
-    long memory_mib, file_mib, output_kib, processes, disk_mib;
+    long memory_mib, file_mib, output_kib, processes, disk_mib, submission_disk_mib;
     double submission_seconds;
 
     bool reference_objects;   /* make handout: ship the reference stages as objects */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -43,7 +44,28 @@ SandboxLimits grading_limits(const Grading *gr, double wall_seconds)
                             .memory_mib = (size_t)c->memory_mib, .file_mib = (size_t)c->file_mib,
                             .output_kib = (size_t)c->output_kib, .processes = (int)c->processes,
                             .confine_writes = sandbox_can_confine(), .isolate = true,
-                            .disk_mib = (size_t)c->disk_mib, .stage_calls = true };
+                            .disk_mib = (size_t)c->disk_mib, .stage_calls = true,
+                            .keep_kib = gr->disk_left_kib > 0 ? (size_t)gr->disk_left_kib : 1 };
+}
+
+void grading_run(Grading *gr, const char *dir, char *const argv[], char *const envp[],
+                 const SandboxLimits *lim, SandboxResult *res)
+{
+    sandbox_run(dir, argv, envp, lim, res);
+    gr->disk_left_kib -= res->kept_kib;
+}
+
+static int grading_drop_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    remove(path);
+    return 0;
+}
+
+void grading_drop_run(Grading *gr, const char *dir, long kept_kib)
+{
+    nftw(dir, grading_drop_entry, 16, FTW_DEPTH | FTW_PHYS);
+    gr->disk_left_kib += kept_kib;
 }
 
 bool grading_time_left(const Grading *gr, char *why, size_t n)

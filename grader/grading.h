@@ -21,6 +21,7 @@ typedef struct {
     char work[GC_PATH];      /* absolute: this grading's temporary directory */
     char out[GC_PATH];       /* absolute: the report directory */
     char cache[PATH_MAX];    /* absolute: the build cache (buildcache.h), or "" when off */
+    long cache_mib;          /* the cache is trimmed to this after every store (--cache-mib) */
     bool public_cases;       /* the self-check: public cases instead of hidden ones */
     bool quiet;
     /* per stage, in stage_names order */
@@ -32,6 +33,7 @@ typedef struct {
     char intake_error[GRADE_REASON_MAX];   /* why the submission could not be read, or "" */
     char data_missing[GRADE_REASON_MAX];   /* the reference's data is missing: no grade */
     double deadline;         /* CLOCK_MONOTONIC: the submission's time budget ends */
+    long long disk_left_kib; /* what is left of limits.submission_disk_mib in the work dir */
     GradeReport report;
 } Grading;
 
@@ -40,6 +42,12 @@ double grading_now(void);
 /* Limits for builds, stage cases and scene runs, from the config: isolated, with the disk
  * budget, wall_seconds cut to what is left of the submission's time budget. */
 SandboxLimits grading_limits(const Grading *gr, double wall_seconds);
+/* sandbox_run, with what the run keeps counted against the submission's disk budget. */
+void grading_run(Grading *gr, const char *dir, char *const argv[], char *const envp[],
+                 const SandboxLimits *lim, SandboxResult *res);
+/* Removes a run's directory once the grader has read it, giving what the run kept there
+ * (SandboxResult.kept_kib) back to the submission's disk budget. */
+void grading_drop_run(Grading *gr, const char *dir, long kept_kib);
 /* False once the submission's time budget is spent, with "not run: ..." in why. */
 bool grading_time_left(const Grading *gr, char *why, size_t n);
 /* Adds a part; returns it (zeroed, name and max set). */

@@ -97,7 +97,8 @@ static void sb_probe(void)
                  into == made ? "" : ": ", into == made ? "" : kinds[i].without);
     }
     snprintf(sb_iso.text, sizeof sb_iso.text, "%s; namespaces: %s%s%s%s",
-             root ? "runs as nobody (65534), reading only what Landlock allows" : "runs as you, in a user namespace",
+             root ? "runs as a user of its own (uid 0x70000000 + the grader's pid) on one CPU"
+                  : "runs as you, in a user namespace of its own, on one CPU",
              made[0] ? made : "none", missing[0] ? "; unavailable: " : "", missing,
              (sb_iso.ns & CLONE_NEWNS) ? "; disk: a tmpfs per run" : "");
 }
@@ -107,6 +108,30 @@ const char *sandbox_isolation(void)
     if (!sb_iso.probed)
         sb_probe();
     return sb_iso.text;
+}
+
+uid_t sandbox_run_uid(void)
+{
+    return (uid_t)(SB_UID_BASE + (unsigned)getpid());
+}
+
+/* Once per process: the only CPU of its affinity mask (a Slurm task's, or a slot of a class
+ * run, which pins each grading), else the (pid mod count)-th of them, so that gradings
+ * started side by side by hand spread over the cores rather than all taking the first. */
+int sandbox_cpu(void)
+{
+    static int cpu = -2;
+    if (cpu != -2)
+        return cpu;
+    cpu_set_t mask;
+    cpu = -1;
+    if (sched_getaffinity(0, sizeof mask, &mask) != 0 || CPU_COUNT(&mask) == 0)
+        return cpu;
+    int pick = (int)((unsigned)getpid() % (unsigned)CPU_COUNT(&mask));
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &mask) && pick-- == 0)
+            return cpu = c;
+    return cpu;
 }
 
 /* ---- the parent: start, watch, reap, judge ------------------------------------------ */
@@ -170,12 +195,13 @@ static int sb_spawn(SbRun *run, const char *dir, char *const argv[], char *const
                     const SandboxLimits *lim, SandboxResult *res)
 {
     int out[2], err[2], fin[2];
-    /* nobody writes in dir: into its own tmpfs, or (no mount namespace) into dir itself */
+    /* its user writes in dir: into its own tmpfs, or (no mount namespace) into dir itself */
     SbJob job = {.dir = dir, .argv = argv, .envp = envp ? envp : environ, .lim = lim,
                  .ns = lim->isolate ? (sandbox_isolation(), sb_iso.ns) : 0,
-                 .drop_user = lim->isolate && geteuid() == 0, .uid = getuid(), .gid = getgid()};
+                 .drop_user = lim->isolate && geteuid() == 0, .run_uid = sandbox_run_uid(),
+                 .cpu = lim->isolate ? sandbox_cpu() : -1, .uid = getuid(), .gid = getgid()};
     bool scratch = (job.ns & CLONE_NEWNS) && lim->disk_mib;
-    if (job.drop_user && !scratch && chown(dir, SB_NOBODY, SB_NOBODY) != 0)
+    if (job.drop_user && !scratch && chown(dir, job.run_uid, job.run_uid) != 0)
         return sb_no_start(res, "chown of the run's directory", errno);
     if (sb_pipes(out, err, fin) != 0)
         return sb_no_start(res, "pipe", errno);
@@ -311,6 +337,7 @@ static int sb_reap(SbRun *run, SandboxResult *res)
     if (run->have_final) {
         snprintf(res->settings, sizeof res->settings, "%s", run->fin.settings);
         res->disk_kib = run->fin.disk_kib;
+        res->kept_kib = run->fin.kept_kib;
     }
     return 0;
 }
@@ -338,6 +365,10 @@ static SandboxOutcome sb_outcome(const SbRun *run, const SandboxLimits *lim, San
     }
     if (run->have_final && run->fin.disk_full)
         return SB_DISK;
+    if (run->have_final && run->fin.copy_error[0] && !run->fin.over_keep)
+        snprintf(res->guard, sizeof res->guard, "its files could not be copied back: %s", run->fin.copy_error);
+    if (run->have_final && (run->fin.over_keep || run->fin.copy_error[0]))
+        return SB_BUDGET;
     if (!res->signal)
         return res->exit_status == 0 ? SB_OK : SB_EXIT;
     if (res->signal == SIGXCPU)
@@ -381,6 +412,13 @@ static void sb_describe(const SandboxLimits *lim, SandboxResult *res)
     case SB_FLOOD: snprintf(r, n, "flooded its output (more than %zu KiB)", lim->output_kib); break;
     case SB_GUARD: snprintf(r, n, "%s", res->guard); break;
     case SB_DISK: snprintf(r, n, "filled its disk budget (%zu MiB)", lim->disk_mib); break;
+    case SB_BUDGET:
+        if (res->guard[0])
+            snprintf(r, n, "%s", res->guard);
+        else
+            snprintf(r, n, "left more files than the submission's disk budget has room for "
+                           "(%zu KiB left)", lim->keep_kib);
+        break;
     case SB_START: break; /* set where it failed */
     }
 }

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* A zero field means "no limit", except output_kib: 0 keeps no output and any byte floods. */
 typedef struct {
@@ -31,6 +32,12 @@ typedef struct {
     size_t disk_mib;       /* with isolate: dir becomes a tmpfs of this size for the run (the
                             * files in it are copied in, and regular files and directories
                             * back out at the end); 0: none */
+    const char *const *keep; /* with disk_mib: what is copied back out of the tmpfs, as paths
+                            * relative to dir (a directory with the files beneath it),
+                            * NULL-terminated; NULL: every regular file and directory. The
+                            * rest of what the run wrote is dropped with its tmpfs. */
+    size_t keep_kib;       /* with disk_mib: copy back at most this much (what is left of the
+                            * submission's disk budget); 0: no limit. More: SB_BUDGET */
     bool stage_calls;      /* the allow-list system-call filter (sbcalls.h) and its supervisor:
                             * for programs that run student stages (a compiler needs more) */
 } SandboxLimits;
@@ -47,6 +54,7 @@ typedef enum {
     SB_GUARD,    /* the supervisor stopped it: a forbidden system call, a write outside its
                   * directory, or the guard's out-of-memory report (sbcalls.h) */
     SB_DISK,     /* filled its disk budget (disk_mib) */
+    SB_BUDGET,   /* what it left to be kept is more than keep_kib: only part was kept */
     SB_START,    /* could not start (or, with SIGCHLD ignored, be waited for): the reason
                   * says which step failed */
 } SandboxOutcome;
@@ -63,6 +71,7 @@ typedef struct {
                        * call (socket)"; never text the program wrote */
     char settings[256]; /* what the run reported over the guard's channel ("" when nothing) */
     long disk_kib;    /* with disk_mib: what the run left in its directory */
+    long kept_kib;    /* with disk_mib: what was copied back out of it (keep) */
     char reason[256]; /* one line a teacher reads: "killed after 10 s", "crashed: SIGSEGV
                        * (segmentation fault)", "used more than 20 s of CPU", "wrote a file
                        * larger than 64 MiB", "flooded its output (more than 64 KiB)", "ran
@@ -79,6 +88,13 @@ typedef struct {
 int sandbox_run(const char *dir, char *const argv[], char *const envp[], const SandboxLimits *lim,
                 SandboxResult *res);
 void sandbox_result_free(SandboxResult *res);
+
+/* The user (and group) a root grader's programs run as: one per grading process, so limits
+ * counted per user are one student's (sbjail.h, SB_UID_BASE). */
+uid_t sandbox_run_uid(void);
+/* The one CPU isolated programs are pinned to (threads included), chosen once per process
+ * from its affinity mask; -1 when it cannot be read. */
+int sandbox_cpu(void);
 
 /* True when Landlock works on this kernel, i.e. confine_writes can be honoured. */
 bool sandbox_can_confine(void);

@@ -27,6 +27,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <limits.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -127,6 +129,17 @@ static const char *sb_set_rlimits(const SandboxLimits *lim)
     return NULL;
 }
 
+/* One core for the program and every thread it starts: RLIMIT_CPU counts all threads' time,
+ * but only this keeps a stage that runs eight threads from taking eight cores' worth of wall
+ * clock from the gradings beside it. sched_setaffinity is refused by the filter (sbcalls.c). */
+static const char *sb_pin_cpu(int cpu)
+{
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    return sched_setaffinity(0, sizeof one, &one) == 0 ? NULL : "sched_setaffinity";
+}
+
 /* ---- Landlock ------------------------------------------------------------------------ */
 
 /* Every right that changes the file system, as far as this kernel's Landlock ABI knows them.
@@ -219,19 +232,20 @@ static const char *sb_confine(const char *const *readable)
 
 /* ---- the program's identity ------------------------------------------------------------ */
 
-/* Root's program runs as nobody, keeping one power: reading and searching directories it
- * has no permission bits for (CAP_DAC_READ_SEARCH), because the grader's files sit under
- * directories only root may enter (a mktemp -d checkout, the 0700 work directory). Landlock
- * still decides what it may read; it can write nothing of root's and signal nothing. */
-static const char *sb_become_nobody(void)
+/* Root's program runs as the grading's own user (sbjail.h), keeping one power: reading and
+ * searching directories it has no permission bits for (CAP_DAC_READ_SEARCH), because the
+ * grader's files sit under directories only root may enter (a mktemp -d checkout, the 0700
+ * work directory). Landlock still decides what it may read; it can write nothing of root's
+ * and signal nothing. */
+static const char *sb_become_run_user(uid_t id)
 {
     if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0)
         return "prctl(PR_SET_KEEPCAPS)";
     if (setgroups(0, NULL) != 0)
         return "setgroups";
-    if (setresgid(SB_NOBODY, SB_NOBODY, SB_NOBODY) != 0)
+    if (setresgid((gid_t)id, (gid_t)id, (gid_t)id) != 0)
         return "setresgid";
-    if (setresuid(SB_NOBODY, SB_NOBODY, SB_NOBODY) != 0)
+    if (setresuid(id, id, id) != 0)
         return "setresuid";
     struct __user_cap_header_struct head = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
     struct __user_cap_data_struct data[2];
@@ -305,14 +319,16 @@ static _Noreturn void sb_program(const SbJob *job, int sock)
         sb_fail(job->err_fd, "redirecting stdin, stdout and stderr", NULL);
     if (chdir(job->dir) != 0)
         sb_fail(job->err_fd, "chdir", job->dir);
-    int exe = open(job->argv[0], O_PATH | O_CLOEXEC); /* before nobody: no search rights then */
+    int exe = open(job->argv[0], O_PATH | O_CLOEXEC); /* before its user: no search rights then */
     if (exe < 0)
         sb_fail(job->err_fd, "execve", job->argv[0]); /* what the caller knows it as */
     const char *failed = sb_set_rlimits(lim);
+    if (!failed && job->cpu >= 0)
+        failed = sb_pin_cpu(job->cpu);
     if (!failed && lim->confine_writes)
         failed = sb_confine(lim->readable);
     if (!failed && job->drop_user)
-        failed = sb_become_nobody();
+        failed = sb_become_run_user(job->run_uid);
     if (failed)
         sb_fail(job->err_fd, failed, NULL);
     if (close_range(3, ~0u, CLOSE_RANGE_CLOEXEC) != 0)
@@ -326,7 +342,16 @@ static _Noreturn void sb_program(const SbJob *job, int sock)
 
 /* ---- the run's directory as a tmpfs of its own ------------------------------------------- */
 
-static int sb_copy_file(int from, int to, const char *name)
+/* One copy between a run's directory and its tmpfs: bytes are counted against a budget (the
+ * copy back only: the copy in is the grader's own files), and the first failure is named. */
+typedef struct {
+    unsigned long long left;   /* bytes that may still be copied */
+    unsigned long long done;   /* bytes copied */
+    bool over;                 /* a file did not fit in what was left: copying stopped */
+    char what[200];            /* the first failure */
+} SbCopy;
+
+static int sb_copy_file(int from, int to, const char *name, SbCopy *c)
 {
     int src = openat(from, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (src < 0)
@@ -335,6 +360,10 @@ static int sb_copy_file(int from, int to, const char *name)
     int dst = -1, rc = -1;
     if (fstat(src, &st) != 0 || !S_ISREG(st.st_mode)) /* changed under us: not copied */
         goto done;
+    if ((unsigned long long)st.st_size > c->left) {
+        c->over = true;
+        goto done;
+    }
     unlinkat(to, name, 0);
     /* the permission bits (a linked program stays executable), never set-id bits */
     dst = openat(to, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, st.st_mode & 0755);
@@ -342,10 +371,15 @@ static int sb_copy_file(int from, int to, const char *name)
         goto done;
     char buf[65536];
     ssize_t n;
-    while ((n = read(src, buf, sizeof buf)) > 0)
+    unsigned long long copied = 0;
+    while (copied <= (unsigned long long)st.st_size && (n = read(src, buf, sizeof buf)) > 0) {
         if (write(dst, buf, (size_t)n) != n)
             goto done;
-    rc = n == 0 ? 0 : -1;
+        copied += (unsigned long long)n;
+    }
+    c->left -= copied < c->left ? copied : c->left;
+    c->done += copied;
+    rc = copied == (unsigned long long)st.st_size ? 0 : -1;
 done:
     if (dst >= 0)
         close(dst);
@@ -353,14 +387,32 @@ done:
     return rc;
 }
 
+static int sb_copy_tree(int from, int to, int depth, SbCopy *c);
+
+/* The directory name beneath from, made beneath to and copied into it. */
+static int sb_copy_dir(int from, int to, const char *name, int depth, SbCopy *c)
+{
+    mkdirat(to, name, 0755);
+    int a = openat(from, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int b = openat(to, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int rc = a >= 0 && b >= 0 ? sb_copy_tree(a, b, depth + 1, c) : -1;
+    if ((a < 0 || b < 0) && !c->what[0])
+        snprintf(c->what, sizeof c->what, "%.120s/: %s", name, strerror(errno));
+    if (a >= 0)
+        close(a);
+    if (b >= 0)
+        close(b);
+    return rc;
+}
+
 /* Regular files and directories only: a link, FIFO or device the program made never leaves
- * its tmpfs. Returns 0, or -1 with the name that failed in what. */
-static int sb_copy_tree(int from, int to, int depth, char *what, size_t n)
+ * its tmpfs. Returns 0, or -1 with the name that failed in c->what. */
+static int sb_copy_tree(int from, int to, int depth, SbCopy *c)
 {
     int dup_fd = dup(from);
     DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
     if (!d)
-        return snprintf(what, n, "a directory: %s", strerror(errno)), -1;
+        return snprintf(c->what, sizeof c->what, "a directory: %s", strerror(errno)), -1;
     int rc = 0;
     struct dirent *e;
     while (rc == 0 && (e = readdir(d))) {
@@ -370,22 +422,58 @@ static int sb_copy_tree(int from, int to, int depth, char *what, size_t n)
         if (fstatat(from, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
             continue;
         if (S_ISREG(st.st_mode)) {
-            if (sb_copy_file(from, to, e->d_name) != 0)
-                rc = -1, snprintf(what, n, "%.120s: %s", e->d_name, strerror(errno));
+            if (sb_copy_file(from, to, e->d_name, c) != 0) {
+                rc = -1;
+                if (!c->what[0])
+                    snprintf(c->what, sizeof c->what, "%.120s: %s", e->d_name,
+                             c->over ? "over the budget" : strerror(errno));
+            }
         } else if (S_ISDIR(st.st_mode) && depth < SB_COPY_DEPTH) {
-            mkdirat(to, e->d_name, 0755);
-            int a = openat(from, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-            int b = openat(to, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-            rc = a >= 0 && b >= 0 ? sb_copy_tree(a, b, depth + 1, what, n) : -1;
-            if (a < 0 || b < 0)
-                snprintf(what, n, "%.120s/: %s", e->d_name, strerror(errno));
-            if (a >= 0)
-                close(a);
-            if (b >= 0)
-                close(b);
+            rc = sb_copy_dir(from, to, e->d_name, depth, c);
         }
     }
     closedir(d);
+    return rc;
+}
+
+/* One path of SandboxLimits.keep, relative to both directories: its parent directories are
+ * followed in from (never through a link) and made in to, then the file or directory is
+ * copied. A path the run did not leave is no error: the grader says what was missing. */
+static int sb_copy_kept(int from, int to, const char *path, SbCopy *c)
+{
+    char part[256];
+    int a = dup(from), b = dup(to), rc = 0;
+    while (a >= 0 && b >= 0 && rc == 0) {
+        size_t len = strcspn(path, "/");
+        if (len == 0 || len >= sizeof part)
+            break;
+        memcpy(part, path, len);
+        part[len] = '\0';
+        struct stat st;
+        if (fstatat(a, part, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            break;
+        if (path[len] == '\0') {
+            if (S_ISREG(st.st_mode) && sb_copy_file(a, b, part, c) != 0)
+                rc = -1;
+            else if (S_ISDIR(st.st_mode))
+                rc = sb_copy_dir(a, b, part, 0, c);
+            if (rc && !c->what[0])
+                snprintf(c->what, sizeof c->what, "%.120s: %s", part, c->over ? "over the budget" : strerror(errno));
+            break;
+        }
+        if (!S_ISDIR(st.st_mode))
+            break;
+        mkdirat(b, part, 0755);
+        int na = openat(a, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int nb = openat(b, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        close(a), close(b);
+        a = na, b = nb;
+        path += len + 1;
+    }
+    if (a >= 0)
+        close(a);
+    if (b >= 0)
+        close(b);
     return rc;
 }
 
@@ -397,18 +485,180 @@ static void sb_mount_scratch(const SbJob *job, int *old_fd, int *new_fd)
     if (*old_fd < 0)
         sb_fail(job->err_fd, "open", job->dir);
     char opts[160];
-    unsigned owner_uid = job->drop_user ? SB_NOBODY : (unsigned)job->uid;
-    unsigned owner_gid = job->drop_user ? SB_NOBODY : (unsigned)job->gid;
+    unsigned owner_uid = job->drop_user ? (unsigned)job->run_uid : (unsigned)job->uid;
+    unsigned owner_gid = job->drop_user ? (unsigned)job->run_uid : (unsigned)job->gid;
     snprintf(opts, sizeof opts, "size=%zum,nr_inodes=%d,mode=0700,uid=%u,gid=%u", job->lim->disk_mib,
              SB_INODES, owner_uid, owner_gid);
     if (mount("flipgrade", job->dir, "tmpfs", MS_NOSUID | MS_NODEV, opts) != 0)
         sb_fail(job->err_fd, "mounting the run's tmpfs on", job->dir);
     *new_fd = open(job->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    char what[200];
-    if (*new_fd < 0 || sb_copy_tree(*old_fd, *new_fd, 0, what, sizeof what) != 0)
+    SbCopy in = {.left = ~0ull};
+    if (*new_fd < 0 || sb_copy_tree(*old_fd, *new_fd, 0, &in) != 0)
         sb_fail(job->err_fd, "copying the run's inputs into its tmpfs", NULL);
     if (fchown(*new_fd, owner_uid, owner_gid) != 0)
         sb_fail(job->err_fd, "chown of the run's tmpfs", NULL);
+}
+
+/* ---- the run's root: only what it may read ----------------------------------------------- */
+
+/* Landlock decides what may be read, not what may be looked at: stat answers everywhere. So
+ * the program gets a root of its own, a small read-only tmpfs holding, at the same paths, only
+ * what it may read (bound read-only), its directory and /dev/null (bound writable), and a /proc
+ * of its PID namespace: stat of /etc/shadow, of another process or of the grader's files
+ * answers "No such file or directory". The root is made at SB_ROOT_AT, hidden by it in this
+ * mount namespace only, then becomes / by pivot_root. */
+#define SB_ROOT_AT "/tmp"
+#define SB_ROOT_MAX 32
+
+typedef struct {
+    const char *path;   /* absolute: where the program sees it */
+    int fd;             /* O_PATH of what is bound there; -1: a symbolic link */
+    char link[256];     /* the link's target, for a symbolic link */
+    bool dir, writable;
+} SbRootEntry;
+
+/* Symbolic links among the system's paths stay links (/bin -> usr/bin on a merged /usr, cc
+ * through /etc/alternatives), so what they lead to must be bound as well. */
+static const char *const sb_root_system[] = { "/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin",
+                                              "/sbin", "/etc/ld.so.cache", "/etc/alternatives",
+                                              "/dev/zero", "/dev/urandom", NULL };
+
+static void sb_root_add(SbRootEntry *e, int *n, const char *path, bool writable, bool system, int err_fd)
+{
+    struct stat st;
+    if (*n >= SB_ROOT_MAX)
+        sb_fail(err_fd, "making the run's root (too many paths)", NULL);
+    if (lstat(path, &st) != 0)
+        return; /* a path this system lacks */
+    SbRootEntry *x = &e[*n];
+    *x = (SbRootEntry){.path = path, .fd = -1, .writable = writable};
+    if (system && S_ISLNK(st.st_mode)) {
+        ssize_t len = readlink(path, x->link, sizeof x->link - 1);
+        if (len <= 0)
+            return;
+        x->link[len] = '\0';
+    } else {
+        x->fd = open(path, O_PATH | O_CLOEXEC);
+        if (x->fd < 0 || fstat(x->fd, &st) != 0)
+            sb_fail(err_fd, "making the run's root: open", path);
+        x->dir = S_ISDIR(st.st_mode);
+    }
+    (*n)++;
+}
+
+/* Shorter paths first, so a directory is bound before anything beneath it. */
+static void sb_root_sort(SbRootEntry *e, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && strlen(e[j].path) < strlen(e[j - 1].path); j--) {
+            SbRootEntry t = e[j];
+            e[j] = e[j - 1];
+            e[j - 1] = t;
+        }
+}
+
+/* Whether path lies beneath an earlier directory entry (already bound with it). */
+static bool sb_root_covered(const SbRootEntry *e, int i)
+{
+    for (int j = 0; j < i; j++) {
+        size_t len = strlen(e[j].path);
+        if (e[j].dir && e[j].fd >= 0 && strncmp(e[i].path, e[j].path, len) == 0 && e[i].path[len] == '/')
+            return true;
+    }
+    return false;
+}
+
+/* mkdir -p of path's parents under the root being made (at into, the root's own path). */
+static void sb_root_parents(char *at)
+{
+    for (char *p = at + strlen(SB_ROOT_AT) + 1; (p = strchr(p, '/')); p++) {
+        *p = '\0';
+        mkdir(at, 0755);
+        *p = '/';
+    }
+}
+
+/* Bind-mounts an entry read-only (or writable), keeping the flags a user namespace may not
+ * drop (nosuid, nodev, noexec and the atime ones of the mount it comes from). */
+static int sb_root_bind(const SbRootEntry *x, const char *at)
+{
+    char from[32];
+    snprintf(from, sizeof from, "/proc/self/fd/%d", x->fd);
+    if (mount(from, at, NULL, MS_BIND | MS_REC, NULL) != 0)
+        return -1;
+    if (x->writable)
+        return 0;
+    struct statvfs sv;
+    if (statvfs(at, &sv) != 0)
+        return -1;
+    unsigned long keep = (sv.f_flag & ST_NOSUID ? MS_NOSUID : 0) | (sv.f_flag & ST_NODEV ? MS_NODEV : 0) |
+                         (sv.f_flag & ST_NOEXEC ? MS_NOEXEC : 0) | (sv.f_flag & ST_NOATIME ? MS_NOATIME : 0) |
+                         (sv.f_flag & ST_NODIRATIME ? MS_NODIRATIME : 0) |
+                         (sv.f_flag & ST_RELATIME ? MS_RELATIME : 0);
+    return mount(NULL, at, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | keep, NULL);
+}
+
+static void sb_root_place(const SbRootEntry *x, int err_fd)
+{
+    char at[PATH_MAX];
+    if (snprintf(at, sizeof at, "%s%s", SB_ROOT_AT, x->path) >= (int)sizeof at)
+        sb_fail(err_fd, "making the run's root (path too long)", x->path);
+    sb_root_parents(at);
+    if (x->fd < 0) {
+        if (symlink(x->link, at) != 0 && errno != EEXIST)
+            sb_fail(err_fd, "making the run's root: symlink", x->path);
+        return;
+    }
+    if (x->dir)
+        mkdir(at, 0755);
+    else
+        close(open(at, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+    if (sb_root_bind(x, at) != 0)
+        sb_fail(err_fd, "making the run's root: bind", x->path);
+}
+
+int sbjail_mount_proc(const char *path)
+{
+    unsigned long flags = MS_NOSUID | MS_NODEV | MS_NOEXEC;
+    return mount("proc", path, "proc", flags, "hidepid=invisible,subset=pid") == 0 ||
+                   mount("proc", path, "proc", flags, "hidepid=2") == 0
+               ? 0
+               : -1;
+}
+
+/* The root described above, made and entered; the supervisor keeps its descriptors of the
+ * run's directory for copying files back. Without a PID namespace there is no /proc (one
+ * would show the machine's processes). */
+static void sb_make_root(const SbJob *job)
+{
+    SbRootEntry e[SB_ROOT_MAX];
+    int n = 0;
+    for (const char *const *p = sb_root_system; *p; p++)
+        sb_root_add(e, &n, *p, false, true, job->err_fd);
+    sb_root_add(e, &n, "/dev/null", true, true, job->err_fd);
+    for (const char *const *p = job->lim->readable; *p; p++)
+        sb_root_add(e, &n, *p, false, false, job->err_fd);
+    sb_root_add(e, &n, job->dir, true, false, job->err_fd);
+    sb_root_sort(e, n);
+    if (mount("flipgrade-root", SB_ROOT_AT, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,nr_inodes=1024,mode=0755") != 0)
+        sb_fail(job->err_fd, "making the run's root: tmpfs on", SB_ROOT_AT);
+    for (int i = 0; i < n; i++)
+        if (!sb_root_covered(e, i) || e[i].writable)
+            sb_root_place(&e[i], job->err_fd);
+    for (int i = 0; i < n; i++)
+        if (e[i].fd >= 0)
+            close(e[i].fd);
+    if (job->ns & CLONE_NEWPID) {
+        mkdir(SB_ROOT_AT "/proc", 0555);
+        if (sbjail_mount_proc(SB_ROOT_AT "/proc") != 0)
+            sb_fail(job->err_fd, "making the run's root: mounting its /proc", NULL);
+    }
+    if (chdir(SB_ROOT_AT) != 0 || syscall(SYS_pivot_root, ".", ".") != 0)
+        sb_fail(job->err_fd, "making the run's root: pivot_root", NULL);
+    if (umount2(".", MNT_DETACH) != 0 || chdir("/") != 0)
+        sb_fail(job->err_fd, "making the run's root: leaving the old one", NULL);
+    if (mount(NULL, "/", NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) != 0)
+        sb_fail(job->err_fd, "making the run's root read-only", NULL);
 }
 
 /* ---- supervising ------------------------------------------------------------------------ */
@@ -517,21 +767,52 @@ static int sb_take_listener(const SbJob *job, SbWatch *w, int sock)
     return fd;
 }
 
-/* What the program left in its tmpfs goes back to the directory underneath. */
-static void sb_copy_back(SbWatch *w, int old_fd, int new_fd, size_t budget_mib)
+/* What the grader keeps of the program's tmpfs (SandboxLimits.keep, within keep_kib) goes
+ * back to the directory underneath; the rest goes with the tmpfs. */
+static void sb_copy_back(SbWatch *w, int old_fd, int new_fd, const SandboxLimits *lim)
 {
     struct statfs fs;
     if (fstatfs(new_fd, &fs) == 0) {
         w->fin.disk_kib = (long)((fs.f_blocks - fs.f_bfree) * (unsigned long)fs.f_bsize / 1024);
-        w->fin.disk_full = (size_t)w->fin.disk_kib + 256 >= budget_mib * 1024 || fs.f_ffree == 0;
+        w->fin.disk_full = (size_t)w->fin.disk_kib + 256 >= lim->disk_mib * 1024 || fs.f_ffree == 0;
     }
-    char what[200];
-    if (sb_copy_tree(new_fd, old_fd, 0, what, sizeof what) != 0)
-        snprintf(w->fin.copy_error, sizeof w->fin.copy_error, "%s", what);
+    SbCopy c = {.left = lim->keep_kib ? (unsigned long long)lim->keep_kib * 1024 : ~0ull};
+    int rc = 0;
+    if (!lim->keep)
+        rc = sb_copy_tree(new_fd, old_fd, 0, &c);
+    for (const char *const *k = lim->keep; k && *k && rc == 0; k++)
+        rc = sb_copy_kept(new_fd, old_fd, *k, &c);
+    w->fin.kept_kib = (long)((c.done + 1023) / 1024);
+    w->fin.over_keep = c.over;
+    if (rc != 0)
+        snprintf(w->fin.copy_error, sizeof w->fin.copy_error, "%s", c.what[0] ? c.what : "copying back");
 }
 
-_Noreturn void sbjail_init(const SbJob *job)
+/* The run's directory and readable paths made absolute: in the run's own root, a path relative
+ * to the grader's working directory would mean nothing. A path that cannot be resolved stays
+ * as given (it is skipped where it is missing). */
+static void sb_absolute_paths(SbJob *job, SandboxLimits *lim)
 {
+    static char dir[PATH_MAX], read[SB_ROOT_MAX][PATH_MAX];
+    static const char *list[SB_ROOT_MAX + 1];
+    if (realpath(job->dir, dir))
+        job->dir = dir;
+    if (!lim->readable)
+        return;
+    int n = 0;
+    for (const char *const *p = lim->readable; *p && n < SB_ROOT_MAX; p++, n++)
+        list[n] = realpath(*p, read[n]) ? read[n] : *p;
+    list[n] = NULL;
+    lim->readable = list;
+}
+
+_Noreturn void sbjail_init(const SbJob *given)
+{
+    SbJob copy = *given;
+    SandboxLimits lim = *given->lim;
+    sb_absolute_paths(&copy, &lim);
+    copy.lim = &lim;
+    const SbJob *job = &copy;
     if (setsid() < 0) /* a new session: no controlling terminal to type into */
         sb_fail(job->err_fd, "setsid", NULL);
     sb_reset_signals();
@@ -543,6 +824,8 @@ _Noreturn void sbjail_init(const SbJob *job)
     int old_fd = -1, new_fd = -1;
     if ((job->ns & CLONE_NEWNS) && job->lim->disk_mib)
         sb_mount_scratch(job, &old_fd, &new_fd);
+    if ((job->ns & CLONE_NEWNS) && job->lim->readable)
+        sb_make_root(job);
     int sock[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sock) != 0)
         sb_fail(job->err_fd, "socketpair", NULL);
@@ -580,7 +863,7 @@ _Noreturn void sbjail_init(const SbJob *job)
     else
         kill(-w.pid, SIGKILL);
     if (new_fd >= 0)
-        sb_copy_back(&w, old_fd, new_fd, job->lim->disk_mib);
+        sb_copy_back(&w, old_fd, new_fd, job->lim);
     snprintf(w.fin.settings, sizeof w.fin.settings, "%s", w.calls.settings);
     if (w.calls.reason[0])
         snprintf(w.fin.reason, sizeof w.fin.reason, "%s", w.calls.reason);

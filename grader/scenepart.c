@@ -37,8 +37,11 @@ static void run_pipeline(SceneRun *r, const char *binary, SandboxResult *res)
     if (slash)
         *slash = '\0';
     const char *readable[] = { pipeline, scenes, NULL };
+    /* what compare_frame and keep_run read; whatever else it wrote goes with its tmpfs */
+    const char *keep[] = { "frames/particles", "frames/log.txt", "frames/scene.json", NULL };
     lim.readable = readable;
-    sandbox_run(r->dir, r->run.argv, env, &lim, res);
+    lim.keep = keep;
+    grading_run(r->gr, r->dir, r->run.argv, env, &lim, res);
 }
 
 /* Pictures of the first failing frame: student, reference and their difference. */
@@ -223,6 +226,7 @@ static void grade_run(Grading *gr, const GradeScene *sc, const char *solver, con
               : "the run did not report its settings (the grader cannot tell what it ran)");
         grading_log(gr, r.part, "%s\nreported: %s\nasked:    %s\n", r.part->reason,
                     res.settings[0] ? res.settings : "(nothing)", r.run.settings);
+        grading_drop_run(gr, r.dir, res.kept_kib);
         sandbox_result_free(&res);
         return;
     }
@@ -241,6 +245,7 @@ static void grade_run(Grading *gr, const GradeScene *sc, const char *solver, con
     if (r.part->passed < r.part->total)
         keep_run(&r);
     describe(&r, &res);
+    grading_drop_run(gr, r.dir, res.kept_kib);   /* compared, and kept_run has what it needs */
     sandbox_result_free(&res);
     if (r.part->passed == r.part->total && r.part->detail_log[0]) { /* logs only for failures */
         char log[GC_PATH + GRADE_PATH_MAX];

@@ -129,9 +129,11 @@ static bool run_case(StageRun *st, int i, const char *name)
     char runner_dir[GC_PATH + 64];   /* the runner and the cases' inputs; no answers there */
     textf(runner_dir, sizeof runner_dir, "%s/run/%s", st->gr->work, st->stage);
     const char *readable[] = { runner_dir, NULL };
+    const char *keep[] = { "out.state", NULL };   /* whatever else it wrote goes with its tmpfs */
     lim.readable = readable;
+    lim.keep = keep;
     SandboxResult res;
-    sandbox_run(dir, argv, env, &lim, &res);
+    grading_run(st->gr, dir, argv, env, &lim, &res);
     if (res.settings[0] && strcmp(res.settings, settings) != 0) {
         textf(what, sizeof what, "%s: the run changed its own settings (%s, not %s)", st->stage,
               res.settings, settings);
@@ -161,6 +163,7 @@ static bool run_case(StageRun *st, int i, const char *name)
             pass = true;
         }
     }
+    grading_drop_run(st->gr, dir, res.kept_kib);   /* read: its bytes go back to the budget */
     sandbox_result_free(&res);
 done:
     state_free(&want);

@@ -6,6 +6,7 @@
 
 #include <check.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +196,73 @@ START_TEST(unusable_dir_is_off)
 }
 END_TEST
 
+
+static size_t count_entries(const char *dir, unsigned long long *bytes)
+{
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    size_t n = 0;
+    *bytes = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        char path[1200];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (e->d_name[0] != '.' && stat(path, &st) == 0)
+            n++, *bytes += (unsigned long long)st.st_size;
+    }
+    closedir(d);
+    return n;
+}
+
+/* An output over BCACHE_ENTRY_MAX is never kept; trimming removes the least recently used
+ * entries (a fetch is a use) until the cap holds, and keeps the rest intact. */
+START_TEST(capped_and_trimmed)
+{
+    Fixture big;
+    fixture(&big, "huge object", (size_t)BCACHE_ENTRY_MAX + 1);
+    bcache_store(big.cache, &big.key, big.made);
+    unsigned long long bytes;
+    ck_assert_uint_eq(count_entries(big.cache, &bytes), 0);
+    ck_assert_int_eq(bcache_fetch(big.cache, &big.key, big.out, 0644), 0);
+    /* three entries of 1 MiB each in one cache, stored a, b, c; then a is used again */
+    Fixture e[3];
+    const char *src[3] = { "a", "b", "c" };
+    for (int i = 0; i < 3; i++) {
+        fixture(&e[i], src[i], 1 << 20);
+        bcache_store(big.cache, &e[i].key, e[i].made);
+        struct timespec t[2] = { { .tv_sec = 1000 + i }, { .tv_sec = 1000 + i } };
+        char path[1200];
+        ck_assert_uint_eq(count_entries(big.cache, &bytes), (size_t)i + 1);
+        /* the entry just stored is the newest file: date it, so the order does not hang on
+         * the file system's clock resolution */
+        DIR *d = opendir(big.cache);
+        for (struct dirent *x; (x = readdir(d));) {
+            struct stat st;
+            snprintf(path, sizeof path, "%s/%s", big.cache, x->d_name);
+            if (x->d_name[0] != '.' && stat(path, &st) == 0 && st.st_mtim.tv_sec > 5000)
+                ck_assert_int_eq(utimensat(AT_FDCWD, path, t, 0), 0);
+        }
+        closedir(d);
+    }
+    ck_assert_int_eq(bcache_fetch(big.cache, &e[0].key, e[0].out, 0644), 1);   /* a: now the newest */
+    unsigned long long left = bcache_trim(big.cache, 3ull << 19);   /* 1.5 MiB: two must go */
+    ck_assert_uint_eq(count_entries(big.cache, &bytes), 1);
+    ck_assert_uint_eq(bytes, left);
+    ck_assert_int_eq(bcache_fetch(big.cache, &e[1].key, e[1].out, 0644), 0);   /* b: oldest, gone */
+    ck_assert_int_eq(bcache_fetch(big.cache, &e[2].key, e[2].out, 0644), 0);   /* c: gone next */
+    ck_assert_int_eq(bcache_fetch(big.cache, &e[0].key, e[0].out, 0644), 1);
+    assert_same_file(e[0].made, e[0].out);
+    ck_assert_uint_eq(bcache_trim(big.cache, 1ull << 30), bytes);   /* under the cap: nothing goes */
+    ck_assert_uint_eq(count_entries(big.cache, &bytes), 1);
+    for (int i = 0; i < 3; i++) {
+        bcache_key_free(&e[i].key);
+        harness_remove_tree(e[i].dir);
+    }
+    bcache_key_free(&big.key);
+    harness_remove_tree(big.dir);
+}
+END_TEST
+
 static Suite *buildcache_suite(void)
 {
     Suite *s = suite_create("buildcache");
@@ -204,6 +272,7 @@ static Suite *buildcache_suite(void)
     tcase_add_test(t, collision);
     tcase_add_test(t, damaged_entry_misses);
     tcase_add_test(t, unusable_dir_is_off);
+    tcase_add_test(t, capped_and_trimmed);
     suite_add_tcase(s, t);
     return s;
 }

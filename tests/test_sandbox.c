@@ -579,7 +579,9 @@ START_TEST(guard_keeps_argv_and_reports_settings)
 END_TEST
 
 /* isolate: no network, its own PID namespace, the run's directory a tmpfs of disk_mib whose
- * files come back; as root, user nobody; no reading /etc/shadow or the grader's environment. */
+ * files come back; as root, the grading's own user; no reading /etc/shadow or the grader's
+ * environment; in its own root, nothing outside what it may read even answers stat (no
+ * /etc/shadow, no /home, no grader process), and one CPU. */
 START_TEST(isolated_run)
 {
     SandboxLimits lim = default_limits();
@@ -594,14 +596,16 @@ START_TEST(isolated_run)
     snprintf(script, sizeof script,
              "echo uid $(id -u); echo pid $$; cat /etc/shadow >/dev/null 2>&1 || echo no shadow;"
              " cat /proc/%ld/environ >/dev/null 2>&1 || echo no environ;"
-             " (exec 3<>/dev/tcp/127.0.0.1/22) 2>/dev/null || echo no network; echo kept > out.txt",
-             (long)getpid());
+             " (exec 3<>/dev/tcp/127.0.0.1/22) 2>/dev/null || echo no network; echo kept > out.txt;"
+             " for f in /etc/shadow /etc/passwd /home /root /proc/1 /proc/%ld /proc/cpuinfo; do"
+             " test -e $f && echo sees $f; done; echo cpus $(nproc)",
+             (long)getpid(), (long)getpid());
     char *argv[] = {"/bin/bash", "-c", script, NULL};
-    ck_assert_int_eq(sandbox_run(dir, argv, NULL, &lim, &res), 0);
+    ck_assert_msg(sandbox_run(dir, argv, NULL, &lim, &res) == 0, "could not start: %s", res.reason);
     assert_outcome(res, SB_OK);
     char want[128];
-    snprintf(want, sizeof want, "uid %u\npid 2\nno shadow\nno environ\nno network\n",
-             geteuid() == 0 ? 65534u : (unsigned)geteuid());
+    snprintf(want, sizeof want, "uid %u\npid 2\nno shadow\nno environ\nno network\ncpus 1\n",
+             geteuid() == 0 ? (unsigned)sandbox_run_uid() : (unsigned)geteuid());
     const char *iso = sandbox_isolation();
     if (strstr(iso, "PID") && strstr(iso, "network") && !strstr(iso, "unavailable")) {
         ck_assert_str_eq(res.output, want);
