@@ -220,6 +220,13 @@ attacks() {      # attacks WHO RUNAS... : grade the attack submissions as WHO, t
     cat assignment/jacobi.c tests/attacks/jacobi-rewrites-argv.c > "$base/hostile-e/assignment/jacobi.c"
     attack_sub "$base/hostile-f" advect-sleeps
     kitcopy=$base/kit                 # what the grader reads, where WHO can read it
+    # contained: the stage keeps full marks when the attack gets nothing (its own root, one
+    # CPU, only out.state kept, no cache entry over 16 MiB); the grader's paths are the copy's
+    attack_sub "$base/hostile-g" divergence-spins-threads gravity-fills-disk laplacian-big-object
+    { printf '#define ATTACK_KIT "%s"\n' "$kitcopy"; cat tests/attacks/p2g-looks-around.c; } >> "$base/hostile-g/assignment/p2g.c"
+    attack_sub "$base/hostile-h" advect-holds-threads
+    attack_sub "$base/honest"   # correct, with a stage that starts a thread, as students' may
+    cat tests/grader/honest-uses-a-thread.c >> "$base/honest/assignment/g2p.c"
     mkdir -p "$kitcopy/build/grader" "$kitcopy/tests"
     cp -r scenes grader "$kitcopy/"; cp -r tests/grader "$kitcopy/tests/"
     cp -r build/grader/kit build/grader/data "$kitcopy/build/grader/"
@@ -292,7 +299,58 @@ while True:
     [ "$secs" -le 16 ] || fail "$who: the time budget of 10 s let the grading run $secs s"
     grep -q "time budget" "$r/hostile-f/report.json" || fail "$who: no part says the time budget was spent"
     echo "refused ($who) sleeping: graded in $secs s with a 10 s budget"
+    contained "$@"
     rm -rf "$base"
+}
+
+# Attacks that are contained rather than refused: each stage keeps full marks when it gets
+# nothing. Looking around (stat of /etc/shadow, the host's /proc, the grader's files), more
+# than one core, 180 MiB of junk in every case (kept: only out.state), a 60 MiB object (the
+# build cache keeps no entry over 16 MiB and stays under its cap); and a stage that holds
+# every task it may start while an honest submission is graded beside it.
+contained() {    # contained RUNAS... : inside attacks(), with its variables
+    quick="--parts stages --config tests/grader/small.config --work $base/work"
+    (cd "$kitcopy" && "$@" ./flipgrade --quiet --keep $quick --out "$base/reports/hostile-g" "$base/hostile-g") \
+        > "$base/hostile-g.txt" 2>&1
+    kept=$(sed -n 's/^flipgrade: work directory kept: //p' "$base/hostile-g.txt")
+    if [ ! -f "$r/hostile-g/report.json" ]; then
+        fail "$who: flipgrade did not grade hostile-g: $(head -c 600 "$base/hostile-g.txt")"; return
+    fi
+    parts "$r/hostile-g/report.json" > "$r/hostile-g/parts.tsv"
+    for s in $STAGES; do
+        grep -q "^$s	10.0	10.0	" "$r/hostile-g/parts.tsv" || fail "$who: hostile-g: $s was not contained: $(line hostile-g "$s")"
+    done
+    junk=$(du -sm "$kept/run/gravity" 2>/dev/null | cut -f1)
+    [ -n "$kept" ] && [ "${junk:-999}" -le 16 ] ||
+        fail "$who: the work directory kept ${junk:-?} MiB of gravity's runs (its junk was copied back)"
+    big=$(find "$kitcopy/build/grader/cache" -type f -size +16M | wc -l)
+    cache=$(du -sm "$kitcopy/build/grader/cache" | cut -f1)
+    [ "$big" -eq 0 ] && [ "$cache" -le 256 ] ||
+        fail "$who: the build cache holds $big entries over 16 MiB, $cache MiB in all"
+    echo "contained ($who): stat outside, more than one core, junk in every case (${junk} MiB kept), a 60 MiB object (cache ${cache} MiB, none over 16 MiB)"
+    [ -n "$kept" ] && rm -rf "$kept"
+    # one student holds every task it may start; the other, graded meanwhile, must not notice
+    (cd "$kitcopy" && "$@" ./flipgrade --quiet $quick --out "$base/reports/hostile-h" "$base/hostile-h") \
+        > "$base/hostile-h.txt" 2>&1 &
+    holder=$!
+    waited=0
+    while [ "$(ps -eLo comm= | grep -c '^stagerun$')" -lt 48 ] && [ "$waited" -lt 300 ]; do
+        sleep 0.1; waited=$((waited + 1))
+    done
+    held=$(ps -eLo comm= | grep -c '^stagerun$')
+    (cd "$kitcopy" && "$@" ./flipgrade --quiet $quick --out "$base/reports/honest" "$base/honest") > "$base/honest.txt" 2>&1
+    wait "$holder"
+    for h in hostile-h honest; do
+        if [ ! -f "$r/$h/report.json" ]; then
+            fail "$who: flipgrade did not grade $h: $(head -c 600 "$base/$h.txt")"; continue
+        fi
+        parts "$r/$h/report.json" > "$r/$h/parts.tsv"
+        for s in $STAGES; do
+            grep -q "^$s	10.0	10.0	" "$r/$h/parts.tsv" || fail "$who: $h lost points beside a stage holding $held tasks: $(line "$h" "$s")"
+        done
+    done
+    [ "$held" -ge 48 ] || fail "$who: the holding stage never held its tasks (saw $held threads)"
+    echo "contained ($who): an honest submission graded with full marks beside a stage holding $held tasks"
 }
 if [ "$(id -u)" -eq 0 ]; then
     attacks root env

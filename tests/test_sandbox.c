@@ -638,6 +638,47 @@ START_TEST(disk_budget)
 }
 END_TEST
 
+/* Only what keep names comes back out of the tmpfs, and only within keep_kib: the rest of
+ * what a run wrote goes with it, and a run whose kept files do not fit is SB_BUDGET. */
+START_TEST(kept_files_and_budget)
+{
+    const char *iso = sandbox_isolation();
+    if (!strstr(iso, "tmpfs")) {
+        printf("test_sandbox: no mount namespace here (%s); what is kept is not tested\n", iso);
+        return;
+    }
+    SandboxLimits lim = default_limits();
+    lim.isolate = true;
+    lim.disk_mib = 8;
+    const char *keep[] = { "out.txt", "sub/frames", NULL };
+    lim.keep = keep;
+    const char *dir = make_dir("kept");
+    char *argv[] = { "/bin/sh", "-c", "head -c 4096 /dev/zero > out.txt; head -c 3000000 /dev/zero > junk.bin;"
+                     " mkdir -p sub/frames/deep; echo 1 > sub/frames/1.ply; echo 2 > sub/frames/deep/2.ply;"
+                     " echo x > sub/other.txt; ln -s /etc/passwd sub/frames/link", NULL };
+    SandboxResult res;
+    ck_assert_int_eq(sandbox_run(dir, argv, NULL, &lim, &res), 0);
+    assert_outcome(res, SB_OK);
+    ck_assert_int_eq(file_size(tmp_path("kept/out.txt")), 4096);
+    ck_assert_int_eq(file_size(tmp_path("kept/sub/frames/1.ply")), 2);
+    ck_assert_int_eq(file_size(tmp_path("kept/sub/frames/deep/2.ply")), 2);
+    struct stat st;
+    ck_assert_msg(lstat(tmp_path("kept/junk.bin"), &st) != 0, "junk.bin was copied back");
+    ck_assert_msg(lstat(tmp_path("kept/sub/other.txt"), &st) != 0, "sub/other.txt was copied back");
+    ck_assert_msg(lstat(tmp_path("kept/sub/frames/link"), &st) != 0, "a link was copied back");
+    ck_assert_int_eq(res.kept_kib, 5);   /* 4096 + 2 + 2 bytes, rounded up */
+    sandbox_result_free(&res);
+    /* 2 KiB left of the submission's budget: out.txt (4 KiB) does not fit */
+    lim.keep_kib = 2;
+    const char *small = make_dir("kept_small");
+    ck_assert_int_eq(sandbox_run(small, argv, NULL, &lim, &res), 0);
+    assert_outcome(res, SB_BUDGET);
+    assert_reason(res, "left more files than the submission's disk budget has room for (2 KiB left)");
+    ck_assert_int_le(res.kept_kib, 2);
+    sandbox_result_free(&res);
+}
+END_TEST
+
 static Suite *sandbox_suite(void)
 {
     Suite *s = suite_create("sandbox");
@@ -677,6 +718,7 @@ static Suite *sandbox_suite(void)
     tcase_add_test(guard, guard_keeps_argv_and_reports_settings);
     tcase_add_test(guard, isolated_run);
     tcase_add_test(guard, disk_budget);
+    tcase_add_test(guard, kept_files_and_budget);
     suite_add_tcase(s, guard);
     return s;
 }
