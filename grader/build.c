@@ -184,8 +184,11 @@ static void build_one(Grading *gr, int s)
             build_store(gr, &key, obj);
     } else {
         build_strip_dir(why, src);   /* the message names files as the student knows them */
-        /* the sandbox, not the student's file system, refused an #include: say what may be */
-        const char *hint = strstr(why, ": Permission denied")
+        /* the sandbox, not the student's file system, hid an #include: say what may be (in
+         * the run's own root another file is not there at all; under Landlock alone it is
+         * there but denied) */
+        const char *hint = strstr(why, "fatal error: ") && (strstr(why, ": No such file or directory") ||
+                                                           strstr(why, ": Permission denied"))
                                ? " (a stage file compiles on its own: it may include the system's and "
                                  "the kit's headers, not another file)"
                                : "";

@@ -193,7 +193,7 @@ hostile_c
 expect hostile-c p2g "does not compile"
 expect hostile-c gravity "forbidden system call (symlink)"   # and the grader reads no link anyway
 expect hostile-c divergence "tried to start a process (fork)"
-expect hostile-c laplacian "fatal error: jacobi.c: Permission denied (a stage file compiles on its own"
+expect hostile-c laplacian "fatal error: jacobi.c: No such file or directory (a stage file compiles on its own"
 for s in advect g2p jacobi gradient; do full hostile-c "$s"; done
 
 # 6. Attacks (tests/attacks/README.md): each appended to the reference's file of its stage and
