@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "buildcache.h"
+#include "classrun.h"
+#include "escape.h"
 #include "grading.h"
 #include "intake.h"
 #include "report.h"
@@ -30,6 +32,12 @@ typedef struct {
     bool public_cases, keep, quiet, prepare, unconfined, no_cache;
     const char *csv;                    /* --class-csv OUT */
     const char *print;                  /* --print WHAT: a fact of the config, for make handout */
+    const char *class_dir;              /* --class DIR: grade every entry of DIR */
+    const char *reports;                /* --reports DIR: where a class's report directories go */
+    const char *jobs;                   /* --jobs N: gradings of a class at once */
+    bool list;                          /* --list: say what --class would grade, grade nothing */
+    int nonly;
+    char **only;                        /* --only NAMES, each a word list; argv's own strings */
     int nargs;
     char **args;
 } Options;
@@ -39,7 +47,10 @@ static void usage(FILE *f)
     fprintf(f,
 "usage: flipgrade [options] SUBMISSION      grade a directory or .tar.gz/.zip of assignment/*.c\n"
 "       flipgrade --prepare [options]       make the reference's cases and frames (make grade-data)\n"
-"       flipgrade --class-csv OUT.csv REPORT.json...   one row per student (make grade does this)\n"
+"       flipgrade --class DIR [--jobs N] [--only NAMES]... [--class-csv OUT.csv] [options]\n"
+"                                           grade every entry of DIR (make grade SUBMISSIONS=DIR/)\n"
+"       flipgrade --class DIR --list [--only NAMES]...   what --class would grade; grades nothing\n"
+"       flipgrade --class-csv OUT.csv REPORT.json...   one row per student from these reports\n"
 "       flipgrade --print grading-table|reference-objects|job-limits   what make handout and\n"
 "                                           grader/slurm.sh take from the config\n"
 "Only the eight stage files are taken from SUBMISSION (assignment/<stage>.c preferred); each is\n"
@@ -48,10 +59,27 @@ static void usage(FILE *f)
 "IPC, PID, mount), a root holding only what it may read and a /proc of its own, a user of its\n"
 "own per grading when run as root, one CPU, a system-call allow-list for the stages, no writes\n"
 "outside its own tmpfs directory (Landlock), time, memory, file size, disk and output limits;\n"
-"a stage that breaks them is reported by what it did (grader/README.md, Isolation).\n\n"
+"a stage that breaks them is reported by what it did (grader/README.md, Isolation).\n"
+"A submission's name must be in the safe set: 1 to 64 letters, digits, '.', '_' or '-', not\n"
+"starting with '-' or '.'. --class refuses any other entry by name (one line each) and grades\n"
+"the rest; SUBMISSION by hand is refused (exit 2) unless --out says where its report goes.\n\n"
 "options (default in brackets):\n"
 "  --config FILE      the grader's config [grader/config]\n"
 "  --out DIR          where report.json, report.html, logs/ and images/ go [build/grades/<name>]\n"
+"  --class DIR        grade each entry of DIR (a directory or archive per student) by a\n"
+"                     flipgrade of its own, started with an argv array and no shell, then\n"
+"                     write the CSV of --class-csv from every entry's report\n"
+"  --jobs N           --class: at most N gradings at once, each pinned to a CPU of its own\n"
+"                     (the i-th running on the i-th CPU this process may use); 0: one per\n"
+"                     such CPU [1]\n"
+"  --only NAMES       --class: grade only these entries (blank-separated, repeatable; an entry\n"
+"                     or its name without .zip/.tar.gz/.tgz/.tar); the CSV still holds every\n"
+"                     entry that has a report [every entry]\n"
+"  --reports DIR      --class: each entry's report goes in DIR/<name>/, with what its grading\n"
+"                     printed in DIR/<name>/flipgrade.txt [build/grades]\n"
+"  --class-csv OUT    --class: where the class's CSV goes [REPORTS/grades.csv]\n"
+"  --list             --class: print \"grade ENTRY NAME\" or \"skip ENTRY NAME\" (not in --only)\n"
+"                     for each safe entry, refuse the others by name, and grade nothing\n"
 "  --public           the students' self-check: the public golden cases, not the hidden ones [off]\n"
 "  --parts all|stages|scenes   which parts to grade [all]\n"
 "  --kit DIR          the kit's root (common/, scenes/) [.]\n"
@@ -76,8 +104,58 @@ static void usage(FILE *f)
 "                     (minutes= the submission budget plus a quarter and a minute,\n"
 "                     mem_mib= twice limits.memory_mib, cpus=1)\n"
 "  --help             this text\n\n"
-"exit status: 0 full marks; 1 not full marks; 2 bad option, config, submission or data.\n\n");
+"exit status: 0 full marks; 1 not full marks; 2 bad option, config, submission or data.\n"
+"  --class: 0 every entry graded (whatever its marks) and the CSV written; 1 some entry not\n"
+"  graded (refused by name, its grading failed, or an --only name not found), the CSV holding\n"
+"  the rest; 2 nothing graded (bad option, no such directory, kit or data missing).\n\n");
     gradeconfig_print_defaults(f);
+}
+
+/* The options that belong to --class used without it, and a mode's arguments. */
+static int check_modes(const Options *o)
+{
+    const char *class_only = o->list ? "--list" : o->nonly ? "--only" : o->jobs ? "--jobs"
+                           : o->reports ? "--reports" : NULL;
+    if (!o->class_dir && class_only) {
+        fprintf(stderr, "flipgrade: %s goes with --class DIR (see --help)\n", class_only);
+        return 2;
+    }
+    if (o->class_dir && (o->nargs != 0 || o->out || o->prepare || o->print)) {
+        fprintf(stderr, "flipgrade: --class DIR grades DIR's entries: no SUBMISSION, --out, "
+                "--prepare or --print with it (see --help)\n");
+        return 2;
+    }
+    if (o->jobs) {
+        char *end;
+        long n = strtol(o->jobs, &end, 10);
+        if (*o->jobs == '\0' || *end != '\0' || n < 0 || n > 4096) {
+            fprintf(stderr, "flipgrade: --jobs must be a whole number from 0 to 4096, not \"%s\"\n",
+                    o->jobs);
+            return 2;
+        }
+    }
+    if (!o->class_dir && !o->prepare && !o->csv && !o->print && o->nargs != 1) {
+        fprintf(stderr, "flipgrade: expected one SUBMISSION (a directory or .tar.gz/.zip; see --help)\n");
+        return 2;
+    }
+    return 0;
+}
+
+/* --class: DIR without its trailing slashes (its entries are DIR/NAME, as make named them),
+ * the reports under build/grades, the CSV beside them. */
+static void class_defaults(Options *o)
+{
+    static char dir[PATH_MAX], csv[PATH_MAX];
+    textf(dir, sizeof dir, "%s", o->class_dir);
+    for (size_t n = strlen(dir); n > 1 && dir[n - 1] == '/'; n--)
+        dir[n - 1] = '\0';
+    o->class_dir = dir;
+    if (!o->reports)
+        o->reports = "build/grades";
+    if (!o->csv) {
+        textf(csv, sizeof csv, "%s/grades.csv", o->reports);
+        o->csv = csv;
+    }
 }
 
 static int parse_options(int argc, char **argv, Options *o)
@@ -88,10 +166,17 @@ static int parse_options(int argc, char **argv, Options *o)
                     .parts = "all" };
     static const char *const valued[] = { "--config", "--out", "--parts", "--kit", "--objects", "--data",
                                           "--work", "--mkgolden", "--flipsim", "--class-csv", "--print",
-                                          "--cache", "--cache-mib" };
+                                          "--cache", "--cache-mib", "--class", "--reports", "--jobs",
+                                          "--only" };
+    const char *only_last = NULL;
     const char **slots[] = { &o->config, &o->out, &o->parts, &o->kit, &o->objs, &o->data,
                              &o->work_parent, &o->mkgolden, &o->flipsim, &o->csv, &o->print,
-                             &o->cache, &o->cache_mib };
+                             &o->cache, &o->cache_mib, &o->class_dir, &o->reports, &o->jobs, &only_last };
+    o->only = calloc((size_t)argc, sizeof *o->only);
+    if (!o->only) {
+        fprintf(stderr, "flipgrade: out of memory\n");
+        return 2;
+    }
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];
@@ -104,7 +189,11 @@ static int parse_options(int argc, char **argv, Options *o)
                 return 2;
             }
             *slots[v] = argv[++i];
-        } else if (strcmp(a, "--public") == 0) o->public_cases = true;
+            if (slots[v] == &only_last)   /* --only adds to the names, the others replace */
+                o->only[o->nonly++] = argv[i];
+        } else if (strcmp(a, "--") == 0) { i++; break; }   /* a SUBMISSION that starts with '-' */
+        else if (strcmp(a, "--list") == 0) o->list = true;
+        else if (strcmp(a, "--public") == 0) o->public_cases = true;
         else if (strcmp(a, "--keep") == 0) o->keep = true;
         else if (strcmp(a, "--no-cache") == 0) o->no_cache = true;
         else if (strcmp(a, "--quiet") == 0) o->quiet = true;
@@ -135,11 +224,10 @@ static int parse_options(int argc, char **argv, Options *o)
                 "not \"%s\"\n", o->print);
         return 2;
     }
-    if (!o->prepare && !o->csv && !o->print && o->nargs != 1) {
-        fprintf(stderr, "flipgrade: expected one SUBMISSION (a directory or .tar.gz/.zip; see --help)\n");
-        return 2;
-    }
-    return 0;
+    int rc = check_modes(o);
+    if (rc == 0 && o->class_dir)
+        class_defaults(o);
+    return rc;
 }
 
 /* ---- the work directory ------------------------------------------------------------------------ */
@@ -466,9 +554,30 @@ static int check_data(const Options *o, const GradeConfig *cfg)
     return 0;
 }
 
+/* The safe-set rule in words, for every refusal. */
+#define SAFE_SET_RULE "a submission's name must be 1 to 64 letters, digits, '.', '_' or '-', " \
+                      "not starting with '-' or '.' (grader/README.md)"
+
+/* Without --out the report directory is named after the submission: only a safe name may do
+ * that. One line, 2. */
+static int refuse_unsafe_submission(const Options *o)
+{
+    char name[1024], shown[300], why[200];
+    intake_name(o->args[0], name, sizeof name);
+    if (o->out || escape_safe_name(name))
+        return 0;
+    escape_text(shown, sizeof shown, name, strlen(name), 0);
+    classrun_why_unsafe(name, why, sizeof why);
+    fprintf(stderr, "flipgrade: refused \"%s\": %s; %s; rename it, or give --out DIR for its "
+            "report (nothing was graded)\n", shown, why, SAFE_SET_RULE);
+    return 2;
+}
+
 static int grade(const Options *o, const GradeConfig *cfg)
 {
-    int ready = check_kit(o);
+    int ready = refuse_unsafe_submission(o);
+    if (!ready)
+        ready = check_kit(o);
     if (!ready)
         ready = check_data(o, cfg);
     if (ready)
@@ -491,8 +600,10 @@ static int grade(const Options *o, const GradeConfig *cfg)
         remove_tree(gr.work);
         return 2;
     }
+    char shown[4 * GRADE_NAME_MAX];   /* with --out, any name is graded: shown escaped */
+    escape_text(shown, sizeof shown, gr.report.student, strlen(gr.report.student), 0);
     if (!o->quiet)
-        printf("flipgrade: grading %s (%s cases)%s\n", gr.report.student, gr.report.mode,
+        printf("flipgrade: grading %s (%s cases)%s\n", shown, gr.report.mode,
                sandbox_can_confine() ? "" : "; warning: no Landlock on this kernel, so student "
                                             "code is not confined to its directory");
     if (!o->quiet)
@@ -523,6 +634,212 @@ static int grade(const Options *o, const GradeConfig *cfg)
     return rc;
 }
 
+/* ---- grading a class ---------------------------------------------------------------------- */
+
+/* Each refused entry in one line, its name escaped, and why. How many there were. */
+static int print_refusals(const Options *o, const ClassrunList *list)
+{
+    int refused = 0;
+    for (int i = 0; i < list->n; i++) {
+        const ClassrunEntry *e = &list->entries[i];
+        char shown[300], other[300], why[200];
+        escape_text(shown, sizeof shown, e->entry, strlen(e->entry), 0);
+        if (e->verdict == CLASSRUN_UNSAFE) {
+            classrun_why_unsafe(escape_safe_name(e->entry) ? e->student : e->entry, why, sizeof why);
+            fprintf(stderr, "flipgrade: refused \"%s\": %s; %s\n", shown, why, SAFE_SET_RULE);
+        } else if (e->verdict == CLASSRUN_CLASH) {
+            const char *o_entry = list->entries[e->other].entry;
+            escape_text(other, sizeof other, o_entry, strlen(o_entry), 0);
+            fprintf(stderr, "flipgrade: refused \"%s\": \"%s\" would share its report directory "
+                    "%s/%s; rename one of them\n", shown, other, o->reports, e->student);
+        } else
+            continue;
+        refused++;
+    }
+    return refused;
+}
+
+/* What every grading of the class is given: this run's options, and --quiet. */
+static char **class_child_options(const Options *o)
+{
+    const char *pairs[][2] = { { "--config", o->config }, { "--parts", o->parts },
+                               { "--kit", o->kit }, { "--objects", o->objs }, { "--data", o->data },
+                               { "--cache", o->cache }, { "--cache-mib", o->cache_mib },
+                               { "--work", o->work_parent } };
+    const struct { bool on; const char *flag; } flags[] = {
+        { true, "--quiet" }, { o->no_cache, "--no-cache" }, { o->unconfined, "--unconfined" },
+        { o->public_cases, "--public" }, { o->keep, "--keep" } };
+    char **v = calloc(2 * sizeof pairs / sizeof pairs[0] + sizeof flags / sizeof flags[0] + 1, sizeof *v);
+    int k = 0;
+    for (size_t i = 0; v && i < sizeof flags / sizeof flags[0]; i++)
+        if (flags[i].on)
+            v[k++] = (char *)flags[i].flag;
+    for (size_t i = 0; v && i < sizeof pairs / sizeof pairs[0]; i++)
+        if (pairs[i][1]) {
+            v[k++] = (char *)pairs[i][0];
+            v[k++] = (char *)pairs[i][1];
+        }
+    return v;
+}
+
+/* The last line of a grading's output that holds anything, into line. */
+static void last_line(const char *text, char *line, size_t n)
+{
+    size_t end = strlen(text);
+    while (end > 0 && (text[end - 1] == '\n' || text[end - 1] == ' '))
+        end--;
+    size_t start = end;
+    while (start > 0 && text[start - 1] != '\n')
+        start--;
+    textf(line, n, "%.*s", (int)(end - start), text + start);
+}
+
+/* As each grading ends: what it printed (its table), escaped; and if it did not grade, why. */
+static void class_finished(const ClassrunEntry *e, const char *log_path, void *ctx)
+{
+    (void)ctx;
+    char buf[1 << 16], shown[300], line[512];
+    FILE *f = fopen(log_path, "rb");
+    size_t got = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[got] = '\0';
+    char *text = escape_dup(buf, got, sizeof buf * 4, ESCAPE_KEEP_NEWLINES, NULL);
+    fputs(text ? text : "", stdout);
+    fflush(stdout);
+    escape_text(shown, sizeof shown, e->entry, strlen(e->entry), 0);
+    last_line(text ? text : "", line, sizeof line);
+    if (e->status == -1)
+        fprintf(stderr, "flipgrade: \"%s\" not graded: its grading could not be started (%s)\n",
+                shown, log_path);
+    else if (e->status > 128)
+        fprintf(stderr, "flipgrade: \"%s\" not graded: its grading was killed by signal %d\n",
+                shown, e->status - 128);
+    else if (e->status > 1)
+        fprintf(stderr, "flipgrade: \"%s\" not graded: flipgrade exit %d: %s\n", shown, e->status, line);
+    free(text);
+}
+
+/* The report of every safe entry graded now or before (--only), in the list's order. */
+static char **class_reports(const Options *o, const ClassrunList *list, int *n)
+{
+    char **paths = calloc((size_t)list->n + 1, sizeof *paths);
+    *n = 0;
+    for (int i = 0; paths && i < list->n; i++) {
+        const ClassrunEntry *e = &list->entries[i];
+        char path[PATH_MAX];
+        struct stat st;
+        textf(path, sizeof path, "%s/%s/report.json", o->reports, e->student);
+        if ((e->verdict == CLASSRUN_GRADE || e->verdict == CLASSRUN_SKIP) && stat(path, &st) == 0)
+            paths[(*n)++] = strdup(path);
+    }
+    return paths;
+}
+
+/* --list: the safe entries, one a line, for grader/slurm.sh; names in the safe set hold no
+ * blank, so the words split back exactly. */
+static void print_class_list(const ClassrunList *list)
+{
+    for (int i = 0; i < list->n; i++) {
+        const ClassrunEntry *e = &list->entries[i];
+        if (e->verdict == CLASSRUN_GRADE || e->verdict == CLASSRUN_SKIP)
+            printf("%s %s %s\n", e->verdict == CLASSRUN_GRADE ? "grade" : "skip", e->entry, e->student);
+    }
+}
+
+/* One line before the gradings: how many, how many at once, on which CPUs. */
+static void print_class_start(const Options *o, int todo, int total, int jobs)
+{
+    int cpus[64];
+    int ncpus = classrun_cpus(cpus, 64);
+    char shown[300], list[256] = "";
+    escape_text(shown, sizeof shown, o->class_dir, strlen(o->class_dir), 0);
+    for (int i = 0; i < ncpus && i < (jobs ? jobs : ncpus); i++)
+        textf(list + strlen(list), sizeof list - strlen(list), "%s%d", i ? "," : "", cpus[i]);
+    printf("flipgrade: grading %d of the %d entries of %s, %d at a time, each pinned to a CPU "
+           "(%s)%s\n", todo, total, shown, jobs ? jobs : ncpus, list,
+           jobs > ncpus ? "; more at a time than CPUs: gradings share CPUs, and the time limits "
+                          "are wall clock" : "");
+}
+
+/* The names of the entries whose grading failed, blank-separated, for --only. */
+static void failed_names(const ClassrunList *list, char *out, size_t n)
+{
+    out[0] = '\0';
+    for (int i = 0; i < list->n; i++) {
+        const ClassrunEntry *e = &list->entries[i];
+        if (e->verdict == CLASSRUN_GRADE && e->status != 0 && e->status != 1)
+            textf(out + strlen(out), n - strlen(out), "%s%s", out[0] ? " " : "", e->student);
+    }
+}
+
+/* Grades the safe entries of the class, writes the CSV from every report; the summary. */
+static int grade_listed(const Options *o, ClassrunList *list, int todo, int total, int refused)
+{
+    int jobs = o->jobs ? atoi(o->jobs) : 1;
+    char **options = class_child_options(o);
+    if (!options) {
+        fprintf(stderr, "flipgrade: out of memory\n");
+        return 2;
+    }
+    ClassrunPlan plan = { .options = options, .dir = o->class_dir, .reports = o->reports,
+                          .jobs = jobs, .finished = class_finished };
+    print_class_start(o, todo, total, jobs);
+    int failed = classrun_grade(list, &plan);
+    free(options);
+    int nreports = 0;
+    char **reports = class_reports(o, list, &nreports), err[1024];
+    int rc = !reports || report_write_class_csv(o->csv, reports, nreports, err, sizeof err) != 0;
+    if (rc)
+        fprintf(stderr, "flipgrade: %s\n", reports ? err : "out of memory");
+    for (int i = 0; reports && i < nreports; i++)
+        free(reports[i]);
+    free(reports);
+    if (rc)
+        return 2;
+    printf("flipgrade: %d graded, %d not graded, %d refused by name; %d rows in %s\n",
+           todo - failed, failed, refused, nreports, o->csv);
+    if (failed) {
+        char names[4096];
+        failed_names(list, names, sizeof names);
+        fprintf(stderr, "flipgrade: grade the ones not graded again alone with --only '%s' "
+                "(make grade ... ONLY='%s')\n", names, names);
+    }
+    return failed || refused ? 1 : 0;
+}
+
+/* --class DIR: every entry of DIR refused by name or graded; 0, 1 or 2 as --help says. */
+static int grade_class(const Options *o, const GradeConfig *cfg)
+{
+    ClassrunList list;
+    char err[1024], missing[1024] = "";
+    if (classrun_list(o->class_dir, &list, err, sizeof err) != 0) {
+        fprintf(stderr, "flipgrade: %s\n", err);
+        return 2;
+    }
+    int rc = 2, refused = print_refusals(o, &list);
+    int todo = o->nonly ? classrun_select(&list, o->only, o->nonly, missing, sizeof missing) : 0;
+    for (int i = 0; !o->nonly && i < list.n; i++)
+        todo += list.entries[i].verdict == CLASSRUN_GRADE;
+    if (missing[0]) {
+        char shown[2048];
+        escape_text(shown, sizeof shown, missing, strlen(missing), 0);
+        fprintf(stderr, "flipgrade: --only names no entry of the class: %s\n", shown);
+        refused++;
+    }
+    if (list.n == 0)
+        fprintf(stderr, "flipgrade: %s holds no submissions\n", o->class_dir);
+    else if (o->list) {
+        print_class_list(&list);
+        rc = refused ? 1 : 0;
+    } else if (todo == 0)
+        fprintf(stderr, "flipgrade: nothing of %s to grade (nothing was graded)\n", o->class_dir);
+    else if ((rc = check_kit(o)) == 0 && (rc = check_data(o, cfg)) == 0)
+        rc = grade_listed(o, &list, todo, list.n, refused);
+    classrun_free(&list);
+    return rc;
+}
+
 /* One submission's batch-job limits (grader/slurm.sh): its own wall-clock budget with room for
  * unpacking, the kit's link and the report; memory for one sandboxed process at its address-
  * space limit beside flipgrade itself; one core, as the time limits assume. */
@@ -538,7 +855,7 @@ int main(int argc, char **argv)
     int rc = parse_options(argc, argv, &o);
     if (rc)
         return rc == 1 ? 0 : rc;
-    if (o.csv) {
+    if (o.csv && !o.class_dir) {
         char err[1024];
         if (report_write_class_csv(o.csv, o.args, o.nargs, err, sizeof err) != 0) {
             fprintf(stderr, "flipgrade: %s\n", err);
@@ -559,5 +876,7 @@ int main(int argc, char **argv)
         return print_job_limits(&cfg);
     if (o.print)
         return print_grading_table(&o, &cfg);
+    if (o.class_dir)
+        return grade_class(&o, &cfg);
     return o.prepare ? prepare(&o, &cfg) : grade(&o, &cfg);
 }

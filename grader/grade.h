@@ -43,7 +43,8 @@ typedef struct {
 
 typedef struct {
     char submission[GRADE_PATH_MAX]; /* as given on the command line */
-    char student[GRADE_NAME_MAX];    /* its name: the directory or archive name without suffix */
+    char student[GRADE_NAME_MAX + 1]; /* its name: the directory or archive name without suffix;
+                                       * the safe set allows 64 bytes (escape.h) */
     char mode[16];                   /* "hidden" (instructor cases) or "public" (self-check) */
     double seconds;                  /* wall time of the grading */
     char sandbox[1024];              /* what the sandbox isolates on this machine (sandbox.h) */

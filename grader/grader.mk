@@ -30,31 +30,37 @@ grade-data: $(GRADE_DATA)/.made ## (re)make the reference's cases and frames for
 check-grader: grade-kit $(CALIBRATE) $(GRADE_DATA)/.made ## the grader calibrated: reference, OpenCL, planted bugs, hostile code, sandbox attacks
 	@tests/check_grader.sh $(GRADER) $(CALIBRATE)
 
-# make grade: the self-check on the public cases; make grade SUBMISSIONS=dir/: a class, one
-# independent flipgrade per submission (parallel with -j), then build/grades/grades.csv;
-# GRADE_ON=slurm: the same class as one Slurm array job (grader/slurm.sh), ONLY='a b' for the
-# named submissions alone (a resubmission).
-SUBMISSIONS  ?=
-GRADES_CSV   ?= build/grades/grades.csv
-GRADE_CONFIG ?= grader/config
-GRADE_ON     ?= local
-ONLY         ?=
+# make grade: the self-check on the public cases. make grade SUBMISSIONS=dir/: a class, graded by
+# `flipgrade --class`, which reads dir/ itself and starts each grading with an argv array, so no
+# submission's name ever reaches make or a shell; as many at once as this make's -jN (JOBS=N
+# overrides it; -j alone: one per CPU), then build/grades/grades.csv. ONLY='a b' grades those
+# alone and writes the CSV again from every report; GRADE_PARTS=stages|scenes grades only those
+# parts. GRADE_ON=slurm: the same class as one Slurm array job (grader/slurm.sh). Every variable
+# reaches the shell as one single-quoted word.
+SUBMISSIONS   ?=
+GRADES_CSV    ?= build/grades/grades.csv
+GRADE_REPORTS ?= build/grades
+GRADE_CONFIG  ?= grader/config
+GRADE_PARTS   ?= all
+GRADE_ON      ?= local
+ONLY          ?=
+JOBS          ?=
+# $(call grade_q,TEXT): TEXT as one shell word, in single quotes, each of its own as '\''.
+grade_q = '$(subst ','\'',$(1))'
+# While a recipe runs, MAKEFLAGS holds -jN (or -j alone) when make was given it.
+grade_jobs = $(or $(JOBS),$(patsubst -j%,%,$(filter -j%,$(MAKEFLAGS))),$(if $(filter -j,$(MAKEFLAGS)),0,1))
+grade_common = --config $(call grade_q,$(GRADE_CONFIG)) --parts $(call grade_q,$(GRADE_PARTS)) \
+               --reports $(call grade_q,$(GRADE_REPORTS)) $(if $(ONLY),--only $(call grade_q,$(ONLY)))
 ifeq ($(SUBMISSIONS),)
-grade: grade-kit $(GRADE_DATA)/.made ## assignment/ against the public cases; SUBMISSIONS=dir/ [-j2] [GRADE_ON=slurm [ONLY=names]]: a class (build/grades/grades.csv)
-	@$(GRADER) --public --config $(GRADE_CONFIG) --out build/grades/self assignment
+grade: grade-kit $(GRADE_DATA)/.made ## assignment/ against the public cases; SUBMISSIONS=dir/ [-j2] [ONLY='a b'] [GRADE_ON=slurm]: a class (build/grades/grades.csv)
+	@$(GRADER) --public --config $(call grade_q,$(GRADE_CONFIG)) --out build/grades/self assignment
 else ifeq ($(GRADE_ON),slurm)
 grade: grade-kit $(GRADE_DATA)/.made
-	@grader/slurm.sh --csv $(GRADES_CSV) --config $(GRADE_CONFIG) $(if $(ONLY),--only '$(ONLY)') $(SUBMISSIONS)
+	@grader/slurm.sh --csv $(call grade_q,$(GRADES_CSV)) $(grade_common) -- $(call grade_q,$(SUBMISSIONS))
 else
-grade_name = $(notdir $(patsubst %.tar.gz,%,$(patsubst %.tgz,%,$(patsubst %.zip,%,$(patsubst %/,%,$(1))))))
-GRADE_SUBS := $(sort $(wildcard $(patsubst %/,%,$(SUBMISSIONS))/*))
-GRADE_ONE  := $(GRADE_SUBS:%=grade-one/%)
-.PHONY: $(GRADE_ONE)
-$(GRADE_ONE): grade-one/%: grade-kit $(GRADE_DATA)/.made
-	@$(GRADER) --quiet --config $(GRADE_CONFIG) --out build/grades/$(call grade_name,$*) $*; test $$? -le 1
-grade: $(GRADE_ONE)
-	@$(GRADER) --class-csv $(GRADES_CSV) $(foreach s,$(GRADE_SUBS),build/grades/$(call grade_name,$(s))/report.json)
-	@echo "make grade: $(words $(GRADE_SUBS)) submissions graded; $(GRADES_CSV)"
+grade: grade-kit $(GRADE_DATA)/.made
+	@$(GRADER) --class $(call grade_q,$(SUBMISSIONS)) --jobs $(call grade_q,$(grade_jobs)) \
+	    --class-csv $(call grade_q,$(GRADES_CSV)) $(grade_common)
 endif
 
 check-slurm: grade-kit $(GRADE_DATA)/.made ## a real one-node Slurm cluster (installed, started, stopped here) grades a class: same grades.csv as locally

@@ -646,17 +646,27 @@ static int report_add_cols(ReportClass *c, const json_t *root)
     return 0;
 }
 
-/* A field, quoted (RFC 4180) when it holds a comma, a quote or a line break. One that a
- * spreadsheet would run as a formula (=, +, -, @ first) gets a leading apostrophe. */
+/* Whether a spreadsheet could take the field for a formula: =, +, - and @ start one, and some
+ * readers drop a leading TAB or CR before they look, so those count too. */
+static bool report_csv_guarded(const char *s)
+{
+    return *s && strchr("=+-@\t\r", *s) != NULL;
+}
+
+/* A field as RFC 4180 writes it: quoted when it holds a comma, a quote or a line break, its
+ * quotes doubled. A field a spreadsheet would run as a formula is quoted too, with an
+ * apostrophe as its first character INSIDE the quotes: outside them it would end up as a
+ * field of its own text before the quote, and the quoted rest would split at its commas. */
 static void report_csv_field(FILE *f, const char *s)
 {
-    if (*s && strchr("=+-@", *s))
-        fputc('\'', f);
-    if (!strpbrk(s, ",\"\r\n")) {
+    bool guard = report_csv_guarded(s);
+    if (!guard && !strpbrk(s, ",\"\r\n")) {
         fputs(s, f);
         return;
     }
     fputc('"', f);
+    if (guard)
+        fputc('\'', f);
     for (; *s; s++) {
         if (*s == '"')
             fputc('"', f);
@@ -692,7 +702,7 @@ static int report_csv_body(FILE *f, const void *ctx)
         fputc(',', f);
         report_csv_field(f, c->cols[k]);
     }
-    fputs(",total,max\n", f);
+    fputs(",total,max\r\n", f);
     for (int i = 0; i < c->n; i++) {
         const json_t *root = c->roots[i];
         report_csv_field(f, json_string_value(json_object_get(root, "student")));
@@ -704,7 +714,7 @@ static int report_csv_body(FILE *f, const void *ctx)
         report_csv_number(f, json_object_get(root, "total"));
         fputc(',', f);
         report_csv_number(f, json_object_get(root, "max"));
-        fputc('\n', f);
+        fputs("\r\n", f);
     }
     return 0;
 }

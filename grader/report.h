@@ -34,18 +34,21 @@ int report_write_json(const char *path, const GradeReport *r, char *err, size_t 
  * and errors as report_write_json. */
 int report_write_html(const char *path, const GradeReport *r, char *err, size_t errlen);
 
-/* grades.csv from n report.json files, one row each in the given order:
- *   student,<part>,...,total,max
- * with the parts the union of all reports' parts in first-seen order, an empty cell where a
- * report lacks a part, numbers with one decimal, "\n" line ends, and a field holding a comma,
- * a quote or a line break quoted as in RFC 4180. A file that cannot be read or is not a
- * report gives one line in err naming it, and csv_path is left as it was. */
 /* Writes body(f, ctx) to path.tmp, flushes it to disk and renames it into place, so a crash
  * leaves the old file or the new one, whole (the reports, grades.csv and render.c's PNGs).
  * body returns 0, or non-zero when it failed. Returns 0, or -1 with one line in err. */
 int report_write_file(const char *path, int (*body)(FILE *, const void *), const void *ctx,
                       char *err, size_t errlen);
 
+/* grades.csv from n report.json files, one row each in the given order:
+ *   student,<part>,...,total,max
+ * with the parts the union of all reports' parts in first-seen order, an empty cell where a
+ * report lacks a part, numbers with one decimal. RFC 4180: "\r\n" line ends, a field holding
+ * a comma, a quote, CR or LF quoted with its quotes doubled, so every row has the header's
+ * field count whatever a name holds. A text field a spreadsheet would take for a formula
+ * (starting with =, +, -, @, TAB or CR) is quoted with an apostrophe first inside the quotes:
+ * "'=1+1". A file that cannot be read or is not a report gives one line in err naming it, and
+ * csv_path is left as it was. */
 int report_write_class_csv(const char *csv_path, char *const json_paths[], int n, char *err,
                            size_t errlen);
 

@@ -196,6 +196,117 @@ expect hostile-c divergence "tried to start a process (fork)"
 expect hostile-c laplacian "fatal error: jacobi.c: No such file or directory (a stage file compiles on its own"
 for s in advect g2p jacobi gradient; do full hostile-c "$s"; done
 
+# 5b. Names are data, never code (grader/README.md, "A class"). A class whose entries are named
+#     to run a command or to add CSV fields, beside two honest ones, through make grade: each
+#     hostile name refused by name in one line, the honest ones graded with full marks, nothing
+#     run, and grades.csv read back by Python's csv module with the header's field count on
+#     every row. Then grades.csv from hand-made reports whose names a spreadsheet would run as
+#     formulas: each kept as text behind an apostrophe, by Python's csv and by LibreOffice.
+names=$out/names
+mkdir -p "$names/subs"
+honest="honest-1 honest_2"
+nl='
+'
+for n in $honest 'x$(touch${IFS}MARKER)y' 'a`touch${IFS}MARKER`b' 'a;touch MARKER' "new${nl}line" \
+         '-rf' '=1+1' 'a,b'; do
+    mkdir -p "$names/subs/$n/assignment"
+    for s in $STAGES; do cp "reference/$s.c" "$names/subs/$n/assignment/$s.c"; done
+done
+MAKEFLAGS= make -s --no-print-directory grade SUBMISSIONS="$names/subs/" JOBS=2 GRADE_CONFIG="$small" \
+    GRADE_PARTS=stages GRADE_REPORTS="$names/reports" GRADES_CSV="$names/grades.csv" > "$names/make.txt" 2>&1
+rc=$?
+marker=$(ls -d MARKER 2>/dev/null; find "$out" "$TMPDIR" -name MARKER)
+[ -z "$marker" ] && echo "names: no MARKER: no name ran as a command" ||
+    fail "names: a submission's name ran a command: $marker"
+[ "$rc" -ne 0 ] || fail "names: make grade exited 0 with names refused (it must say not everything was graded)"
+# each as flipgrade shows it (escape.h: a newline as \n), in exactly one line
+for shown in 'x$(touch${IFS}MARKER)y' 'a`touch${IFS}MARKER`b' 'a;touch MARKER' 'new\nline' '-rf' '=1+1' 'a,b'; do
+    count=$(grep -cF "refused \"$shown\"" "$names/make.txt")
+    [ "$count" -eq 1 ] && printf 'names: refused by name: %s\n' "$shown" ||
+        fail "names: $shown refused in $count lines, not 1: $(head -c 600 "$names/make.txt")"
+done
+for n in $honest; do
+    parts "$names/reports/$n/report.json" > "$names/$n.tsv" 2>/dev/null
+    [ -s "$names/$n.tsv" ] && ! awk -F '\t' '$2 != $3 { bad = 1 } END { exit !bad }' "$names/$n.tsv" ||
+        fail "names: $n did not score full marks: $(cat "$names/$n.tsv" "$names/reports/$n/flipgrade.txt" 2>&1 | head -5)"
+done
+if command -v python3 > /dev/null; then
+    python3 - "$names/grades.csv" $honest > "$names/csv.txt" 2>&1 <<'EOF' || fail "names: grades.csv: $(cat "$names/csv.txt")"
+import csv, sys
+raw = open(sys.argv[1], "rb").read()
+assert raw.endswith(b"\r\n") and raw.count(b"\r\n") == raw.count(b"\n"), "not CRLF line ends: %r" % raw[:200]
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+head, body = rows[0], rows[1:]
+assert all(len(r) == len(head) for r in body), "a row with another field count than the header's %d: %r" % (len(head), rows)
+assert [r[0] for r in body] == sys.argv[2:], "students %r, not %r" % ([r[0] for r in body], sys.argv[2:])
+for r in body:
+    assert r[head.index("total")] == r[head.index("max")] == "80.0", "not full marks: %r" % r
+print("names: grades.csv read back: %d rows of %d fields, %s" % (len(body), len(head), ", ".join(r[0] for r in body)))
+EOF
+    cat "$names/csv.txt"
+else
+    echo "check-grader: names: SKIPPED reading grades.csv back: no python3"
+fi
+
+# The CSV writer is safe for any report, not only for a safe name.
+if command -v python3 > /dev/null; then
+    mkdir -p "$names/formulas"
+    python3 - "$names/formulas" <<'EOF' || fail "names: could not write the hand-made reports"
+import json, sys
+for i, s in enumerate(["=1+1,2,3", '-2+3,"x"', "\t=cmd", "\r=x", "@SUM(A1)"]):
+    json.dump({"student": s, "total": 3, "max": 10, "parts": [{"name": "p2g", "points": 3}]},
+              open("%s/r%d.json" % (sys.argv[1], i), "w"))
+EOF
+    "$grade" --class-csv "$names/formulas.csv" "$names/formulas/r0.json" "$names/formulas/r1.json" \
+        "$names/formulas/r2.json" "$names/formulas/r3.json" "$names/formulas/r4.json" ||
+        fail "names: flipgrade --class-csv refused the hand-made reports"
+    python3 - "$names/formulas.csv" > "$names/formulas.txt" 2>&1 <<'EOF' || fail "names: formulas.csv: $(cat "$names/formulas.txt")"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+want = ["=1+1,2,3", '-2+3,"x"', "\t=cmd", "\r=x", "@SUM(A1)"]
+assert rows[0] == ["student", "p2g", "total", "max"], rows[0]
+assert len(rows) == 1 + len(want), "%d rows, not %d: %r" % (len(rows), 1 + len(want), rows)
+for r, w in zip(rows[1:], want):
+    assert r == ["'" + w, "3.0", "3.0", "10.0"], "%r, not the guarded %r" % (r, w)
+print("names: formulas.csv read back: 5 rows of 4 fields, each name kept behind its apostrophe")
+EOF
+    cat "$names/formulas.txt"
+fi
+# LibreOffice as a second reader (.ci/run installs it), told to evaluate formulas on import: a
+# control file with an unguarded =1+1 proves it would, and the guarded file must have none.
+if command -v soffice > /dev/null && command -v python3 > /dev/null; then
+    printf 'student,x\r\n=1+1,1.0\r\n' > "$names/control.csv"
+    # CSV import options: comma, double quote, UTF-8, from line 1, ..., evaluate formulas (13th)
+    filter='Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false,-1,true'
+    for f in control formulas; do
+        timeout 120 soffice --headless --norestore "-env:UserInstallation=file://$(cd "$names" && pwd)/lo-profile" \
+            --infilter="$filter" --convert-to fods --outdir "$names" "$names/$f.csv" > "$names/soffice-$f.txt" 2>&1
+    done
+    python3 - "$names/control.fods" "$names/formulas.fods" > "$names/lo.txt" 2>&1 <<'EOF' || fail "names: LibreOffice: $(cat "$names/lo.txt")"
+import sys
+import xml.etree.ElementTree as ET
+T = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
+X = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
+def cells(path):
+    rows = []
+    for row in ET.parse(path).iter(T + "table-row"):
+        rows.append([(c.get(T + "formula"), "".join("".join(p.itertext()) for p in c.iter(X + "p")))
+                     for c in row.iter(T + "table-cell")])
+    return rows
+control = cells(sys.argv[1])
+assert control[1][0][0], "LibreOffice evaluated no formula even unguarded, so this check proves nothing: %r" % control
+rows = cells(sys.argv[2])
+formulas = [c for r in rows for c in r if c[0]]
+assert not formulas, "LibreOffice ran formulas: %r" % formulas
+students = [r[0][1] for r in rows[1:6]]
+assert all(s.startswith("'") for s in students), "a name lost its apostrophe: %r" % students
+print("names: LibreOffice read formulas.csv: no formula evaluated (the control's =1+1 was), names %r" % students)
+EOF
+    cat "$names/lo.txt"
+else
+    echo "check-grader: names: LibreOffice SKIPPED: no soffice here (.ci/run installs libreoffice-calc-nogui)"
+fi
+
 # 6. Attacks (tests/attacks/README.md): each appended to the reference's file of its stage and
 #    refused, with a reason the stage did not write; nothing outside the run changes. Run as
 #    root (when this is root) and as an unprivileged user, on a copy of the kit it can read.

@@ -170,6 +170,28 @@ MAKEFLAGS= make --no-print-directory grade SUBMISSIONS="$out/subs/" GRADE_ON=slu
 tasks=$(wc -l < "$out/job/submissions.txt")
 [ "$tasks" -eq 1 ] || { echo "FAIL check-slurm: the resubmission ran $tasks tasks, expected 1"; exit 1; }
 echo "check-slurm: resubmitted the reference alone: 1 task, $(( $(date +%s) - t0 )) s"
+
+# Names are data: a class with an entry named to run a command if a shell ever saw it. It is
+# refused by name, the other is graded, and nothing ran (no MARKER here or in the job's files).
+names_class=$out/names-subs
+evil='x$(touch${IFS}MARKER)y'
+mkdir -p "$names_class"
+cp -r "$out/subs/stubs" "$names_class/stubs"
+cp -r "$out/subs/stubs" "$names_class/$evil"
+MAKEFLAGS= GRADE_SLURM_DIR=$out/job-names make --no-print-directory grade SUBMISSIONS="$names_class/" \
+    GRADE_ON=slurm GRADE_CONFIG="$config" GRADE_PARTS=stages GRADE_REPORTS="$out/names-reports" \
+    GRADES_CSV="$out/names.csv" > "$out/names.log" 2>&1
+rc=$?
+marker=$(ls -d MARKER 2>/dev/null; find "$out" -name MARKER)
+[ -z "$marker" ] || { echo "FAIL check-slurm: a submission's name ran a command: $marker"; exit 1; }
+[ "$rc" -ne 0 ] || { cat "$out/names.log"; echo "FAIL check-slurm: a refused name left the exit status 0"; exit 1; }
+[ "$(grep -cF "refused \"$evil\"" "$out/names.log")" -eq 1 ] ||
+    { cat "$out/names.log"; echo "FAIL check-slurm: the hostile name was not refused by name, once"; exit 1; }
+[ "$(cat "$out/job-names/submissions.txt")" = "stubs stubs" ] ||
+    { cat "$out/job-names/submissions.txt"; echo "FAIL check-slurm: the cluster was given more than the safe name"; exit 1; }
+[ "$(tail -n +2 "$out/names.csv" | cut -d, -f1)" = "stubs" ] ||
+    { cat "$out/names.csv"; echo "FAIL check-slurm: the CSV is not the one safe submission's"; exit 1; }
+echo "check-slurm: refused by name, nothing run: $(grep -F "refused \"$evil\"" "$out/names.log" | cut -c1-60)...; stubs graded"
 EOF
 unshare --net --uts bash "$cluster_script" "$out" "$config" "$names" || fail "the cluster run failed (see above)"
 

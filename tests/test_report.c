@@ -240,14 +240,62 @@ START_TEST(class_csv_exact)
     ck_assert_msg(report_write_class_csv(csv, paths, 2, err, sizeof err) == 0, "%s", err);
     assert_no_tmp(csv);
     char *text = harness_slurp(csv, NULL);
-    ck_assert_str_eq(text, "student,advect,p2g,ball_drop.jacobi,extra,total,max\n"
-                           "alice,10.0,4.5,7.5,,22.0,40.0\n"
-                           "\"Doe, \"\"JJ\"\"\",10.0,,20.0,2.3,32.3,35.0\n");
+    ck_assert_str_eq(text, "student,advect,p2g,ball_drop.jacobi,extra,total,max\r\n"
+                           "alice,10.0,4.5,7.5,,22.0,40.0\r\n"
+                           "\"Doe, \"\"JJ\"\"\",10.0,,20.0,2.3,32.3,35.0\r\n");
     free(text);
 
     ck_assert_msg(report_write_class_csv(csv, paths, 0, err, sizeof err) == 0, "%s", err);
     text = harness_slurp(csv, NULL);
-    ck_assert_str_eq(text, "student,total,max\n");
+    ck_assert_str_eq(text, "student,total,max\r\n");
+    free(text);
+}
+END_TEST
+
+/* Writes one report per student name (a part named part), then grades.csv from them all. */
+static char *class_csv_of(const char *const students[], size_t n, const char *part)
+{
+    char *paths[16], err[512] = "";
+    ck_assert_uint_le(n, 16);
+    for (size_t i = 0; i < n; i++) {
+        GradeReport r;
+        memset(&r, 0, sizeof r);
+        snprintf(r.student, sizeof r.student, "%s", students[i]);
+        add_part(&r, part, false, 10.0, 10.0, 6, 6, "all 6 cases pass");
+        char name[32];
+        snprintf(name, sizeof name, "guard%zu.json", i);
+        paths[i] = strdup(tmp_path(name));
+        ck_assert_msg(report_write_json(paths[i], &r, err, sizeof err) == 0, "%s", err);
+    }
+    const char *csv = tmp_path("guarded.csv");
+    ck_assert_msg(report_write_class_csv(csv, paths, (int)n, err, sizeof err) == 0, "%s", err);
+    for (size_t i = 0; i < n; i++)
+        free(paths[i]);
+    return harness_slurp(csv, NULL);
+}
+
+/* A name a spreadsheet would run as a formula keeps its text behind an apostrophe INSIDE the
+ * quotes, and no name, whatever it holds, adds a field to its row. */
+START_TEST(class_csv_guards_formulas)
+{
+    static const char *const students[] = {
+        "=1+1,2,3", "-2+3,\"x\"", "\t=cmd", "\r=x", "@SUM(A1)", "+1", "a\nb", "a\rb",
+        "say \"hi\"", "x=1", "plain", "",
+    };
+    char *text = class_csv_of(students, sizeof students / sizeof students[0], "-part,1");
+    ck_assert_str_eq(text, "student,\"'-part,1\",total,max\r\n"
+                           "\"'=1+1,2,3\",10.0,10.0,10.0\r\n"
+                           "\"'-2+3,\"\"x\"\"\",10.0,10.0,10.0\r\n"
+                           "\"'\t=cmd\",10.0,10.0,10.0\r\n"
+                           "\"'\r=x\",10.0,10.0,10.0\r\n"
+                           "\"'@SUM(A1)\",10.0,10.0,10.0\r\n"
+                           "\"'+1\",10.0,10.0,10.0\r\n"
+                           "\"a\nb\",10.0,10.0,10.0\r\n"
+                           "\"a\rb\",10.0,10.0,10.0\r\n"
+                           "\"say \"\"hi\"\"\",10.0,10.0,10.0\r\n"
+                           "x=1,10.0,10.0,10.0\r\n"
+                           "plain,10.0,10.0,10.0\r\n"
+                           ",10.0,10.0,10.0\r\n");
     free(text);
 }
 END_TEST
@@ -548,6 +596,7 @@ static Suite *report_suite(void)
     tcase_add_test(files, json_full_marks_and_bad_text);
     tcase_add_test(files, html_escapes_and_links);
     tcase_add_test(files, class_csv_exact);
+    tcase_add_test(files, class_csv_guards_formulas);
     tcase_add_test(files, class_csv_malformed);
     tcase_add_test(files, table_fits_and_totals);
     tcase_add_test(files, escape_controls_as_text);
