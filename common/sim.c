@@ -470,7 +470,7 @@ static const NamedSolver *sim_track_solver(const Track *t, const char *name)
     return NULL;
 }
 
-/* The given solvers (given.c) sweep the cells in index order. */
+/* The given solvers (given_sor.c) sweep the cells in index order. */
 static const char *sim_given_variant(const char *name)
 {
     if (strcmp(name, "sor") == 0)
