@@ -201,8 +201,8 @@ void build_stages(Grading *gr)
 /* Everything a runner depends on: the command, the kit's objects, the compiler and linker, and
  * the student's objects byte for byte. False when some student object was compiled afresh in
  * this grading: its debug information names this work directory, so no key would ever recur. */
-static bool build_key_link(const Grading *gr, const char *main_obj, const bool use_student[STAGE_COUNT],
-                           BuildKey *k)
+static bool build_key_link(const Grading *gr, const char *main_obj, const char *trap_obj,
+                           const bool use_student[STAGE_COUNT], BuildKey *k)
 {
     static const char *const kit[] = { "guard.o", "track.o", "libkit.a" };
     char path[2 * GC_PATH];
@@ -210,6 +210,12 @@ static bool build_key_link(const Grading *gr, const char *main_obj, const bool u
     build_key_grader(k);
     textf(path, sizeof path, "%s/%s", gr->objs, main_obj);
     bcache_key_stamp(k, path);
+    /* with and without the trap are two runners: the name tells them apart, the stamp a new trap */
+    bcache_key_text(k, trap_obj ? trap_obj : "no trap");
+    if (trap_obj) {
+        textf(path, sizeof path, "%s/%s", gr->objs, trap_obj);
+        bcache_key_stamp(k, path);
+    }
     for (size_t i = 0; i < sizeof kit / sizeof kit[0]; i++) {
         textf(path, sizeof path, "%s/%s", gr->objs, kit[i]);
         bcache_key_stamp(k, path);
@@ -235,11 +241,13 @@ static bool build_key_link(const Grading *gr, const char *main_obj, const bool u
     return !k->failed;
 }
 
-int build_link(Grading *gr, const char *dir, const char *main_obj, const bool use_student[STAGE_COUNT],
-               const char *out, char *why, size_t n)
+int build_link(Grading *gr, const char *dir, const char *main_obj, const char *trap_obj,
+               const bool use_student[STAGE_COUNT], const char *out, char *why, size_t n)
 {
     char cmd[8192];
     int len = textf(cmd, sizeof cmd, "%s '%s/%s' '%s/guard.o'", FLIPGRADE_CC, gr->objs, main_obj, gr->objs);
+    if (trap_obj) /* before the archive: its member of the same symbol is then never pulled in */
+        len += textf(cmd + len, sizeof cmd - (size_t)len, " '%s/%s'", gr->objs, trap_obj);
     for (int s = 0; s < STAGE_COUNT; s++) {
         char obj[GC_PATH + 64];
         bool student = gr->compiled[s] && use_student[s];
@@ -255,7 +263,7 @@ int build_link(Grading *gr, const char *dir, const char *main_obj, const bool us
     textf(objs, sizeof objs, "%s/obj", gr->work);
     const char *readable[] = { gr->objs, objs, NULL };
     BuildKey key = {0};
-    bool cached = gr->cache[0] && build_key_link(gr, main_obj, use_student, &key);
+    bool cached = gr->cache[0] && build_key_link(gr, main_obj, trap_obj, use_student, &key);
     if (cached && bcache_fetch(gr->cache, &key, out, 0755)) {
         bcache_key_free(&key);
         return 0;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "scene.h"
+#include "sim.h"
 
 typedef enum { K_NUM, K_INT, K_BOOL, K_STRS, K_NUMS, K_SOLVERS, K_SCENES } KeyType;
 
@@ -350,6 +351,22 @@ static const char *const gc_outputs_off[] = { "output.surface=false", "output.us
                                               "output.preview=false" };
 #define GC_NOUTPUTS_OFF (sizeof gc_outputs_off / sizeof gc_outputs_off[0])
 
+/* Which solver the student's pipeline runs: the student track adds no solvers of its own
+ * (assignment/track.c), so the sim's own rule decides. A "jacobi" run exists to grade the
+ * student's jacobi; a set that hands its solve to the given solver would grade that instead. */
+static int gc_check_own_jacobi(GradeRun *run, const Scene *s, const char *solver, char *err,
+                               size_t errlen)
+{
+    static const Track student_like = { .name = "student", .solvers = NULL };
+    run->own_jacobi = !sim_runs_given_solver(s, &student_like);
+    if (strcmp(solver, "jacobi") == 0 && !run->own_jacobi) {
+        snprintf(err, errlen, "%s: pressure.solver=\"%s\" runs the given solver, in a run that "
+                 "grades the student's jacobi", run->name, s->pressure.solver);
+        return -1;
+    }
+    return 0;
+}
+
 int gradeconfig_run(const char *kit, const GradeScene *sc, const char *solver, GradeRun *run,
                     char *err, size_t errlen)
 {
@@ -370,6 +387,10 @@ int gradeconfig_run(const char *kit, const GradeScene *sc, const char *solver, G
         return -1;
     runsettings_format(&s, sc->frames, run->settings, sizeof run->settings);
     snprintf(run->name, sizeof run->name, "%.120s.%s", s.name, solver);
+    if (gc_check_own_jacobi(run, &s, solver, err, errlen) != 0) {
+        scene_free(&s);
+        return -1;
+    }
     for (int a = 0; a < 3; a++)
         run->n[a] = s.resolution[a];
     run->dx = s.cell_size;

@@ -50,6 +50,8 @@ typedef struct {
     float dx;                /* cell size, m */
     char frames[16];         /* the frame count, as text for --frames */
     char settings[256];      /* what the run must report (runsettings.h) */
+    bool own_jacobi;         /* the student's jacobi solves for pressure, not the given solver:
+                              * the run is linked without the given solver (solvertrap.c) */
     char *argv[24 + 2 * GC_MAX_SET];   /* see gradeconfig_run_argv */
 } GradeRun;
 

@@ -61,11 +61,15 @@ int grading_mkdirs(const char *path);
 
 /* build.c: compiles each stage file on its own (a failure leaves the stub in its place). */
 void build_stages(Grading *gr);
-/* Links a program in dir from main_obj, the guard, the eight stage objects (student's for the
- * stages in use_student, stubs for the rest) and the kit; returns 0, or -1 with the first
- * error line in why. */
-int build_link(Grading *gr, const char *dir, const char *main_obj, const bool use_student[STAGE_COUNT],
-               const char *out, char *why, size_t n);
+/* Links a program in dir from main_obj, the guard, trap_obj when not NULL (a kit object that
+ * takes the place of a kit function the program must not reach: BUILD_SOLVER_TRAP), the eight
+ * stage objects (student's for the stages in use_student, stubs for the rest) and the kit;
+ * returns 0, or -1 with the first error line in why. */
+int build_link(Grading *gr, const char *dir, const char *main_obj, const char *trap_obj,
+               const bool use_student[STAGE_COUNT], const char *out, char *why, size_t n);
+/* The given solver's trap (solvertrap.c): linked into every runner whose pressure must come
+ * from the student's jacobi, or from no solver at all. */
+#define BUILD_SOLVER_TRAP "solvertrap.o"
 
 /* stagepart.c: the eight stage-isolated parts. */
 void grade_stages(Grading *gr);

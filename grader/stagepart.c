@@ -191,7 +191,9 @@ static void grade_stage(Grading *gr, int s)
     grading_mkdirs(dir);
     bool only[STAGE_COUNT] = { false };
     only[s] = true;
-    if (build_link(gr, dir, "stagerun.o", only, st.runner, why, sizeof why) != 0) {
+    /* no stage's case is a pressure solve: the given solver is trapped here too, so a stage
+     * that calls it is told so rather than failing its cases unexplained */
+    if (build_link(gr, dir, "stagerun.o", BUILD_SOLVER_TRAP, only, st.runner, why, sizeof why) != 0) {
         textf(part->reason, sizeof part->reason, "%s: does not link: %s", stage, why);
         grading_log(gr, part, "%s\n", part->reason);
         return;
