@@ -196,6 +196,30 @@ expect hostile-c divergence "tried to start a process (fork)"
 expect hostile-c laplacian "fatal error: jacobi.c: Permission denied (a stage file compiles on its own"
 for s in advect g2p jacobi gradient; do full hostile-c "$s"; done
 
+# 5b. A whole-scene part tests what it names: a jacobi that hands each solve to the kit's own
+#     SOR (given_solve_sor, which given.h declares) gets no frame of a .jacobi run, where the
+#     given solver is a trap (grader/solvertrap.c); the .gauss_seidel runs, which link the real
+#     one, keep full marks. grader/config: both scenes, 20 frames.
+hostile_given() {
+    submission hostile-given
+    cp tests/hostile/jacobi-calls-given-solver.c "$out/subs/hostile-given/assignment/jacobi.c"
+    "$grade" --quiet --out "$out/reports/hostile-given" "$out/subs/hostile-given" > "$out/hostile-given.txt" 2>&1
+    parts "$out/reports/hostile-given/report.json" > "$out/reports/hostile-given/parts.tsv"
+}
+hostile_given
+expect hostile-given jacobi "called the given solver (given_solve_sor)"
+for sc in ball_drop dam_break; do
+    line=$(grep "^$sc.jacobi	" "$out/reports/hostile-given/parts.tsv")
+    case "$line" in
+        *"	0.0	5.0	called the given solver (given_solve_sor): only the gauss_seidel scene runs link it"*)
+            echo "refused $sc.jacobi (hostile-given): $(echo "$line" | cut -f4 | cut -c1-100)";;
+        *) fail "hostile-given: $sc.jacobi should score 0 for calling the given solver: $line";;
+    esac
+    grep -q "^$sc.gauss_seidel	5.0	5.0	" "$out/reports/hostile-given/parts.tsv" ||
+        fail "hostile-given: $sc.gauss_seidel lost points: $(grep "^$sc.gauss_seidel	" "$out/reports/hostile-given/parts.tsv")"
+done
+for s in advect gravity p2g g2p divergence laplacian gradient; do full hostile-given "$s"; done
+
 # 6. Attacks (tests/attacks/README.md): each appended to the reference's file of its stage and
 #    refused, with a reason the stage did not write; nothing outside the run changes. Run as
 #    root (when this is root) and as an unprivileged user, on a copy of the kit it can read.
