@@ -37,9 +37,10 @@ static void line_with(const char *out, const char *needle, char *why, size_t n)
     textf(why, n, "%.*s", (int)(len < 300 ? len : 300), line);
 }
 
-/* Runs sh -c cmd in dir, sandboxed; returns 0, or -1 with a reason in why and the output logged. */
+/* Runs sh -c cmd in dir, sandboxed; returns 0, or -1 with a reason in why. *output (when
+ * output is not NULL) receives what it printed, *output_len its length. */
 static int run_build(Grading *gr, const char *dir, const char *cmd, const char *const *readable,
-                     char *why, size_t n, char **output)
+                     char *why, size_t n, char **output, size_t *output_len)
 {
     /* ".": the run's own directory, reached from where it starts; a root grader's path to it
      * may pass through directories its user (nobody) may not search, and cc tests TMPDIR
@@ -58,13 +59,13 @@ static int run_build(Grading *gr, const char *dir, const char *cmd, const char *
     int rc = 0;
     if (res.outcome != SB_OK) {
         if (res.outcome == SB_EXIT)
-            line_with(res.output ? res.output : "", "error", why, n);
+            line_with(res.output ? res.output : "", "error:", why, n); /* not a quoted "#error" */
         else
             textf(why, n, "%s", res.reason);
         rc = -1;
     }
     if (output)
-        *output = res.output, res.output = NULL;
+        *output = res.output, *output_len = res.output_len, res.output = NULL;
     sandbox_result_free(&res);
     return rc;
 }
@@ -168,7 +169,8 @@ static void build_one(Grading *gr, int s)
           file, stage);
     const char *readable[] = { include, file, NULL };
     char why[400], *out = NULL;
-    if (run_build(gr, dir, cmd, readable, why, sizeof why, &out) == 0) {
+    size_t out_len = 0;
+    if (run_build(gr, dir, cmd, readable, why, sizeof why, &out, &out_len) == 0) {
         gr->compiled[s] = true;
         if (gr->cache[0])
             bcache_store(gr->cache, &key, obj);
@@ -180,13 +182,16 @@ static void build_one(Grading *gr, int s)
                                  "the kit's headers, not another file)"
                                : "";
         textf(gr->build_reason[s], GRADE_REASON_MAX, "does not compile: %s%s", why, hint);
+        /* the compiler quotes the student's source: escaped, in compile.log and the part's log */
         char log[GC_PATH + 96];
         textf(log, sizeof log, "%s/compile.log", dir);
-        FILE *f = fopen(log, "w");
-        if (f) {
-            fputs(out ? out : "", f);
-            fclose(f);
+        if (out && !memchr(out, '\0', out_len)) {
+            build_strip_dir(out, src);
+            out_len = strlen(out);
         }
+        grading_write_escaped(log, out ? out : "", out ? out_len : 0, 0);
+        gr->compile_output[s] = out, gr->compile_output_len[s] = out ? out_len : 0;
+        out = NULL;
     }
     bcache_key_free(&key);
     free(out);
@@ -269,7 +274,8 @@ int build_link(Grading *gr, const char *dir, const char *main_obj, const char *t
         return 0;
     }
     char *output = NULL;
-    int rc = run_build(gr, dir, cmd, readable, why, n, &output);
+    size_t output_len = 0;
+    int rc = run_build(gr, dir, cmd, readable, why, n, &output, &output_len);
     if (rc != 0 && output && strstr(output, "multiple definition"))
         line_with(output, "multiple definition", why, n);
     if (rc == 0 && cached)

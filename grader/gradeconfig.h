@@ -59,6 +59,11 @@ typedef struct {
  * one line in err. */
 int gradeconfig_run(const char *kit, const GradeScene *sc, const char *solver, GradeRun *run,
                     char *err, size_t errlen);
+/* The effective scene of a run that gradeconfig_run filled, as the run's scene.json holds
+ * it (scene->json): a new string to free, or NULL with one line in err. The grader keeps
+ * this copy, not the run's file, which the student's code could have written. */
+char *gradeconfig_run_json(const GradeRun *run, const GradeScene *sc, const char *solver, char *err,
+                           size_t errlen);
 /* run->argv: program, the NULL-terminated words of pre (e.g. "--device", "cpu"), --quiet
  * --frames N --out OUT, the output.surface/usd/preview=false overrides (grading reads only
  * particles), the scene's --set overrides, use_gauss_seidel for the solver, then

@@ -405,6 +405,16 @@ static void report_html_head(FILE *f, const GradeReport *r)
     fputs("</p>\n", f);
 }
 
+/* A part with full marks has a log only for what its program printed. */
+static void report_html_log_link(FILE *f, const GradePart *p)
+{
+    if (!p->detail_log[0])
+        return;
+    fputs(" <a href=\"", f);
+    REPORT_URL(f, p->detail_log);
+    fputs(report_full(p->points, p->max) ? "\">log of what it printed</a>" : "\">failure log</a>", f);
+}
+
 static void report_html_row(FILE *f, const GradePart *p, int index)
 {
     char pts[32], max[32];
@@ -417,11 +427,7 @@ static void report_html_row(FILE *f, const GradePart *p, int index)
             p->total, p->is_scene ? "frames" : "cases");
     REPORT_HTML(f, p->reason);
     fputs("</span>", f);
-    if (p->detail_log[0]) {
-        fputs(" <a href=\"", f);
-        REPORT_URL(f, p->detail_log);
-        fputs("\">failure log</a>", f);
-    }
+    report_html_log_link(f, p);
     if (p->is_scene && report_has_images(p))
         fprintf(f, " <a href=\"#scene-%d\">pictures</a>", index);
     fputs("</td></tr>\n", f);
@@ -464,11 +470,7 @@ static void report_html_scene(FILE *f, const GradePart *p, int index)
         REPORT_HTML(f, ff->metric);
         fprintf(f, "</b> was %.4g, limit %.4g.", ff->got, ff->limit);
     }
-    if (p->detail_log[0]) {
-        fputs(" <a href=\"", f);
-        REPORT_URL(f, p->detail_log);
-        fputs("\">failure log</a>", f);
-    }
+    report_html_log_link(f, p);
     if (p->view[0]) { /* the run itself, in 3D beside the reference's (common/viewer/) */
         fputs("</p>\n<p>Scrub it in 3D beside the reference, from the kit's directory: <code>", f);
         REPORT_HTML(f, p->view);

@@ -145,6 +145,40 @@ static bool copy_owned(const char *dir, const char *src, const char *dst)
     return ok;
 }
 
+/* A text file the run wrote, kept for a person: escaped, at most GRADING_KEPT_MAX bytes of it
+ * (the run's log.txt: the student's code may have written anything into it). */
+static void keep_escaped(const char *dir, const char *src, const char *dst)
+{
+    if (!grading_owned_file(dir, src))
+        return;
+    FILE *in = fopen(src, "rb");
+    char *text = malloc(GRADING_KEPT_MAX + 1);   /* escaping never shrinks: this is enough */
+    size_t n = in && text ? fread(text, 1, GRADING_KEPT_MAX + 1, in) : 0;
+    long size = in && fseek(in, 0, SEEK_END) == 0 ? ftell(in) : -1;
+    if (in)
+        fclose(in);
+    if (text && size >= 0) {
+        /* what lies past the bytes read counts as not shown: pad the count, not the text */
+        size_t shown = n > GRADING_KEPT_MAX ? GRADING_KEPT_MAX : n;
+        grading_write_escaped(dst, text, shown, (size_t)size > shown ? (size_t)size - shown : 0);
+    }
+    free(text);
+}
+
+/* The run's scene.json, for the viewer: the grader's own copy of the scene it asked the run
+ * to use (the run reported its hash in its settings), never the file the run wrote. */
+static void keep_scene(SceneRun *r, const char *dst)
+{
+    char err[512];
+    char *json = gradeconfig_run_json(&r->run, r->sc, r->solver, err, sizeof err);
+    FILE *f = json ? fopen(dst, "w") : NULL;
+    if (f) {
+        fprintf(f, "%s\n", json);
+        fclose(f);
+    }
+    free(json);
+}
+
 /* The first failing scene's run is kept in the report directory as run-<name>/ (its particle
  * frames, log.txt and scene.json: the work directory goes when grading ends), and the part
  * names the `make view` that shows it beside the reference's frames. Only the first: a class's
@@ -176,11 +210,11 @@ static void keep_run(SceneRun *r)
     }
     closedir(d);
     to[strlen(to) - strlen("/particles")] = '\0';
-    for (const char *const *f = (const char *const[]){ "log.txt", "scene.json", NULL }; *f; f++) {
-        textf(src, sizeof src, "%s/%s", from, *f);
-        textf(dst, sizeof dst, "%s/%s", to, *f);
-        copy_owned(r->dir, src, dst);
-    }
+    textf(src, sizeof src, "%s/log.txt", from);
+    textf(dst, sizeof dst, "%s/log.txt", to);
+    keep_escaped(r->dir, src, dst);
+    textf(dst, sizeof dst, "%s/scene.json", to);
+    keep_scene(r, dst);
     if (copied)
         textf(r->part->view, sizeof r->part->view, "make view RUN=%s VS=%s/frames/%s", to, r->gr->data, r->name);
 }
@@ -267,10 +301,10 @@ static void grade_run(Grading *gr, const GradeScene *sc, const char *solver, Sce
     grading_mkdirs(r.dir);
     SandboxResult res;
     run_pipeline(&r, binary, &res);
-    if (res.outcome != SB_OK) {
+    if (res.outcome != SB_OK)
         grading_log(gr, r.part, "the run: %s\n", res.reason);
-        grading_log_output(gr, r.part, res.output ? res.output : "");
-    }
+    if (res.output)
+        grading_log_output(gr, r.part, res.output, res.output_len);
     if (run_refused(&r, &res)) {
         sandbox_result_free(&res);
         return;
@@ -291,7 +325,8 @@ static void grade_run(Grading *gr, const GradeScene *sc, const char *solver, Sce
         keep_run(&r);
     describe(&r, &res);
     sandbox_result_free(&res);
-    if (r.part->passed == r.part->total && r.part->detail_log[0]) { /* logs only for failures */
+    /* logs only for failures, or for what the run printed */
+    if (r.part->passed == r.part->total && r.part->detail_log[0] && !r.part->log_printed) {
         char log[GC_PATH + GRADE_PATH_MAX];
         textf(log, sizeof log, "%s/%s", gr->out, r.part->detail_log);
         remove(log);
