@@ -232,6 +232,12 @@ attack_sub() {   # attack_sub DIR ATTACK... : the reference's files with these a
 stat_of() { stat -c '%a %u:%g %Y' "$1"; }
 xattrs_of() { command -v python3 > /dev/null && python3 -c 'import os, sys; print(os.listxattr(sys.argv[1]))' "$1"; }
 ipc_count() { ipcs -m -q 2>/dev/null | grep -c '^0x'; }
+raw_controls() {  # raw_controls FILE: C0 bytes but newline, and DEL, plus lines with a C1 control or a bidi override
+    c0=$(LC_ALL=C tr -d '\n\040-\176\200-\377' < "$1" | wc -c)
+    c1=$(LC_ALL=C grep -c "$(printf '\302[\200-\237]')" "$1")
+    bidi=$(LC_ALL=C grep -c -e "$(printf '\342\200[\252-\256]')" -e "$(printf '\342\201[\246-\251]')" "$1")
+    echo $((c0 + c1 + bidi))
+}
 attacks() {      # attacks WHO RUNAS... : grade the attack submissions as WHO, through RUNAS
     who=$1; shift
     # outside the kit: a checkout under mktemp -d is 0700, out of an unprivileged user's reach
@@ -243,6 +249,11 @@ attacks() {      # attacks WHO RUNAS... : grade the attack submissions as WHO, t
     attack_sub "$base/hostile-e"
     cat assignment/jacobi.c tests/attacks/jacobi-rewrites-argv.c > "$base/hostile-e/assignment/jacobi.c"
     attack_sub "$base/hostile-f" advect-sleeps
+    attack_sub "$base/hostile-g" advect-prints-escapes
+    # and the compiler quoting an #error line of raw escapes into laplacian's reason (made
+    # here, so that no file of the kit holds them raw)
+    printf '\n#error \033]52;c;ZWNobyBwd25lZA==\007 \033]0;laplacian: 10.0 / 10.0\007 \302\2332J \342\200\256evil\n' \
+        >> "$base/hostile-g/assignment/laplacian.c"
     kitcopy=$base/kit                 # what the grader reads, where WHO can read it
     mkdir -p "$kitcopy/build/grader" "$kitcopy/tests"
     cp -r scenes grader "$kitcopy/"; cp -r tests/grader "$kitcopy/tests/"
@@ -262,8 +273,8 @@ while True:
     c, _ = s.accept(); open(sys.argv[1], "ab").write(c.recv(4096) or b"(connected)"); c.close()' "$heard" &
         listener=$!
     fi
-    for h in d e f; do
-        case $h in d) opts="--parts stages --config tests/grader/small.config";;
+    for h in d e f g; do
+        case $h in d|g) opts="--parts stages --config tests/grader/small.config";;
                    e) opts="--parts scenes";;   # grader/config: 20 frames, where the stub fails
                    f) opts="--parts stages --config tests/grader/budget.config";; esac
         start=$(date +%s)
@@ -283,7 +294,7 @@ while True:
     line() { grep "^$2	" "$r/$1/parts.tsv"; }
     want() {   # want HOSTILE STAGE TEXT: 0 points, TEXT in the reason
         case "$(line "$1" "$2")" in
-            *"	0.0	"*"$3"*) echo "refused ($who) $2: $(line "$1" "$2" | cut -f4 | cut -c1-90)";;
+            *"	0.0	"*"$3"*) printf '%s\n' "refused ($who) $2: $(line "$1" "$2" | cut -f4 | cut -c1-90)";;   # printf: a reason may hold \r as text
             *) fail "$who: $1: $2 should score 0 for \"$3\": $(line "$1" "$2")";; esac
     }
     want hostile-d advect "forbidden system call (ioctl TIOCSTI)"
@@ -311,6 +322,29 @@ while True:
         grep -q "^$sc.gauss_seidel	5.0	5.0	" "$r/hostile-e/parts.tsv" ||
             fail "$who: the rest of hostile-e lost points: $(line hostile-e $sc.gauss_seidel)"
     done
+    # terminal escapes, printed by a stage and quoted by the compiler: shown as text in the
+    # logs (kept for a part that printed, even at full marks), the reports and the table
+    grep -q "^advect	10.0	10.0	" "$r/hostile-g/parts.tsv" || fail "$who: printing escapes cost advect points: $(line hostile-g advect)"
+    want hostile-g laplacian "does not compile: laplacian.c:"
+    for f in "$base/hostile-g.txt" "$r/hostile-g/report.json" "$r/hostile-g/report.html" \
+             "$r/hostile-g/logs/advect.log" "$r/hostile-g/logs/laplacian.log"; do
+        if [ ! -f "$f" ]; then fail "$who: hostile-g wrote no $f"; continue; fi
+        n=$(raw_controls "$f")
+        [ "$n" -eq 0 ] || fail "$who: $f holds $n raw control bytes or lines with C1 or bidi controls"
+    done
+    advect_log=$r/hostile-g/logs/advect.log
+    for text in '| \x1b]52;c;ZWNobyBwd25lZA==\x07\x1b]0;advect: 10.0 / 10.0\x07debug\r\x1b[2Kadvect ' \
+                '| \xc2\x9b2J\u202e01 / 0.01 derocs'; do
+        grep -qF -- "$text" "$advect_log" 2>/dev/null || fail "$who: advect's log does not show \"$text\" as text: $(head -c 400 "$advect_log" 2>/dev/null)"
+    done
+    for f in "$r/hostile-g/report.html" "$r/hostile-g/logs/laplacian.log"; do
+        grep -qF '#error \x1b]52;c;ZWNobyBwd25lZA==\x07 \x1b]0;laplacian: 10.0 / 10.0\x07 \xc2\x9b2J' "$f" ||
+            fail "$who: $f does not show the #error's escapes as text"
+    done
+    grep -qF '#error \\x1b]52;c;ZWNobyBwd25lZA==\\x07' "$r/hostile-g/report.json" ||   # JSON doubles the backslash
+        fail "$who: report.json does not show the #error's escapes as text"
+    grep -qF 'error: #error \x1b' "$base/hostile-g.txt" || fail "$who: the table does not show the #error's ESC as text: $(grep laplacian "$base/hostile-g.txt")"
+    printf '%s\n' "refused ($who) terminal escapes: $(grep -F -m 1 '\x1b[2K' "$advect_log" | cut -c1-90)"
     # sleeping in every case: the whole submission stops at its budget (10 s), not minutes later
     secs=$(cat "$base/hostile-f.seconds")
     [ "$secs" -le 16 ] || fail "$who: the time budget of 10 s let the grading run $secs s"
