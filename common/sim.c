@@ -470,7 +470,7 @@ static const NamedSolver *sim_track_solver(const Track *t, const char *name)
     return NULL;
 }
 
-/* The given solvers (given.c) sweep the cells in index order. */
+/* The given solvers (given_sor.c) sweep the cells in index order. */
 static const char *sim_given_variant(const char *name)
 {
     if (strcmp(name, "sor") == 0)
@@ -502,27 +502,41 @@ static SolveResult sim_given_gauss_seidel(const MacGrid *g, const float *rhs, fl
  * pressure.solver, where "jacobi" means the track's own jacobi stage, and a name the track
  * does not provide falls back to the given Gauss-Seidel/SOR or, failing that, to jacobi. The
  * student track has no solvers of its own, so a scene asking for pcg runs the student's
- * jacobi there (the CLI says so). */
+ * jacobi there (the CLI says so). Returns the solver (NULL: the track's jacobi) and its name. */
+static PressureSolver sim_choose_solver(const Scene *sc, const Track *t, const char **name)
+{
+    const char *n = sc->use_gauss_seidel ? "sor" : sc->pressure.solver;
+    PressureSolver solve = NULL;
+    if (sc->use_gauss_seidel)
+        solve = sim_given_sor;
+    else if (strcmp(n, "jacobi") == 0)
+        solve = NULL;
+    else if (sim_track_solver(t, n))
+        solve = sim_track_solver(t, n)->solve;
+    else if (strcmp(n, "sor") == 0)
+        solve = sim_given_sor;
+    else if (strcmp(n, "gauss_seidel") == 0)
+        solve = sim_given_gauss_seidel;
+    else
+        n = "jacobi";
+    *name = n;
+    return solve;
+}
+
 static int sim_pick_solver(Sim *s)
 {
     const Scene *sc = s->scene;
-    const char *name = sc->use_gauss_seidel ? "sor" : sc->pressure.solver;
-    s->solver_name = name;
-    if (sc->use_gauss_seidel)
-        s->solver = sim_given_sor;
-    else if (strcmp(name, "jacobi") == 0)
-        s->solver = NULL;
-    else if (sim_track_solver(&s->track, name))
-        s->solver = sim_track_solver(&s->track, name)->solve;
-    else if (strcmp(name, "sor") == 0)
-        s->solver = sim_given_sor;
-    else if (strcmp(name, "gauss_seidel") == 0)
-        s->solver = sim_given_gauss_seidel;
-    else
-        s->solver_name = "jacobi";
+    s->solver = sim_choose_solver(sc, &s->track, &s->solver_name);
     s->solver_variant = sc->use_gauss_seidel ? sim_given_variant("sor")
                                              : sim_solver_variant(&s->track, s->solver_name);
     return 0;
+}
+
+bool sim_runs_given_solver(const Scene *sc, const Track *t)
+{
+    const char *name;
+    PressureSolver solve = sim_choose_solver(sc, t, &name);
+    return solve == sim_given_sor || solve == sim_given_gauss_seidel;
 }
 
 static int sim_alloc(Sim *s)

@@ -111,6 +111,11 @@ void sim_free(Sim *s);
  * name, the given lexicographic Gauss-Seidel/SOR, or the track's jacobi stage repeated. */
 const char *sim_solver_variant(const Track *t, const char *name);
 
+/* True when a sim of scene sc on track t solves for pressure with the given Gauss-Seidel/SOR
+ * (given_sor.c), false when with the track's jacobi stage or a solver of the track's own. The
+ * grader asks it of every graded run, to link the ones that grade jacobi without it. */
+bool sim_runs_given_solver(const Scene *sc, const Track *t);
+
 /* The backend every sim starts with: the track's stages and the given steps on this CPU. */
 extern SimBackend sim_host_backend;
 

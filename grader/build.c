@@ -37,9 +37,10 @@ static void line_with(const char *out, const char *needle, char *why, size_t n)
     textf(why, n, "%.*s", (int)(len < 300 ? len : 300), line);
 }
 
-/* Runs sh -c cmd in dir, sandboxed; returns 0, or -1 with a reason in why and the output logged. */
+/* Runs sh -c cmd in dir, sandboxed; returns 0, or -1 with a reason in why. *output (when
+ * output is not NULL) receives what it printed, *output_len its length. */
 static int run_build(Grading *gr, const char *dir, const char *cmd, const char *const *readable,
-                     const char *kept, char *why, size_t n, char **output)
+                     const char *kept, char *why, size_t n, char **output, size_t *output_len)
 {
     /* ".": the run's own directory, reached from where it starts; a root grader's path to it
      * may pass through directories its user (nobody) may not search, and cc tests TMPDIR
@@ -60,13 +61,13 @@ static int run_build(Grading *gr, const char *dir, const char *cmd, const char *
     int rc = 0;
     if (res.outcome != SB_OK) {
         if (res.outcome == SB_EXIT)
-            line_with(res.output ? res.output : "", "error", why, n);
+            line_with(res.output ? res.output : "", "error:", why, n); /* not a quoted "#error" */
         else
             textf(why, n, "%s", res.reason);
         rc = -1;
     }
     if (output)
-        *output = res.output, res.output = NULL;
+        *output = res.output, *output_len = res.output_len, res.output = NULL;
     sandbox_result_free(&res);
     return rc;
 }
@@ -177,8 +178,9 @@ static void build_one(Grading *gr, int s)
           file, stage);
     const char *readable[] = { include, file, NULL };
     char why[400], *out = NULL, kept[GRADE_NAME_MAX + 4];
+    size_t out_len = 0;
     textf(kept, sizeof kept, "%s.o", stage);
-    if (run_build(gr, dir, cmd, readable, kept, why, sizeof why, &out) == 0) {
+    if (run_build(gr, dir, cmd, readable, kept, why, sizeof why, &out, &out_len) == 0) {
         gr->compiled[s] = true;
         if (gr->cache[0])
             build_store(gr, &key, obj);
@@ -193,13 +195,16 @@ static void build_one(Grading *gr, int s)
                                  "the kit's headers, not another file)"
                                : "";
         textf(gr->build_reason[s], GRADE_REASON_MAX, "does not compile: %s%s", why, hint);
+        /* the compiler quotes the student's source: escaped, in compile.log and the part's log */
         char log[GC_PATH + 96];
         textf(log, sizeof log, "%s/compile.log", dir);
-        FILE *f = fopen(log, "w");
-        if (f) {
-            fputs(out ? out : "", f);
-            fclose(f);
+        if (out && !memchr(out, '\0', out_len)) {
+            build_strip_dir(out, src);
+            out_len = strlen(out);
         }
+        grading_write_escaped(log, out ? out : "", out ? out_len : 0, 0);
+        gr->compile_output[s] = out, gr->compile_output_len[s] = out ? out_len : 0;
+        out = NULL;
     }
     bcache_key_free(&key);
     free(out);
@@ -214,8 +219,8 @@ void build_stages(Grading *gr)
 /* Everything a runner depends on: the command, the kit's objects, the compiler and linker, and
  * the student's objects byte for byte. False when some student object was compiled afresh in
  * this grading: its debug information names this work directory, so no key would ever recur. */
-static bool build_key_link(const Grading *gr, const char *main_obj, const bool use_student[STAGE_COUNT],
-                           BuildKey *k)
+static bool build_key_link(const Grading *gr, const char *main_obj, const char *trap_obj,
+                           const bool use_student[STAGE_COUNT], BuildKey *k)
 {
     static const char *const kit[] = { "guard.o", "track.o", "libkit.a" };
     char path[2 * GC_PATH];
@@ -223,6 +228,12 @@ static bool build_key_link(const Grading *gr, const char *main_obj, const bool u
     build_key_grader(k);
     textf(path, sizeof path, "%s/%s", gr->objs, main_obj);
     bcache_key_stamp(k, path);
+    /* with and without the trap are two runners: the name tells them apart, the stamp a new trap */
+    bcache_key_text(k, trap_obj ? trap_obj : "no trap");
+    if (trap_obj) {
+        textf(path, sizeof path, "%s/%s", gr->objs, trap_obj);
+        bcache_key_stamp(k, path);
+    }
     for (size_t i = 0; i < sizeof kit / sizeof kit[0]; i++) {
         textf(path, sizeof path, "%s/%s", gr->objs, kit[i]);
         bcache_key_stamp(k, path);
@@ -248,11 +259,13 @@ static bool build_key_link(const Grading *gr, const char *main_obj, const bool u
     return !k->failed;
 }
 
-int build_link(Grading *gr, const char *dir, const char *main_obj, const bool use_student[STAGE_COUNT],
-               const char *out, char *why, size_t n)
+int build_link(Grading *gr, const char *dir, const char *main_obj, const char *trap_obj,
+               const bool use_student[STAGE_COUNT], const char *out, char *why, size_t n)
 {
     char cmd[8192];
     int len = textf(cmd, sizeof cmd, "%s '%s/%s' '%s/guard.o'", FLIPGRADE_CC, gr->objs, main_obj, gr->objs);
+    if (trap_obj) /* before the archive: its member of the same symbol is then never pulled in */
+        len += textf(cmd + len, sizeof cmd - (size_t)len, " '%s/%s'", gr->objs, trap_obj);
     for (int s = 0; s < STAGE_COUNT; s++) {
         char obj[GC_PATH + 64];
         bool student = gr->compiled[s] && use_student[s];
@@ -268,14 +281,15 @@ int build_link(Grading *gr, const char *dir, const char *main_obj, const bool us
     textf(objs, sizeof objs, "%s/obj", gr->work);
     const char *readable[] = { gr->objs, objs, NULL };
     BuildKey key = {0};
-    bool cached = gr->cache[0] && build_key_link(gr, main_obj, use_student, &key);
+    bool cached = gr->cache[0] && build_key_link(gr, main_obj, trap_obj, use_student, &key);
     if (cached && bcache_fetch(gr->cache, &key, out, 0755)) {
         bcache_key_free(&key);
         return 0;
     }
     char *output = NULL;
+    size_t output_len = 0;
     const char *base = strrchr(out, '/');
-    int rc = run_build(gr, dir, cmd, readable, base ? base + 1 : out, why, n, &output);
+    int rc = run_build(gr, dir, cmd, readable, base ? base + 1 : out, why, n, &output, &output_len);
     if (rc != 0 && output && strstr(output, "multiple definition"))
         line_with(output, "multiple definition", why, n);
     if (rc == 0 && cached)

@@ -75,16 +75,22 @@ static size_t esc_one(const unsigned char *s, size_t k, unsigned flags, char out
     return k;
 }
 
+size_t escape_char(const char *src, size_t len, unsigned flags, char out[16], size_t *used)
+{
+    const unsigned char *u = (const unsigned char *)src;
+    size_t k = esc_utf8_len(u, len);
+    *used = k ? k : 1;
+    return esc_one(u, k, flags, out);
+}
+
 size_t escape_text(char *dst, size_t cap, const char *src, size_t len, unsigned flags)
 {
     if (cap == 0)
         return 0;
-    const unsigned char *u = (const unsigned char *)src;
     size_t n = 0, mark = 0; /* mark: where "..." goes if the rest does not fit */
-    for (size_t i = 0; i < len;) {
+    for (size_t i = 0, k; i < len; i += k) {
         char one[16];
-        size_t k = esc_utf8_len(u + i, len - i);
-        size_t m = esc_one(u + i, k, flags, one);
+        size_t m = escape_char(src + i, len - i, flags, one, &k);
         if (n + m + 1 > cap) {
             n = mark;
             memcpy(dst + n, "...", cap - 1 - n < 3 ? cap - 1 - n : 3);
@@ -95,7 +101,6 @@ size_t escape_text(char *dst, size_t cap, const char *src, size_t len, unsigned 
         n += m;
         if (n + 3 + 1 <= cap)
             mark = n;
-        i += k ? k : 1;
     }
     dst[n] = '\0';
     return n;
@@ -104,12 +109,9 @@ size_t escape_text(char *dst, size_t cap, const char *src, size_t len, unsigned 
 char *escape_dup(const char *src, size_t len, size_t max_bytes, unsigned flags, bool *cut)
 {
     size_t need = 0;
-    const unsigned char *u = (const unsigned char *)src;
-    for (size_t i = 0; i < len && need <= max_bytes;) {
+    for (size_t i = 0, k; i < len && need <= max_bytes; i += k) {
         char one[16];
-        size_t k = esc_utf8_len(u + i, len - i);
-        need += esc_one(u + i, k, flags, one);
-        i += k ? k : 1;
+        need += escape_char(src + i, len - i, flags, one, &k);
     }
     size_t cap = (need < max_bytes ? need : max_bytes) + 1;
     char *out = malloc(cap);

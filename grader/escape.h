@@ -21,6 +21,12 @@ enum {
  * Returns the length written. */
 size_t escape_text(char *dst, size_t cap, const char *src, size_t len, unsigned flags);
 
+/* The text escape_text makes of the one character at the start of src (len > 0 bytes): its
+ * bytes into out (no NUL), their count returned, and the bytes of src it stands for in *used.
+ * For who must count or cut the text by character (a table's columns): every escape is
+ * ASCII, so the text of one character is one column unless it is an escape. */
+size_t escape_char(const char *src, size_t len, unsigned flags, char out[16], size_t *used);
+
 /* The same into a new string of at most max_bytes (plus the NUL); NULL when out of memory.
  * *cut, when not NULL, says whether anything was left out. */
 char *escape_dup(const char *src, size_t len, size_t max_bytes, unsigned flags, bool *cut);

@@ -435,8 +435,11 @@ static int setup(Grading *gr, const Options *o)
     if (intake_submission(sub, src, gr->found, gr->from, err, sizeof err) != 0) {
         memset(gr->found, 0, sizeof gr->found);
         textf(gr->intake_error, sizeof gr->intake_error, "%s", err);
-        if (!o->quiet)
-            fprintf(stderr, "flipgrade: %s\n", err);
+        if (!o->quiet) {   /* it names what the archive holds: the student's bytes */
+            char shown[sizeof err * 4];
+            escape_text(shown, sizeof shown, err, strlen(err), 0);
+            fprintf(stderr, "flipgrade: %s\n", shown);
+        }
     }
     return 0;
 }
@@ -600,10 +603,10 @@ static int grade(const Options *o, const GradeConfig *cfg)
         remove_tree(gr.work);
         return 2;
     }
-    char shown[4 * GRADE_NAME_MAX];   /* with --out, any name is graded: shown escaped */
-    escape_text(shown, sizeof shown, gr.report.student, strlen(gr.report.student), 0);
+    char student[sizeof gr.report.student * 4];   /* the submission's name: the student's */
+    escape_text(student, sizeof student, gr.report.student, strlen(gr.report.student), 0);
     if (!o->quiet)
-        printf("flipgrade: grading %s (%s cases)%s\n", shown, gr.report.mode,
+        printf("flipgrade: grading %s (%s cases)%s\n", student, gr.report.mode,
                sandbox_can_confine() ? "" : "; warning: no Landlock on this kernel, so student "
                                             "code is not confined to its directory");
     if (!o->quiet)
@@ -619,6 +622,8 @@ static int grade(const Options *o, const GradeConfig *cfg)
         r->max += r->parts[i].max;
     }
     r->seconds = grading_now() - t0;
+    grading_finish_logs(&gr);
+    grading_free(&gr);
     report_print_table(stdout, r);
     int rc = write_reports(&gr) != 0 ? 2 : r->total >= r->max - 1e-9 ? 0 : 1;
     if (gr.data_missing[0] || r->nparts == 0) {

@@ -39,6 +39,10 @@ typedef struct {
     /* the first failing scene part only: "make view RUN=<its run, kept in the report dir>
      * VS=<the reference's frames>", to look at both side by side in 3D; "" otherwise */
     char view[2 * GRADE_PATH_MAX + 32];
+    /* grading.c's account of detail_log: bytes written, bytes its cap left out (said at its
+     * end), and whether it holds what a program printed (then kept even at full marks) */
+    size_t log_bytes, log_unshown;
+    bool log_printed;
 } GradePart;
 
 typedef struct {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "scene.h"
+#include "sim.h"
 
 typedef enum { K_NUM, K_INT, K_BOOL, K_STRS, K_NUMS, K_SOLVERS, K_SCENES } KeyType;
 
@@ -353,14 +354,27 @@ static const char *const gc_outputs_off[] = { "output.surface=false", "output.us
                                               "output.preview=false" };
 #define GC_NOUTPUTS_OFF (sizeof gc_outputs_off / sizeof gc_outputs_off[0])
 
-int gradeconfig_run(const char *kit, const GradeScene *sc, const char *solver, GradeRun *run,
-                    char *err, size_t errlen)
+/* Which solver the student's pipeline runs: the student track adds no solvers of its own
+ * (assignment/track.c), so the sim's own rule decides. A "jacobi" run exists to grade the
+ * student's jacobi; a set that hands its solve to the given solver would grade that instead. */
+static int gc_check_own_jacobi(GradeRun *run, const Scene *s, const char *solver, char *err,
+                               size_t errlen)
 {
-    memset(run, 0, sizeof *run);
-    snprintf(run->path, sizeof run->path, "%s/%s", kit, sc->scene);
-    snprintf(run->frames, sizeof run->frames, "%d", sc->frames);
-    /* the overrides in gradeconfig_run_argv's order, so that the settings line below is the
-     * one the run reports */
+    static const Track student_like = { .name = "student", .solvers = NULL };
+    run->own_jacobi = !sim_runs_given_solver(s, &student_like);
+    if (strcmp(solver, "jacobi") == 0 && !run->own_jacobi) {
+        snprintf(err, errlen, "%s: pressure.solver=\"%s\" runs the given solver, in a run that "
+                 "grades the student's jacobi", run->name, s->pressure.solver);
+        return -1;
+    }
+    return 0;
+}
+
+/* The scene a run resolves: the file under the overrides in gradeconfig_run_argv's order, so
+ * that its settings line is the one the run reports. */
+static int gc_load_run_scene(const char *path, const GradeScene *sc, const char *solver, Scene *s,
+                             char *err, size_t errlen)
+{
     const char *over[GC_MAX_SET + 4];
     int nover = 0;
     for (size_t i = 0; i < GC_NOUTPUTS_OFF; i++)
@@ -368,11 +382,37 @@ int gradeconfig_run(const char *kit, const GradeScene *sc, const char *solver, G
     for (int i = 0; i < sc->nset; i++)
         over[nover++] = sc->set[i];
     over[nover++] = strcmp(solver, "gauss_seidel") == 0 ? "use_gauss_seidel=true" : "use_gauss_seidel=false";
+    return scene_load(path, over, nover, s, err, errlen);
+}
+
+char *gradeconfig_run_json(const GradeRun *run, const GradeScene *sc, const char *solver, char *err,
+                           size_t errlen)
+{
     Scene s;
-    if (scene_load(run->path, over, nover, &s, err, errlen) != 0)
+    if (gc_load_run_scene(run->path, sc, solver, &s, err, errlen) != 0)
+        return NULL;
+    char *json = s.json ? strdup(s.json) : NULL;
+    if (!json)
+        snprintf(err, errlen, "%s: out of memory", run->path);
+    scene_free(&s);
+    return json;
+}
+
+int gradeconfig_run(const char *kit, const GradeScene *sc, const char *solver, GradeRun *run,
+                    char *err, size_t errlen)
+{
+    memset(run, 0, sizeof *run);
+    snprintf(run->path, sizeof run->path, "%s/%s", kit, sc->scene);
+    snprintf(run->frames, sizeof run->frames, "%d", sc->frames);
+    Scene s;
+    if (gc_load_run_scene(run->path, sc, solver, &s, err, errlen) != 0)
         return -1;
     runsettings_format(&s, sc->frames, run->settings, sizeof run->settings);
     snprintf(run->name, sizeof run->name, "%.120s.%s", s.name, solver);
+    if (gc_check_own_jacobi(run, &s, solver, err, errlen) != 0) {
+        scene_free(&s);
+        return -1;
+    }
     for (int a = 0; a < 3; a++)
         run->n[a] = s.resolution[a];
     run->dx = s.cell_size;

@@ -50,6 +50,8 @@ typedef struct {
     float dx;                /* cell size, m */
     char frames[16];         /* the frame count, as text for --frames */
     char settings[256];      /* what the run must report (runsettings.h) */
+    bool own_jacobi;         /* the student's jacobi solves for pressure, not the given solver:
+                              * the run is linked without the given solver (solvertrap.c) */
     char *argv[24 + 2 * GC_MAX_SET];   /* see gradeconfig_run_argv */
 } GradeRun;
 
@@ -57,6 +59,11 @@ typedef struct {
  * one line in err. */
 int gradeconfig_run(const char *kit, const GradeScene *sc, const char *solver, GradeRun *run,
                     char *err, size_t errlen);
+/* The effective scene of a run that gradeconfig_run filled, as the run's scene.json holds
+ * it (scene->json): a new string to free, or NULL with one line in err. The grader keeps
+ * this copy, not the run's file, which the student's code could have written. */
+char *gradeconfig_run_json(const GradeRun *run, const GradeScene *sc, const char *solver, char *err,
+                           size_t errlen);
 /* run->argv: program, the NULL-terminated words of pre (e.g. "--device", "cpu"), --quiet
  * --frames N --out OUT, the output.surface/usd/preview=false overrides (grading reads only
  * particles), the scene's --set overrides, use_gauss_seidel for the solver, then

@@ -3,6 +3,7 @@
  * build.c, stagepart.c and scenepart.c call these. Nothing here prints. */
 #define _XOPEN_SOURCE 700
 #include "grading.h"
+#include "escape.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -89,7 +90,28 @@ GradePart *grading_add_part(Grading *gr, const char *name, bool is_scene, double
     return p;
 }
 
-void grading_log(Grading *gr, GradePart *part, const char *fmt, ...)
+/* Escapes src (len bytes) into dst, a character at a time, newlines kept and followed by "| "
+ * when quote is set (unless they end the text); stops before the text would pass cap bytes.
+ * Returns the bytes of src it took; *n receives the bytes written (no NUL). */
+static size_t grading_escape_into(char *dst, size_t cap, const char *src, size_t len, bool quote, size_t *n)
+{
+    size_t i = 0, k;
+    *n = 0;
+    for (; i < len; i += k) {
+        char one[16];
+        size_t m = escape_char(src + i, len - i, ESCAPE_KEEP_NEWLINES, one, &k);
+        size_t prefix = quote && one[0] == '\n' && i + k < len ? 2 : 0;
+        if (*n + m + prefix > cap)
+            break;
+        memcpy(dst + *n, one, m);
+        memcpy(dst + *n + m, "| ", prefix);
+        *n += m + prefix;
+    }
+    return i;
+}
+
+/* The part's log file, opened for appending; made (empty) and named on first use. */
+static FILE *grading_log_open(Grading *gr, GradePart *part)
 {
     char path[GC_PATH + GRADE_PATH_MAX];
     if (!part->detail_log[0]) {
@@ -98,33 +120,118 @@ void grading_log(Grading *gr, GradePart *part, const char *fmt, ...)
         textf(part->detail_log, sizeof part->detail_log, "logs/%s.log", part->name);
         textf(path, sizeof path, "%s/%s", gr->out, part->detail_log);
         remove(path);
+        part->log_bytes = part->log_unshown = 0;
+        part->log_printed = false;
     }
     textf(path, sizeof path, "%s/%s", gr->out, part->detail_log);
-    FILE *f = fopen(path, "a");
-    if (!f)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(f, fmt, ap);
-    va_end(ap);
-    fclose(f);
+    return fopen(path, "a");
 }
 
-void grading_log_output(Grading *gr, GradePart *part, const char *output)
+/* Appends text that is already safe to show, within the log's cap: what does not fit is
+ * counted, and the cut falls after a line where one fits, else between characters. */
+static void grading_log_safe(Grading *gr, GradePart *part, const char *text, size_t len)
 {
-    size_t len = strlen(output);
-    char *quoted = malloc(3 * len + 3); /* "| " and "\n" per line: at most 3 bytes per byte */
+    FILE *f = grading_log_open(gr, part);
+    if (!f)
+        return;
+    size_t room = part->log_bytes < GRADING_LOG_MAX ? GRADING_LOG_MAX - part->log_bytes : 0;
+    size_t n = len;
+    if (n > room) {
+        n = room;
+        while (n > 0 && text[n - 1] != '\n')
+            n--;
+        if (n == 0)
+            for (n = room; n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80;)
+                n--;
+    }
+    fwrite(text, 1, n, f);
+    if (n < len && n > 0 && text[n - 1] != '\n')
+        fputc('\n', f);   /* a line cut short still ends, so the note that follows stands alone */
+    fclose(f);
+    part->log_bytes += n;
+    part->log_unshown += len - n;
+}
+
+void grading_log(Grading *gr, GradePart *part, const char *fmt, ...)
+{
+    va_list ap, again;
+    va_start(ap, fmt);
+    va_copy(again, ap);
+    int len = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *text = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    if (text)
+        vsnprintf(text, (size_t)len + 1, fmt, again);
+    va_end(again);
+    /* an escape is at most 6 bytes per byte: nothing of it is cut here */
+    char *safe = text ? escape_dup(text, (size_t)len, 6 * (size_t)len, ESCAPE_KEEP_NEWLINES, NULL) : NULL;
+    if (safe)
+        grading_log_safe(gr, part, safe, strlen(safe));
+    free(text);
+    free(safe);
+}
+
+void grading_log_output(Grading *gr, GradePart *part, const char *output, size_t len)
+{
+    if (len == 0)
+        return;
+    char *quoted = malloc(GRADING_OUTPUT_SHOWN + 96);
     if (!quoted)
         return;
-    char *q = quoted;
-    while (*output) {
-        size_t n = strcspn(output, "\n");
-        q += sprintf(q, "| %.*s\n", (int)n, output);
-        output += n + (output[n] == '\n');
-    }
-    *q = '\0';
-    grading_log(gr, part, "what it printed (quoted):\n%s", quoted);
+    size_t n;
+    memcpy(quoted, "| ", 2);
+    size_t took = grading_escape_into(quoted + 2, GRADING_OUTPUT_SHOWN, output, len, true, &n);
+    n += 2;
+    if (quoted[n - 1] != '\n')
+        quoted[n++] = '\n';
+    if (took < len)
+        n += (size_t)textf(quoted + n, 96, "| ... (%zu more bytes not shown)\n", len - took);
+    grading_log(gr, part, "what it printed (quoted, escaped):\n");
+    grading_log_safe(gr, part, quoted, n);
+    part->log_printed = true;
     free(quoted);
+}
+
+void grading_finish_logs(Grading *gr)
+{
+    GradeReport *r = &gr->report;
+    for (int i = 0; i < r->nparts; i++) {
+        GradePart *p = &r->parts[i];
+        if (!p->detail_log[0] || p->log_unshown == 0)
+            continue;
+        char note[128];
+        int n = textf(note, sizeof note, "... (%zu more bytes not shown: a part's log holds at most %d KiB)\n",
+                      p->log_unshown, GRADING_LOG_MAX / 1024);
+        p->log_bytes = 0;   /* the note itself is never cut */
+        p->log_unshown = 0;
+        grading_log_safe(gr, p, note, (size_t)n);
+    }
+}
+
+int grading_write_escaped(const char *path, const char *text, size_t len, size_t more)
+{
+    char *safe = malloc(GRADING_KEPT_MAX + 96);
+    FILE *f = safe ? fopen(path, "w") : NULL;
+    if (!f) {
+        free(safe);
+        return -1;
+    }
+    size_t n, took = grading_escape_into(safe, GRADING_KEPT_MAX, text, len, false, &n);
+    if (took < len || more > 0)
+        n += (size_t)textf(safe + n, 96, "%s... (%zu more bytes not shown)\n",
+                           n && safe[n - 1] != '\n' ? "\n" : "", len - took + more);
+    bool ok = fwrite(safe, 1, n, f) == n;
+    ok = fclose(f) == 0 && ok;
+    free(safe);
+    return ok ? 0 : -1;
+}
+
+void grading_free(Grading *gr)
+{
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        free(gr->compile_output[s]);
+        gr->compile_output[s] = NULL;
+    }
 }
 
 bool grading_owned_file(const char *dir, const char *path)

@@ -30,6 +30,9 @@ typedef struct {
     bool compiled[STAGE_COUNT];          /* the student's object exists (else the stub is used) */
     bool from_cache[STAGE_COUNT];        /* ... and came from the cache: the same bytes every time */
     char build_reason[STAGE_COUNT][GRADE_REASON_MAX];  /* why not, one line */
+    char *compile_output[STAGE_COUNT];   /* what the compiler printed when it failed (raw,
+                                          * for the part's log), or NULL; grading_free frees */
+    size_t compile_output_len[STAGE_COUNT];
     char intake_error[GRADE_REASON_MAX];   /* why the submission could not be read, or "" */
     char data_missing[GRADE_REASON_MAX];   /* the reference's data is missing: no grade */
     double deadline;         /* CLOCK_MONOTONIC: the submission's time budget ends */
@@ -52,28 +55,53 @@ void grading_drop_run(Grading *gr, const char *dir, long kept_kib);
 bool grading_time_left(const Grading *gr, char *why, size_t n);
 /* Adds a part; returns it (zeroed, name and max set). */
 GradePart *grading_add_part(Grading *gr, const char *name, bool is_scene, double max);
-/* Appends text to the part's failure log (report dir/logs/<part>.log), creating it and setting
- * part->detail_log on first use. */
+/* How much of a student's bytes a person is shown (grader/README.md, Reports), as escaped text. */
+enum {
+    GRADING_OUTPUT_SHOWN = 4 * 1024, /* of one run's printed output, in a part's log */
+    GRADING_LOG_MAX = 256 * 1024,    /* of a part's whole log: seven failing cases of 9 KiB of
+                                      * diff and 4 KiB of output each fit whole */
+    GRADING_KEPT_MAX = 64 * 1024,    /* of a file kept for a person: compile.log, run-<x>/log.txt */
+};
+
+/* Appends text to the part's log (report dir/logs/<part>.log), creating it and setting
+ * part->detail_log on first use. Everything is written as escape_text shows it (newlines
+ * kept): an argument may hold a student's bytes (a compiler's line, a file name). The log
+ * holds at most GRADING_LOG_MAX bytes; grading_finish_logs says how many more there were. */
+__attribute__((format(printf, 3, 4)))
 void grading_log(Grading *gr, GradePart *part, const char *fmt, ...);
-/* Appends what a student's program printed to the part's log, every line quoted with "| "
- * so that nothing it printed can pass for the grader's own lines. */
-void grading_log_output(Grading *gr, GradePart *part, const char *output);
+/* Appends what a student's program printed (len bytes; a compiler's too) to the part's log:
+ * escaped, every line quoted with "| " so that nothing it printed can pass for the grader's
+ * own lines, at most GRADING_OUTPUT_SHOWN bytes of it and then how many more there were.
+ * Nothing when len is 0. The part's log is kept then even when the part has full marks. */
+void grading_log_output(Grading *gr, GradePart *part, const char *output, size_t len);
+/* Ends every part's log that its cap cut with "... (M more bytes not shown)". */
+void grading_finish_logs(Grading *gr);
+/* Writes a student's text (len bytes, of which more followed that the caller did not read)
+ * to path as escape_text shows it, newlines kept, at most GRADING_KEPT_MAX bytes, then
+ * "... (M more bytes not shown)" when anything was left out. Returns 0 or -1. */
+int grading_write_escaped(const char *path, const char *text, size_t len, size_t more);
 /* The path of a student stage object or of the kit's stub for stage s. */
 void grading_stage_object(const Grading *gr, int s, char *path, size_t n);
 /* Whether path, written by student code, may be read: a regular file (not a symlink, FIFO or
  * device) whose real path lies inside dir. Otherwise a stage could link its output to the
  * reference's answers, or block the grader on a FIFO. */
 bool grading_owned_file(const char *dir, const char *path);
+/* Frees what grading one submission allocated in gr. */
+void grading_free(Grading *gr);
 /* mkdir -p; returns 0 or -1. */
 int grading_mkdirs(const char *path);
 
 /* build.c: compiles each stage file on its own (a failure leaves the stub in its place). */
 void build_stages(Grading *gr);
-/* Links a program in dir from main_obj, the guard, the eight stage objects (student's for the
- * stages in use_student, stubs for the rest) and the kit; returns 0, or -1 with the first
- * error line in why. */
-int build_link(Grading *gr, const char *dir, const char *main_obj, const bool use_student[STAGE_COUNT],
-               const char *out, char *why, size_t n);
+/* Links a program in dir from main_obj, the guard, trap_obj when not NULL (a kit object that
+ * takes the place of a kit function the program must not reach: BUILD_SOLVER_TRAP), the eight
+ * stage objects (student's for the stages in use_student, stubs for the rest) and the kit;
+ * returns 0, or -1 with the first error line in why. */
+int build_link(Grading *gr, const char *dir, const char *main_obj, const char *trap_obj,
+               const bool use_student[STAGE_COUNT], const char *out, char *why, size_t n);
+/* The given solver's trap (solvertrap.c): linked into every runner whose pressure must come
+ * from the student's jacobi, or from no solver at all. */
+#define BUILD_SOLVER_TRAP "solvertrap.o"
 
 /* stagepart.c: the eight stage-isolated parts. */
 void grade_stages(Grading *gr);

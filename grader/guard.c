@@ -64,6 +64,15 @@ void guard_report_settings(const char *line)
     syscall(SBCALL_GUARD, SBCALL_SETTINGS, line); /* ENOSYS outside the sandbox: nothing to do */
 }
 
+_Noreturn void guard_given_solver_called(void)
+{
+    syscall(SBCALL_GUARD, SBCALL_GIVEN_SOLVER);
+    static const char msg[] = SBCALL_GIVEN_SOLVER_REASON "\n";
+    ssize_t written = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)written;
+    _exit(99);
+}
+
 /* Decimal digits of v, written at the end of buf. */
 static const char *guard_number(uintmax_t v, char buf[24])
 {

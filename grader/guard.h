@@ -24,4 +24,8 @@ char **guard_argv(void);
  * grader to compare with what it asked for. Outside the sandbox it does nothing. */
 void guard_report_settings(const char *line);
 
+/* Reports that the program called the given solver where it must not (solvertrap.c), and
+ * stops: the supervisor kills it on the report; outside the sandbox it says so and exits. */
+_Noreturn void guard_given_solver_called(void);
+
 #endif

@@ -13,7 +13,8 @@ GRADER_LIBS   = $(shell pkg-config --libs jansson libpng libconfig libarchive 2>
 # What the grader links student objects with (the runners need no OpenCL).
 RUNNER_LIBS   = $(shell pkg-config --libs jansson libpng 2>/dev/null) -lm
 GRADE_KIT_FILES := $(GRADE_KIT)/libkit.a $(GRADE_KIT)/track.o $(GRADE_KIT)/guard.o $(GRADE_KIT)/include/.made \
-                   $(GRADE_KIT)/stagerun.o $(GRADE_KIT)/scenerun.o $(STAGES:%=$(GRADE_KIT)/stub_%.o)
+                   $(GRADE_KIT)/stagerun.o $(GRADE_KIT)/scenerun.o $(GRADE_KIT)/solvertrap.o \
+                   $(STAGES:%=$(GRADE_KIT)/stub_%.o)
 
 $(BUILD)/grader/%.o: grader/%.c | $(PKGS_FOUND)
 	@mkdir -p $(@D)

@@ -1,6 +1,6 @@
 /* report.c — a GradeReport as a terminal table, report.json, report.html, and grades.csv.
  * flipkit grader/: reasons may quote a student's output, so every string is treated as
- * untrusted: cleaned for the terminal, escaped for HTML, made valid UTF-8 for JSON. */
+ * untrusted: shown as escape.h's text everywhere (and HTML-escaped on top in the HTML). */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* fileno, fsync, strnlen */
 #endif
@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "atomic.h"
+#include "escape.h"
 #include "fileerr.h"
 
 #define REPORT_TABLE_COLS 100   /* the table fits a 100-column terminal */
@@ -50,52 +51,23 @@ static bool report_full(double points, double max)
     return points >= max - REPORT_FULL_EPS;
 }
 
-/* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlongs, no surrogates,
- * nothing above U+10FFFF), or 0 when the byte at s does not start one. */
-static size_t report_utf8_len(const unsigned char *s, size_t n)
+/* Characters in the UTF-8 text s (len bytes): bytes that do not continue a sequence. Used on
+ * escaped text only, which is well-formed. */
+static size_t report_chars(const char *s, size_t len)
 {
-    unsigned char b = s[0];
-    size_t len;
-    unsigned char lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
-    if (b < 0x80)
-        return 1;
-    if (b >= 0xC2 && b <= 0xDF)
-        len = 2;
-    else if (b >= 0xE0 && b <= 0xEF) {
-        len = 3;
-        lo = b == 0xE0 ? 0xA0 : 0x80;
-        hi = b == 0xED ? 0x9F : 0xBF;
-    } else if (b >= 0xF0 && b <= 0xF4) {
-        len = 4;
-        lo = b == 0xF0 ? 0x90 : 0x80;
-        hi = b == 0xF4 ? 0x8F : 0xBF;
-    } else
-        return 0;
-    if (n < len || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < len; i++)
-        if (s[i] < 0x80 || s[i] > 0xBF)
-            return 0;
-    return len;
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return n;
 }
 
-/* A character that must not reach a terminal: C0 and C1 controls and DEL (tab included,
- * since it breaks the table's columns). */
-static bool report_is_control(const unsigned char *s, size_t len)
-{
-    if (len == 1)
-        return s[0] < 0x20 || s[0] == 0x7F;
-    return len == 2 && s[0] == 0xC2 && s[1] < 0xA0;
-}
-
-/* Characters in s, counting each UTF-8 sequence or stray byte as one. */
+/* Columns s (len bytes) takes once escaped (escape.h): one per character of the escaped text. */
 static size_t report_columns(const char *s, size_t len)
 {
-    const unsigned char *u = (const unsigned char *)s;
     size_t cols = 0;
-    for (size_t i = 0; i < len; cols++) {
-        size_t k = report_utf8_len(u + i, len - i);
-        i += k ? k : 1;
+    for (size_t i = 0, k; i < len; i += k) {
+        char one[16];
+        cols += report_chars(one, escape_char(s + i, len - i, 0, one, &k));
     }
     return cols;
 }
@@ -112,26 +84,28 @@ static void report_put_html_char(FILE *f, unsigned char c)
     }
 }
 
-/* Writes s (len bytes) to f: at most max_cols characters, the last three of them "..." when
- * it is cut; control characters and malformed UTF-8 as '?'; HTML-escaped when html is set.
- * Returns the number of characters written. */
+/* Writes s (len bytes) to f as escape_text shows it (a control byte, C1, malformed UTF-8 or a
+ * bidi override as \x1b-style text: the same text the logs show), at most max_cols columns,
+ * the last three of them "..." when it is cut (never inside an escape); HTML-escaped when html
+ * is set. Returns the number of columns written. */
 static size_t report_put_text(FILE *f, const char *s, size_t len, size_t max_cols, bool html)
 {
-    const unsigned char *u = (const unsigned char *)s;
     size_t keep = report_columns(s, len);
     bool cut = keep > max_cols;
     if (cut)
         keep = max_cols > 3 ? max_cols - 3 : 0;
     size_t cols = 0;
-    for (size_t i = 0; i < len && cols < keep; cols++) {
-        size_t k = report_utf8_len(u + i, len - i);
-        if (k == 0 || report_is_control(u + i, k))
-            fputc('?', f);
-        else if (k == 1 && html)
-            report_put_html_char(f, u[i]);
-        else
-            fwrite(u + i, 1, k, f);
-        i += k ? k : 1;
+    for (size_t i = 0, k; i < len; i += k) {
+        char one[16];
+        size_t m = escape_char(s + i, len - i, 0, one, &k), c = report_chars(one, m);
+        if (cols + c > keep)
+            break;
+        for (size_t q = 0; q < m; q++)
+            if (html && m == c) /* ASCII only: a multi-byte character is never markup */
+                report_put_html_char(f, (unsigned char)one[q]);
+            else
+                fputc(one[q], f);
+        cols += c;
     }
     if (cut) {
         fputs(max_cols >= 3 ? "..." : "", f);
@@ -219,30 +193,15 @@ void report_print_table(FILE *f, const GradeReport *r)
 
 /* ---- report.json --------------------------------------------------------------------- */
 
-/* A JSON string of the field; jansson refuses malformed UTF-8, so such bytes become '?'. */
+/* A JSON string of the field as escape_text shows it: the same text as the table and the
+ * HTML, and always well-formed UTF-8, which jansson insists on. */
 static json_t *report_jstr(const char *s, size_t len)
 {
-    json_t *j = json_stringn(s, len);
-    if (j || len == 0)
-        return j;
-    char *clean = malloc(len);
-    if (!clean)
+    char *text = escape_dup(s, len, 6 * len, 0, NULL); /* an escape is at most 6 bytes per byte */
+    if (!text)
         return NULL;
-    const unsigned char *u = (const unsigned char *)s;
-    size_t n = 0;
-    for (size_t i = 0; i < len;) {
-        size_t k = report_utf8_len(u + i, len - i);
-        if (k == 0 || (k == 1 && u[i] == 0)) {
-            clean[n++] = '?';
-            i++;
-        } else {
-            memcpy(clean + n, u + i, k);
-            n += k;
-            i += k;
-        }
-    }
-    j = json_stringn(clean, n);
-    free(clean);
+    json_t *j = json_string(text);
+    free(text);
     return j;
 }
 
@@ -446,6 +405,16 @@ static void report_html_head(FILE *f, const GradeReport *r)
     fputs("</p>\n", f);
 }
 
+/* A part with full marks has a log only for what its program printed. */
+static void report_html_log_link(FILE *f, const GradePart *p)
+{
+    if (!p->detail_log[0])
+        return;
+    fputs(" <a href=\"", f);
+    REPORT_URL(f, p->detail_log);
+    fputs(report_full(p->points, p->max) ? "\">log of what it printed</a>" : "\">failure log</a>", f);
+}
+
 static void report_html_row(FILE *f, const GradePart *p, int index)
 {
     char pts[32], max[32];
@@ -458,11 +427,7 @@ static void report_html_row(FILE *f, const GradePart *p, int index)
             p->total, p->is_scene ? "frames" : "cases");
     REPORT_HTML(f, p->reason);
     fputs("</span>", f);
-    if (p->detail_log[0]) {
-        fputs(" <a href=\"", f);
-        REPORT_URL(f, p->detail_log);
-        fputs("\">failure log</a>", f);
-    }
+    report_html_log_link(f, p);
     if (p->is_scene && report_has_images(p))
         fprintf(f, " <a href=\"#scene-%d\">pictures</a>", index);
     fputs("</td></tr>\n", f);
@@ -505,11 +470,7 @@ static void report_html_scene(FILE *f, const GradePart *p, int index)
         REPORT_HTML(f, ff->metric);
         fprintf(f, "</b> was %.4g, limit %.4g.", ff->got, ff->limit);
     }
-    if (p->detail_log[0]) {
-        fputs(" <a href=\"", f);
-        REPORT_URL(f, p->detail_log);
-        fputs("\">failure log</a>", f);
-    }
+    report_html_log_link(f, p);
     if (p->view[0]) { /* the run itself, in 3D beside the reference's (common/viewer/) */
         fputs("</p>\n<p>Scrub it in 3D beside the reference, from the kit's directory: <code>", f);
         REPORT_HTML(f, p->view);

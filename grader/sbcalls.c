@@ -254,6 +254,8 @@ static SbVerdict sb_judge_guard(SbCalls *c, pid_t pid, const uint64_t args[6])
     case SBCALL_OUT_OF_MEMORY:
         snprintf(text, sizeof text, "%llu", (unsigned long long)args[1]);
         return sb_stop(c, "ran out of memory (asked for %s bytes)", text);
+    case SBCALL_GIVEN_SOLVER:
+        return sb_stop(c, "%s", SBCALL_GIVEN_SOLVER_REASON);
     case SBCALL_SETTINGS:
         if (!sb_read_string(pid, args[1], c->settings, sizeof c->settings))
             c->settings[0] = '\0';

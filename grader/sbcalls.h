@@ -18,7 +18,13 @@
 enum {
     SBCALL_OUT_OF_MEMORY = 1, /* argument 1: the bytes asked for */
     SBCALL_SETTINGS = 2,      /* argument 1: a NUL-terminated line, the run's settings */
+    SBCALL_GIVEN_SOLVER = 3,  /* no argument: a run that must not reach the given solver (every
+                               * stage case, the scene runs of the student's jacobi) called it;
+                               * solvertrap.c stands in for it there */
 };
+/* The supervisor's reason for SBCALL_GIVEN_SOLVER, word for word: the grader tells the report
+ * by it (a scene run that called the given solver scores no frame). */
+#define SBCALL_GIVEN_SOLVER_REASON "called the given solver (given_solve_sor): only the gauss_seidel scene runs link it"
 
 #define SBCALL_FILTER_MAX 256
 typedef struct {

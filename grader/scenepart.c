@@ -10,6 +10,7 @@
 #include "metrics.h"
 #include "ply.h"
 #include "render.h"
+#include "sbcalls.h"
 
 typedef struct {
     Grading *gr;
@@ -38,7 +39,7 @@ static void run_pipeline(SceneRun *r, const char *binary, SandboxResult *res)
         *slash = '\0';
     const char *readable[] = { pipeline, scenes, NULL };
     /* what compare_frame and keep_run read; whatever else it wrote goes with its tmpfs */
-    const char *keep[] = { "frames/particles", "frames/log.txt", "frames/scene.json", NULL };
+    const char *keep[] = { "frames/particles", "frames/log.txt", NULL };
     lim.readable = readable;
     lim.keep = keep;
     grading_run(r->gr, r->dir, r->run.argv, env, &lim, res);
@@ -147,6 +148,40 @@ static bool copy_owned(const char *dir, const char *src, const char *dst)
     return ok;
 }
 
+/* A text file the run wrote, kept for a person: escaped, at most GRADING_KEPT_MAX bytes of it
+ * (the run's log.txt: the student's code may have written anything into it). */
+static void keep_escaped(const char *dir, const char *src, const char *dst)
+{
+    if (!grading_owned_file(dir, src))
+        return;
+    FILE *in = fopen(src, "rb");
+    char *text = malloc(GRADING_KEPT_MAX + 1);   /* escaping never shrinks: this is enough */
+    size_t n = in && text ? fread(text, 1, GRADING_KEPT_MAX + 1, in) : 0;
+    long size = in && fseek(in, 0, SEEK_END) == 0 ? ftell(in) : -1;
+    if (in)
+        fclose(in);
+    if (text && size >= 0) {
+        /* what lies past the bytes read counts as not shown: pad the count, not the text */
+        size_t shown = n > GRADING_KEPT_MAX ? GRADING_KEPT_MAX : n;
+        grading_write_escaped(dst, text, shown, (size_t)size > shown ? (size_t)size - shown : 0);
+    }
+    free(text);
+}
+
+/* The run's scene.json, for the viewer: the grader's own copy of the scene it asked the run
+ * to use (the run reported its hash in its settings), never the file the run wrote. */
+static void keep_scene(SceneRun *r, const char *dst)
+{
+    char err[512];
+    char *json = gradeconfig_run_json(&r->run, r->sc, r->solver, err, sizeof err);
+    FILE *f = json ? fopen(dst, "w") : NULL;
+    if (f) {
+        fprintf(f, "%s\n", json);
+        fclose(f);
+    }
+    free(json);
+}
+
 /* The first failing scene's run is kept in the report directory as run-<name>/ (its particle
  * frames, log.txt and scene.json: the work directory goes when grading ends), and the part
  * names the `make view` that shows it beside the reference's frames. Only the first: a class's
@@ -178,17 +213,70 @@ static void keep_run(SceneRun *r)
     }
     closedir(d);
     to[strlen(to) - strlen("/particles")] = '\0';
-    for (const char *const *f = (const char *const[]){ "log.txt", "scene.json", NULL }; *f; f++) {
-        textf(src, sizeof src, "%s/%s", from, *f);
-        textf(dst, sizeof dst, "%s/%s", to, *f);
-        copy_owned(r->dir, src, dst);
-    }
+    textf(src, sizeof src, "%s/log.txt", from);
+    textf(dst, sizeof dst, "%s/log.txt", to);
+    keep_escaped(r->dir, src, dst);
+    textf(dst, sizeof dst, "%s/scene.json", to);
+    keep_scene(r, dst);
     if (copied)
         textf(r->part->view, sizeof r->part->view, "make view RUN=%s VS=%s/frames/%s", to, r->gr->data, r->name);
 }
 
-static void grade_run(Grading *gr, const GradeScene *sc, const char *solver, const char *binary,
-                      const char *link_error)
+/* A run whose frames do not count at all, with the reason set: one that did not run what the
+ * grader asked for (a constructor that rewrote argv, or a run that never got to report), or
+ * one that called the given solver where its own jacobi is graded (so the run is not the
+ * student's, whatever frames it wrote before). */
+static bool run_refused(SceneRun *r, const SandboxResult *res)
+{
+    GradePart *p = r->part;
+    bool changed = res->settings[0] && strcmp(res->settings, r->run.settings) != 0;
+    if (changed || (!res->settings[0] && res->outcome == SB_OK)) {
+        textf(p->reason, sizeof p->reason, "%s", res->settings[0]
+              ? "the run changed its own settings: it did not run what the grader asked for"
+              : "the run did not report its settings (the grader cannot tell what it ran)");
+        grading_log(r->gr, p, "%s\nreported: %s\nasked:    %s\n", p->reason,
+                    res->settings[0] ? res->settings : "(nothing)", r->run.settings);
+        return true;
+    }
+    if (res->outcome == SB_GUARD && strcmp(res->guard, SBCALL_GIVEN_SOLVER_REASON) == 0) {
+        textf(p->reason, sizeof p->reason, "%s: no frame of the run counts", res->guard);
+        grading_log(r->gr, p, "%s\n", p->reason);
+        return true;
+    }
+    return false;
+}
+
+/* A runner of the student's whole pipeline, linked when a run first needs it. Two: with the
+ * given solver (the gauss_seidel runs) and without it (the runs that grade the student's
+ * jacobi, where a stage could otherwise hand the solve to given_solve_sor). */
+typedef struct {
+    const char *file;             /* under the work directory's pipeline/ */
+    const char *trap;             /* BUILD_SOLVER_TRAP, or NULL: the given solver linked in */
+    char binary[GC_PATH + 32];
+    int state;                    /* 0 not linked yet, 1 linked, -1 did not link */
+    char why[400];
+} SceneRunner;
+
+/* The runner's path, or NULL with why set when it does not link. */
+static const char *runner_for(Grading *gr, SceneRunner *rn, const char **why)
+{
+    if (rn->state == 0) {
+        char dir[GC_PATH + 16];
+        textf(dir, sizeof dir, "%s/pipeline", gr->work);
+        textf(rn->binary, sizeof rn->binary, "%s/%s", dir, rn->file);
+        grading_mkdirs(dir);
+        bool all[STAGE_COUNT];
+        for (int s = 0; s < STAGE_COUNT; s++)
+            all[s] = true;
+        rn->state = build_link(gr, dir, "scenerun.o", rn->trap, all, rn->binary, rn->why, sizeof rn->why) == 0
+                        ? 1 : -1;
+    }
+    *why = rn->why;
+    return rn->state == 1 ? rn->binary : NULL;
+}
+
+static void grade_run(Grading *gr, const GradeScene *sc, const char *solver, SceneRunner *given,
+                      SceneRunner *own)
 {
     SceneRun r = { .gr = gr, .sc = sc, .solver = solver };
     char err[1024], why[GRADE_REASON_MAX];
@@ -201,31 +289,26 @@ static void grade_run(Grading *gr, const GradeScene *sc, const char *solver, con
     r.grid = (MetricGrid){ { r.run.n[0], r.run.n[1], r.run.n[2] }, r.run.dx };
     r.part = grading_add_part(gr, r.name, true, gr->cfg->scene_points);
     r.part->total = sc->frames;
-    if (link_error) {
-        textf(r.part->reason, sizeof r.part->reason, "the stages do not link together: %s", link_error);
-        grading_log(gr, r.part, "%s\n", r.part->reason);
-        return;
-    }
     if (!grading_time_left(gr, why, sizeof why)) {
         textf(r.part->reason, sizeof r.part->reason, "%s", why);
+        return;
+    }
+    const char *link_error = NULL;
+    const char *binary = runner_for(gr, r.run.own_jacobi ? own : given, &link_error);
+    if (!binary) {
+        textf(r.part->reason, sizeof r.part->reason, "the stages do not link together: %s", link_error);
+        grading_log(gr, r.part, "%s\n", r.part->reason);
         return;
     }
     textf(r.dir, sizeof r.dir, "%s/scene/%s", gr->work, r.name);
     grading_mkdirs(r.dir);
     SandboxResult res;
     run_pipeline(&r, binary, &res);
-    if (res.outcome != SB_OK) {
+    if (res.outcome != SB_OK)
         grading_log(gr, r.part, "the run: %s\n", res.reason);
-        grading_log_output(gr, r.part, res.output ? res.output : "");
-    }
-    bool changed = res.settings[0] && strcmp(res.settings, r.run.settings) != 0;
-    if (changed || (!res.settings[0] && res.outcome == SB_OK)) {
-        /* a constructor that rewrote argv, or a run that never got to report: no frames count */
-        textf(r.part->reason, sizeof r.part->reason, "%s", res.settings[0]
-              ? "the run changed its own settings: it did not run what the grader asked for"
-              : "the run did not report its settings (the grader cannot tell what it ran)");
-        grading_log(gr, r.part, "%s\nreported: %s\nasked:    %s\n", r.part->reason,
-                    res.settings[0] ? res.settings : "(nothing)", r.run.settings);
+    if (res.output)
+        grading_log_output(gr, r.part, res.output, res.output_len);
+    if (run_refused(&r, &res)) {
         grading_drop_run(gr, r.dir, res.kept_kib);
         sandbox_result_free(&res);
         return;
@@ -247,7 +330,8 @@ static void grade_run(Grading *gr, const GradeScene *sc, const char *solver, con
     describe(&r, &res);
     grading_drop_run(gr, r.dir, res.kept_kib);   /* compared, and kept_run has what it needs */
     sandbox_result_free(&res);
-    if (r.part->passed == r.part->total && r.part->detail_log[0]) { /* logs only for failures */
+    /* logs only for failures, or for what the run printed */
+    if (r.part->passed == r.part->total && r.part->detail_log[0] && !r.part->log_printed) {
         char log[GC_PATH + GRADE_PATH_MAX];
         textf(log, sizeof log, "%s/%s", gr->out, r.part->detail_log);
         remove(log);
@@ -257,15 +341,9 @@ static void grade_run(Grading *gr, const GradeScene *sc, const char *solver, con
 
 void grade_scenes(Grading *gr)
 {
-    char dir[GC_PATH + 16], binary[GC_PATH + 32], why[400];
-    textf(dir, sizeof dir, "%s/pipeline", gr->work);
-    textf(binary, sizeof binary, "%s/flipsim", dir);
-    grading_mkdirs(dir);
-    bool all[STAGE_COUNT];
-    for (int s = 0; s < STAGE_COUNT; s++)
-        all[s] = true;
-    int linked = gr->cfg->nscenes ? build_link(gr, dir, "scenerun.o", all, binary, why, sizeof why) : 0;
+    SceneRunner given = { .file = "flipsim", .trap = NULL };
+    SceneRunner own = { .file = "flipsim-own-jacobi", .trap = BUILD_SOLVER_TRAP };
     for (int i = 0; i < gr->cfg->nscenes; i++)
         for (int v = 0; v < gr->cfg->nsolvers; v++)
-            grade_run(gr, &gr->cfg->scenes[i], gr->cfg->solvers[v], binary, linked == 0 ? NULL : why);
+            grade_run(gr, &gr->cfg->scenes[i], gr->cfg->solvers[v], &given, &own);
 }

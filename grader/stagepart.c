@@ -88,13 +88,23 @@ typedef struct {
 } StageRun;
 
 static void stage_fail(StageRun *st, int i, const char *name, const char *what, const char *log,
-                       const char *output)
+                       const SandboxResult *res)
 {
     if (!st->first[0])
         textf(st->first, sizeof st->first, "%s on case %d (%s)", what, i, name);
     grading_log(st->gr, st->part, "---- case %d (%s): %s\n%s\n", i, name, what, log ? log : "");
-    if (output && *output)
-        grading_log_output(st->gr, st->part, output);
+    if (res && res->output)
+        grading_log_output(st->gr, st->part, res->output, res->output_len);
+}
+
+/* A case that passed but printed: the log shows what, so nothing a stage prints goes unseen
+ * (and none of it unescaped). */
+static void stage_printed(StageRun *st, int i, const char *name, const SandboxResult *res)
+{
+    if (!res->output || res->output_len == 0)
+        return;
+    grading_log(st->gr, st->part, "---- case %d (%s): passed\n", i, name);
+    grading_log_output(st->gr, st->part, res->output, res->output_len);
 }
 
 /* Runs case i; returns true when it passes. */
@@ -137,30 +147,31 @@ static bool run_case(StageRun *st, int i, const char *name)
     if (res.settings[0] && strcmp(res.settings, settings) != 0) {
         textf(what, sizeof what, "%s: the run changed its own settings (%s, not %s)", st->stage,
               res.settings, settings);
-        stage_fail(st, i, name, what, NULL, res.output);
+        stage_fail(st, i, name, what, NULL, &res);
     } else if (res.outcome != SB_OK) {
         textf(what, sizeof what, "%s: %s", st->stage, res.reason);
-        stage_fail(st, i, name, what, NULL, res.output);
+        stage_fail(st, i, name, what, NULL, &res);
         st->timed_out = res.outcome == SB_TIMEOUT || res.outcome == SB_CPU;
     } else if (!grading_owned_file(dir, outpath)) {
         textf(what, sizeof what, "%s: its output out.state is not a file it wrote (a link or a FIFO?)",
               st->stage);
-        stage_fail(st, i, name, what, NULL, res.output);
+        stage_fail(st, i, name, what, NULL, &res);
     } else if (state_read(&got, outpath, err, sizeof err) != 0) {
         textf(what, sizeof what, "%s: wrote no output the grader can read", st->stage);
-        stage_fail(st, i, name, what, err, res.output);
+        stage_fail(st, i, name, what, err, &res);
     } else {
         char where[200];
         static char msg[9216];
         find_nonfinite(&got, where, sizeof where);
         if (where[0]) {
             textf(what, sizeof what, "%s: produced NaN/Inf in %s", st->stage, where);
-            stage_fail(st, i, name, what, NULL, res.output);
+            stage_fail(st, i, name, what, NULL, &res);
         } else if (stagecase_check(st->stage, name, &want, &got, msg, sizeof msg) != 0) {
             one_line(msg, what, sizeof what);
-            stage_fail(st, i, name, what, msg, res.output);
+            stage_fail(st, i, name, what, msg, &res);
         } else {
             pass = true;
+            stage_printed(st, i, name, &res);
         }
     }
     grading_drop_run(st->gr, dir, res.kept_kib);   /* read: its bytes go back to the budget */
@@ -185,6 +196,8 @@ static void grade_stage(Grading *gr, int s)
     if (!gr->compiled[s]) {
         textf(part->reason, sizeof part->reason, "%s: %s", stage, gr->build_reason[s]);
         grading_log(gr, part, "%s\n", part->reason);
+        if (gr->compile_output[s])
+            grading_log_output(gr, part, gr->compile_output[s], gr->compile_output_len[s]);
         return;
     }
     StageRun st = { .gr = gr, .part = part, .stage = stage };
@@ -194,7 +207,9 @@ static void grade_stage(Grading *gr, int s)
     grading_mkdirs(dir);
     bool only[STAGE_COUNT] = { false };
     only[s] = true;
-    if (build_link(gr, dir, "stagerun.o", only, st.runner, why, sizeof why) != 0) {
+    /* no stage's case is a pressure solve: the given solver is trapped here too, so a stage
+     * that calls it is told so rather than failing its cases unexplained */
+    if (build_link(gr, dir, "stagerun.o", BUILD_SOLVER_TRAP, only, st.runner, why, sizeof why) != 0) {
         textf(part->reason, sizeof part->reason, "%s: does not link: %s", stage, why);
         grading_log(gr, part, "%s\n", part->reason);
         return;

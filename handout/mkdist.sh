@@ -69,7 +69,8 @@ put grader grader/flipgrade.c grader/grading.c grader/grading.h grader/gradeconf
            grader/stagepart.c grader/scenepart.c grader/report.c grader/report.h grader/render.c \
            grader/render.h grader/sandbox.c grader/sandbox.h grader/sbjail.c grader/sbjail.h \
            grader/sbcalls.c grader/sbcalls.h grader/guard.c grader/guard.h grader/runsettings.h \
-           grader/stagerun.c grader/scenerun.c grader/grade.h grader/kit.mk
+           grader/stagerun.c grader/scenerun.c grader/solvertrap.c grader/escape.c grader/escape.h \
+           grader/grade.h grader/kit.mk
 # The config without the hidden cases (their list is the instructor's business), and a README
 # for the self-check instead of grader/README.md, which is the instructor's manual.
 awk '/^ *cases = \[/ { skipping = 1 } skipping { if (/\];/) skipping = 0; next } { print }' \

@@ -307,6 +307,30 @@ else
     echo "check-grader: names: LibreOffice SKIPPED: no soffice here (.ci/run installs libreoffice-calc-nogui)"
 fi
 
+# 5c. A whole-scene part tests what it names: a jacobi that hands each solve to the kit's own
+#     SOR (given_solve_sor, which given.h declares) gets no frame of a .jacobi run, where the
+#     given solver is a trap (grader/solvertrap.c); the .gauss_seidel runs, which link the real
+#     one, keep full marks. grader/config: both scenes, 20 frames.
+hostile_given() {
+    submission hostile-given
+    cp tests/hostile/jacobi-calls-given-solver.c "$out/subs/hostile-given/assignment/jacobi.c"
+    "$grade" --quiet --out "$out/reports/hostile-given" "$out/subs/hostile-given" > "$out/hostile-given.txt" 2>&1
+    parts "$out/reports/hostile-given/report.json" > "$out/reports/hostile-given/parts.tsv"
+}
+hostile_given
+expect hostile-given jacobi "called the given solver (given_solve_sor)"
+for sc in ball_drop dam_break; do
+    line=$(grep "^$sc.jacobi	" "$out/reports/hostile-given/parts.tsv")
+    case "$line" in
+        *"	0.0	5.0	called the given solver (given_solve_sor): only the gauss_seidel scene runs link it"*)
+            echo "refused $sc.jacobi (hostile-given): $(echo "$line" | cut -f4 | cut -c1-100)";;
+        *) fail "hostile-given: $sc.jacobi should score 0 for calling the given solver: $line";;
+    esac
+    grep -q "^$sc.gauss_seidel	5.0	5.0	" "$out/reports/hostile-given/parts.tsv" ||
+        fail "hostile-given: $sc.gauss_seidel lost points: $(grep "^$sc.gauss_seidel	" "$out/reports/hostile-given/parts.tsv")"
+done
+for s in advect gravity p2g g2p divergence laplacian gradient; do full hostile-given "$s"; done
+
 # 6. Attacks (tests/attacks/README.md): each appended to the reference's file of its stage and
 #    refused, with a reason the stage did not write; nothing outside the run changes. Run as
 #    root (when this is root) and as an unprivileged user, on a copy of the kit it can read.
@@ -319,6 +343,12 @@ attack_sub() {   # attack_sub DIR ATTACK... : the reference's files with these a
 stat_of() { stat -c '%a %u:%g %Y' "$1"; }
 xattrs_of() { command -v python3 > /dev/null && python3 -c 'import os, sys; print(os.listxattr(sys.argv[1]))' "$1"; }
 ipc_count() { ipcs -m -q 2>/dev/null | grep -c '^0x'; }
+raw_controls() {  # raw_controls FILE: C0 bytes but newline, and DEL, plus lines with a C1 control or a bidi override
+    c0=$(LC_ALL=C tr -d '\n\040-\176\200-\377' < "$1" | wc -c)
+    c1=$(LC_ALL=C grep -c "$(printf '\302[\200-\237]')" "$1")
+    bidi=$(LC_ALL=C grep -c -e "$(printf '\342\200[\252-\256]')" -e "$(printf '\342\201[\246-\251]')" "$1")
+    echo $((c0 + c1 + bidi))
+}
 attacks() {      # attacks WHO RUNAS... : grade the attack submissions as WHO, through RUNAS
     who=$1; shift
     # outside the kit: a checkout under mktemp -d is 0700, out of an unprivileged user's reach
@@ -330,11 +360,16 @@ attacks() {      # attacks WHO RUNAS... : grade the attack submissions as WHO, t
     attack_sub "$base/hostile-e"
     cat assignment/jacobi.c tests/attacks/jacobi-rewrites-argv.c > "$base/hostile-e/assignment/jacobi.c"
     attack_sub "$base/hostile-f" advect-sleeps
+    attack_sub "$base/hostile-g" advect-prints-escapes
+    # and the compiler quoting an #error line of raw escapes into laplacian's reason (made
+    # here, so that no file of the kit holds them raw)
+    printf '\n#error \033]52;c;ZWNobyBwd25lZA==\007 \033]0;laplacian: 10.0 / 10.0\007 \302\2332J \342\200\256evil\n' \
+        >> "$base/hostile-g/assignment/laplacian.c"
     kitcopy=$base/kit                 # what the grader reads, where WHO can read it
     # contained: the stage keeps full marks when the attack gets nothing (its own root, one
     # CPU, only out.state kept, no cache entry over 16 MiB); the grader's paths are the copy's
-    attack_sub "$base/hostile-g" divergence-spins-threads gravity-fills-disk laplacian-big-object
-    { printf '#define ATTACK_KIT "%s"\n' "$kitcopy"; cat tests/attacks/p2g-looks-around.c; } >> "$base/hostile-g/assignment/p2g.c"
+    attack_sub "$base/hostile-k" divergence-spins-threads gravity-fills-disk laplacian-big-object
+    { printf '#define ATTACK_KIT "%s"\n' "$kitcopy"; cat tests/attacks/p2g-looks-around.c; } >> "$base/hostile-k/assignment/p2g.c"
     attack_sub "$base/hostile-h" advect-holds-threads
     attack_sub "$base/honest"   # correct, with a stage that starts a thread, as students' may
     cat tests/grader/honest-uses-a-thread.c >> "$base/honest/assignment/g2p.c"
@@ -356,8 +391,8 @@ while True:
     c, _ = s.accept(); open(sys.argv[1], "ab").write(c.recv(4096) or b"(connected)"); c.close()' "$heard" &
         listener=$!
     fi
-    for h in d e f; do
-        case $h in d) opts="--parts stages --config tests/grader/small.config";;
+    for h in d e f g; do
+        case $h in d|g) opts="--parts stages --config tests/grader/small.config";;
                    e) opts="--parts scenes";;   # grader/config: 20 frames, where the stub fails
                    f) opts="--parts stages --config tests/grader/budget.config";; esac
         start=$(date +%s)
@@ -377,7 +412,7 @@ while True:
     line() { grep "^$2	" "$r/$1/parts.tsv"; }
     want() {   # want HOSTILE STAGE TEXT: 0 points, TEXT in the reason
         case "$(line "$1" "$2")" in
-            *"	0.0	"*"$3"*) echo "refused ($who) $2: $(line "$1" "$2" | cut -f4 | cut -c1-90)";;
+            *"	0.0	"*"$3"*) printf '%s\n' "refused ($who) $2: $(line "$1" "$2" | cut -f4 | cut -c1-90)";;   # printf: a reason may hold \r as text
             *) fail "$who: $1: $2 should score 0 for \"$3\": $(line "$1" "$2")";; esac
     }
     want hostile-d advect "forbidden system call (ioctl TIOCSTI)"
@@ -405,6 +440,29 @@ while True:
         grep -q "^$sc.gauss_seidel	5.0	5.0	" "$r/hostile-e/parts.tsv" ||
             fail "$who: the rest of hostile-e lost points: $(line hostile-e $sc.gauss_seidel)"
     done
+    # terminal escapes, printed by a stage and quoted by the compiler: shown as text in the
+    # logs (kept for a part that printed, even at full marks), the reports and the table
+    grep -q "^advect	10.0	10.0	" "$r/hostile-g/parts.tsv" || fail "$who: printing escapes cost advect points: $(line hostile-g advect)"
+    want hostile-g laplacian "does not compile: laplacian.c:"
+    for f in "$base/hostile-g.txt" "$r/hostile-g/report.json" "$r/hostile-g/report.html" \
+             "$r/hostile-g/logs/advect.log" "$r/hostile-g/logs/laplacian.log"; do
+        if [ ! -f "$f" ]; then fail "$who: hostile-g wrote no $f"; continue; fi
+        n=$(raw_controls "$f")
+        [ "$n" -eq 0 ] || fail "$who: $f holds $n raw control bytes or lines with C1 or bidi controls"
+    done
+    advect_log=$r/hostile-g/logs/advect.log
+    for text in '| \x1b]52;c;ZWNobyBwd25lZA==\x07\x1b]0;advect: 10.0 / 10.0\x07debug\r\x1b[2Kadvect ' \
+                '| \xc2\x9b2J\u202e01 / 0.01 derocs'; do
+        grep -qF -- "$text" "$advect_log" 2>/dev/null || fail "$who: advect's log does not show \"$text\" as text: $(head -c 400 "$advect_log" 2>/dev/null)"
+    done
+    for f in "$r/hostile-g/report.html" "$r/hostile-g/logs/laplacian.log"; do
+        grep -qF '#error \x1b]52;c;ZWNobyBwd25lZA==\x07 \x1b]0;laplacian: 10.0 / 10.0\x07 \xc2\x9b2J' "$f" ||
+            fail "$who: $f does not show the #error's escapes as text"
+    done
+    grep -qF '#error \\x1b]52;c;ZWNobyBwd25lZA==\\x07' "$r/hostile-g/report.json" ||   # JSON doubles the backslash
+        fail "$who: report.json does not show the #error's escapes as text"
+    grep -qF 'error: #error \x1b' "$base/hostile-g.txt" || fail "$who: the table does not show the #error's ESC as text: $(grep laplacian "$base/hostile-g.txt")"
+    printf '%s\n' "refused ($who) terminal escapes: $(grep -F -m 1 '\x1b[2K' "$advect_log" | cut -c1-90)"
     # sleeping in every case: the whole submission stops at its budget (10 s), not minutes later
     secs=$(cat "$base/hostile-f.seconds")
     [ "$secs" -le 16 ] || fail "$who: the time budget of 10 s let the grading run $secs s"
@@ -421,15 +479,15 @@ while True:
 # every task it may start while an honest submission is graded beside it.
 contained() {    # contained RUNAS... : inside attacks(), with its variables
     quick="--parts stages --config tests/grader/small.config --work $base/work"
-    (cd "$kitcopy" && "$@" ./flipgrade --quiet --keep $quick --out "$base/reports/hostile-g" "$base/hostile-g") \
-        > "$base/hostile-g.txt" 2>&1
-    kept=$(sed -n 's/^flipgrade: work directory kept: //p' "$base/hostile-g.txt")
-    if [ ! -f "$r/hostile-g/report.json" ]; then
-        fail "$who: flipgrade did not grade hostile-g: $(head -c 600 "$base/hostile-g.txt")"; return
+    (cd "$kitcopy" && "$@" ./flipgrade --quiet --keep $quick --out "$base/reports/hostile-k" "$base/hostile-k") \
+        > "$base/hostile-k.txt" 2>&1
+    kept=$(sed -n 's/^flipgrade: work directory kept: //p' "$base/hostile-k.txt")
+    if [ ! -f "$r/hostile-k/report.json" ]; then
+        fail "$who: flipgrade did not grade hostile-k: $(head -c 600 "$base/hostile-k.txt")"; return
     fi
-    parts "$r/hostile-g/report.json" > "$r/hostile-g/parts.tsv"
+    parts "$r/hostile-k/report.json" > "$r/hostile-k/parts.tsv"
     for s in $STAGES; do
-        grep -q "^$s	10.0	10.0	" "$r/hostile-g/parts.tsv" || fail "$who: hostile-g: $s was not contained: $(line hostile-g "$s")"
+        grep -q "^$s	10.0	10.0	" "$r/hostile-k/parts.tsv" || fail "$who: hostile-k: $s was not contained: $(line hostile-k "$s")"
     done
     junk=$(du -sm "$kept/run/gravity" 2>/dev/null | cut -f1)
     [ -n "$kept" ] && [ "${junk:-999}" -le 16 ] ||

@@ -135,7 +135,8 @@ START_TEST(json_read_back)
     ck_assert_double_eq_tol(jnum(p2g, "max"), 10.0, 1e-12);
     ck_assert_int_eq((int)jnum(p2g, "total"), 6);
     ck_assert_int_eq((int)jnum(p2g, "passed"), 3);
-    ck_assert_str_eq(jstr(p2g, "reason"), P2G_REASON);
+    /* the reason as escape.h shows it, the same text as the table's and the HTML's */
+    ck_assert_str_eq(jstr(p2g, "reason"), "case 3 \\x1b[31m<script>alert(1)</script>: u(2,3,4) expected 1 got 2");
     ck_assert_str_eq(jstr(p2g, "log"), "logs/p2g.log");
     ck_assert_ptr_null(json_object_get(p2g, "first_fail"));
 
@@ -180,7 +181,7 @@ START_TEST(json_full_marks_and_bad_text)
     ck_assert_msg(root != NULL, "%s", jerr.text);
     ck_assert(json_is_true(json_object_get(root, "full_marks")));
     const json_t *parts = json_object_get(root, "parts");
-    ck_assert_str_eq(jstr(json_array_get(parts, 0), "reason"), "bad byte ? here, NaN points below");
+    ck_assert_str_eq(jstr(json_array_get(parts, 0), "reason"), "bad byte \\xff here, NaN points below");
     ck_assert(json_is_null(json_object_get(json_array_get(parts, 1), "points")));
     json_decref(root);
 
@@ -202,7 +203,7 @@ START_TEST(html_escapes_and_links)
     char *html = harness_slurp(path, NULL);
     ck_assert_ptr_null(strstr(html, "<script"));
     ck_assert_ptr_null(strstr(html, "\x1b"));
-    ck_assert_ptr_nonnull(strstr(html, "?[31m&lt;script&gt;alert(1)&lt;/script&gt;: u(2,3,4)"));
+    ck_assert_ptr_nonnull(strstr(html, "case 3 \\x1b[31m&lt;script&gt;alert(1)&lt;/script&gt;: u(2,3,4)"));
     ck_assert_ptr_nonnull(strstr(html, "<title>flipkit grade: eve &lt;b&gt;</title>"));
     ck_assert_ptr_null(strstr(html, "eve <b>"));
     ck_assert_ptr_nonnull(strstr(html, "<a href=\"logs/p2g.log\">failure log</a>"));
@@ -252,20 +253,22 @@ START_TEST(class_csv_exact)
 }
 END_TEST
 
-/* Writes one report per student name (a part named part), then grades.csv from them all. */
+/* Writes one report per student name (a part named part), then grades.csv from them all. The
+ * reports are written here, not by report_write_json (which escapes control bytes): the CSV
+ * writer must be safe for any report.json it is given, raw tabs and line breaks included. */
 static char *class_csv_of(const char *const students[], size_t n, const char *part)
 {
     char *paths[16], err[512] = "";
     ck_assert_uint_le(n, 16);
     for (size_t i = 0; i < n; i++) {
-        GradeReport r;
-        memset(&r, 0, sizeof r);
-        snprintf(r.student, sizeof r.student, "%s", students[i]);
-        add_part(&r, part, false, 10.0, 10.0, 6, 6, "all 6 cases pass");
+        json_t *root = json_pack("{s:s, s:f, s:f, s:[{s:s, s:f, s:f}]}", "student", students[i], "total", 10.0,
+                                 "max", 10.0, "parts", "name", part, "points", 10.0, "max", 10.0);
+        ck_assert_ptr_nonnull(root);
         char name[32];
         snprintf(name, sizeof name, "guard%zu.json", i);
         paths[i] = strdup(tmp_path(name));
-        ck_assert_msg(report_write_json(paths[i], &r, err, sizeof err) == 0, "%s", err);
+        ck_assert_int_eq(json_dump_file(root, paths[i], 0), 0);
+        json_decref(root);
     }
     const char *csv = tmp_path("guarded.csv");
     ck_assert_msg(report_write_class_csv(csv, paths, (int)n, err, sizeof err) == 0, "%s", err);
@@ -363,6 +366,49 @@ START_TEST(table_fits_and_totals)
     ck_assert_str_eq(scene + 97, "...");
     ck_assert_msg(strncmp(scene, "ball_drop.jacobi     7.5    20.0  frame 30: centre", 50) == 0,
                   "%s", scene);
+    free(buf);
+}
+END_TEST
+
+/* The table shows a student's bytes as the logs do (escape.h), counts the escapes' columns,
+ * and cuts before an escape rather than inside it. */
+START_TEST(table_escapes_whole)
+{
+    GradeReport r;
+    make_report(&r, "alice");
+    GradePart *p = &r.parts[1];   /* p2g; the names' column is ball_drop.jacobi's 16, so the
+                                   * reason starts at column 34 and has 66 */
+    snprintf(p->reason, sizeof p->reason, "%s", "ok\r\x1b[2Kadvect scored 10.0 / 10.0 \xc2\x9b" "2J \xe2\x80\xae"
+             "evil \x1b]0;title\x07 \x1b]52;c;ZWNobyBoaQ==\x07 and more text to reach the cut");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_ptr_nonnull(f);
+    report_print_table(f, &r);
+    fclose(f);
+    for (size_t i = 0; i < len; i++)
+        ck_assert_msg((unsigned char)buf[i] >= 0x20 || buf[i] == '\n', "byte 0x%02x at %zu", buf[i], i);
+    const char *row = strstr(buf, "\np2g ");
+    ck_assert_ptr_nonnull(row);
+    row++;
+    size_t width = strcspn(row, "\n");
+    ck_assert_msg(width == 100, "the p2g row is %zu wide: %.*s", width, (int)width, row);
+    ck_assert_msg(strncmp(row, "p2g                  4.5    10.0  ok\\r\\x1b[2Kadvect scored 10.0 / 10.0 "
+                               "\\xc2\\x9b2J \\u202eevil \\x1b...\n", width + 1) == 0, "%.*s", (int)width, row);
+    free(buf);
+
+    /* a cut that would split an escape leaves it out whole: 61 digits, then \x1b at columns
+     * 62 to 65 of the 63 the reason keeps before "..." */
+    snprintf(p->reason, sizeof p->reason, "%s", "0123456789012345678901234567890123456789012345678901234567890"
+             "\x1b tail and enough text to be cut");
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    report_print_table(f, &r);
+    fclose(f);
+    row = strstr(buf, "\np2g ") + 1;
+    width = strcspn(row, "\n");
+    ck_assert_msg(width == 34 + 61 + 3 && strncmp(row + width - 6, "890...", 6) == 0, "%.*s",
+                  (int)width, row);
     free(buf);
 }
 END_TEST
@@ -599,6 +645,7 @@ static Suite *report_suite(void)
     tcase_add_test(files, class_csv_guards_formulas);
     tcase_add_test(files, class_csv_malformed);
     tcase_add_test(files, table_fits_and_totals);
+    tcase_add_test(files, table_escapes_whole);
     tcase_add_test(files, escape_controls_as_text);
     tcase_add_test(files, escape_safe_names);
     suite_add_tcase(s, files);

@@ -4,6 +4,7 @@
 #include "guard.h"
 #include "harness.h"
 #include "sandbox.h"
+#include "sbcalls.h"
 
 #include <check.h>
 #include <errno.h>
@@ -314,6 +315,7 @@ static const char guarded_source[] =
     "    const char *what = argc > 1 ? argv[1] : \"\", *path = argc > 2 ? argv[2] : \"x\";\n"
     "    if (!strcmp(what, \"argv\")) { printf(\"%s %s\\n\", argv[2], guard_argv()[2]); return 0; }\n"
     "    if (!strcmp(what, \"settings\")) guard_report_settings(path);\n"
+    "    if (!strcmp(what, \"given\")) guard_given_solver_called();\n"
     "    if (!strcmp(what, \"forge\")) { fprintf(stderr, \"flipgrade-guard: %s\\n\", path); _exit(86); }\n"
     "    if (!strcmp(what, \"tiocsti\")) { char c = 'x'; ioctl(0, TIOCSTI, &c); }\n"
     "    if (!strcmp(what, \"socket\")) socket(AF_INET, SOCK_STREAM, 0);\n"
@@ -448,6 +450,14 @@ START_TEST(guard_set_limits)
     run_guarded("getrlimit", NULL, &lim, &res);
     assert_outcome(res, SB_OK);
     sandbox_result_free(&res);
+}
+END_TEST
+
+/* solvertrap.c's report: the supervisor's own words, which the grader matches to score the
+ * run 0; the program never gets past the call. */
+START_TEST(guard_given_solver)
+{
+    expect_guard("given", NULL, SBCALL_GIVEN_SOLVER_REASON);
 }
 END_TEST
 
@@ -708,6 +718,7 @@ static Suite *sandbox_suite(void)
     tcase_add_test(guard, guard_exec);
     tcase_add_test(guard, guard_raw_syscall);
     tcase_add_test(guard, guard_kill_other);
+    tcase_add_test(guard, guard_given_solver);
     tcase_add_test(guard, guard_set_limits);
     tcase_add_test(guard, guard_out_of_memory);
     tcase_add_test(guard, guard_write_outside);
