@@ -286,6 +286,28 @@ static int print_grading_table(const Options *o, const GradeConfig *c)
 
 /* ---- grading one submission ---------------------------------------------------------------------- */
 
+/* A submission that cannot be read is graded as empty, so a class run goes on and the reason
+ * reaches the student's row; a file that is refused, or a cap that stopped the reading, is said
+ * in the reason of each stage it leaves without a file, and the other stages are graded. */
+static void take_submission(Grading *gr, const Options *o, const char *sub, const char *src)
+{
+    char err[1024];
+    IntakeResult *in = &gr->intake;
+    if (intake_submission(sub, src, in, err, sizeof err) != 0) {
+        memset(in, 0, sizeof *in);
+        textf(gr->intake_error, sizeof gr->intake_error, "%s", err);
+        if (!o->quiet)
+            fprintf(stderr, "flipgrade: %s\n", err);
+        return;
+    }
+    textf(gr->intake_error, sizeof gr->intake_error, "%s", in->note);
+    for (int s = 0; s < STAGE_COUNT && !o->quiet; s++)
+        if (in->refused[s][0])
+            fprintf(stderr, "flipgrade: %s\n", in->refused[s]);
+    if (in->note[0] && !o->quiet)
+        fprintf(stderr, "flipgrade: %s\n", in->note);
+}
+
 static int setup(Grading *gr, const Options *o)
 {
     const char *sub = o->args[0];
@@ -327,17 +349,10 @@ static int setup(Grading *gr, const Options *o)
      * objects. A cache that cannot be made or used is off, not an error. */
     if (o->no_cache || !bcache_open(o->cache) || !realpath(o->cache, gr->cache))
         gr->cache[0] = '\0';
-    char src[GC_PATH + 8], err[1024];
+    char src[GC_PATH + 8];
     textf(src, sizeof src, "%s/src", gr->work);
     grading_mkdirs(src);
-    /* A submission that cannot be read is graded as empty, so a class run goes on and the
-     * reason reaches the student's row. */
-    if (intake_submission(sub, src, gr->found, gr->from, err, sizeof err) != 0) {
-        memset(gr->found, 0, sizeof gr->found);
-        textf(gr->intake_error, sizeof gr->intake_error, "%s", err);
-        if (!o->quiet)
-            fprintf(stderr, "flipgrade: %s\n", err);
-    }
+    take_submission(gr, o, sub, src);
     return 0;
 }
 
