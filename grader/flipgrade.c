@@ -46,7 +46,13 @@ static void usage(FILE *f)
 "Every build and run is sandboxed and denied what it does not need: new namespaces (network,\n"
 "IPC, PID, mount), user nobody when run as root, a system-call allow-list for the stages, no\n"
 "writes outside its own tmpfs directory (Landlock), time, memory, file size, disk and output\n"
-"limits; a stage that breaks them is reported by what it did (grader/README.md, Isolation).\n\n"
+"limits; a stage that breaks them is reported by what it did (grader/README.md, Isolation).\n");
+    fprintf(f,
+"A stage file is taken only as a regular file of at most %d MiB (a link, FIFO or device, or an\n"
+"archive header that lies about its size, is refused by name); an archive is read up to %d\n"
+"entries and %d MiB decompressed (grader/README.md, The intake).\n\n",
+            INTAKE_MAX_BYTES >> 20, INTAKE_MAX_ENTRIES, INTAKE_MAX_TOTAL_MIB);
+    fprintf(f,
 "options (default in brackets):\n"
 "  --config FILE      the grader's config [grader/config]\n"
 "  --out DIR          where report.json, report.html, logs/ and images/ go [build/grades/<name>]\n"
