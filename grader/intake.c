@@ -234,10 +234,13 @@ static const char *intake_archive_error(struct archive *a, char *buf, size_t n)
     return buf;
 }
 
-/* The archive's work so far: its stream's bytes past decompression (headers and skipped data
- * too: tar) or the entry data read (a zip's entries are decompressed one by one), the more. */
+/* The archive's work so far. A tar's stream past decompression holds its headers too (a pax
+ * header may be 1 MiB), so it counts; a zip's entries are decompressed one by one, all of
+ * them here, and its stream's position only says where it seeked to. */
 static long long intake_archive_bytes(const Intake *in, struct archive *a)
 {
+    if ((archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) != ARCHIVE_FORMAT_TAR)
+        return in->bytes;
     long long stream = (long long)archive_filter_bytes(a, 0);
     return stream > in->bytes ? stream : in->bytes;
 }
@@ -271,7 +274,7 @@ static Drain intake_drain(Intake *in, struct archive *a, bool keep, size_t *n)
 
 static void intake_note_budget(Intake *in)
 {
-    intake_note(in, "%s: more than %d MiB decompressed; the rest of the archive was not read",
+    intake_note(in, "%s: more than %d MiB of data once decompressed; the rest of the archive was not read",
                 in->name, INTAKE_MAX_TOTAL_MIB);
 }
 
