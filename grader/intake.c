@@ -315,7 +315,7 @@ static int intake_entry(Intake *in, struct archive *a, struct archive_entry *e)
     if (d == DRAIN_BUDGET) {
         intake_note_budget(in);
         if (fit)
-            intake_refuse(in, s, path, "not read: the archive passes %d MiB decompressed here", INTAKE_MAX_TOTAL_MIB);
+            intake_refuse(in, s, path, "not read: the archive passes %d MiB of data here", INTAKE_MAX_TOTAL_MIB);
         return 1;
     }
     if (!fit)
@@ -331,15 +331,24 @@ static int intake_entry(Intake *in, struct archive *a, struct archive_entry *e)
     return intake_take(in, s, path, in->buf, n);
 }
 
+/* Only the compressions done in-process by libraries; filter_all would also run external
+ * programs, and so would one of these where libarchive was built without its library (it
+ * then says ARCHIVE_WARN): such a filter is tried on a throwaway reader and left out. */
 static struct archive *intake_archive_new(void)
 {
+    int (*const filters[])(struct archive *) = { archive_read_support_filter_gzip,
+                                                  archive_read_support_filter_bzip2,
+                                                  archive_read_support_filter_xz };
     struct archive *a = archive_read_new();
     if (!a)
         return NULL;
-    /* Only the compressions done by libraries; filter_all would also run external programs. */
-    archive_read_support_filter_gzip(a);
-    archive_read_support_filter_bzip2(a);
-    archive_read_support_filter_xz(a);
+    for (size_t i = 0; i < sizeof filters / sizeof filters[0]; i++) {
+        struct archive *probe = archive_read_new();
+        bool in_process = probe && filters[i](probe) == ARCHIVE_OK;
+        archive_read_free(probe);
+        if (in_process)
+            filters[i](a);
+    }
     archive_read_support_format_tar(a);
     archive_read_support_format_zip(a);
     return a;
