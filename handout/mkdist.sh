@@ -63,8 +63,8 @@ done
 # The self-check grader: its program and config, the untouched stubs (they stand in for a file
 # that does not compile), no hidden cases and no calibration (that links the reference).
 put grader grader/flipgrade.c grader/grading.c grader/grading.h grader/gradeconfig.c grader/gradeconfig.h \
-           grader/intake.c grader/intake.h grader/metrics.c grader/metrics.h grader/build.c \
-           grader/buildcache.c grader/buildcache.h \
+           grader/intake.c grader/intake.h grader/escape.c grader/escape.h grader/metrics.c grader/metrics.h \
+           grader/build.c grader/buildcache.c grader/buildcache.h \
            grader/stagepart.c grader/scenepart.c grader/report.c grader/report.h grader/render.c \
            grader/render.h grader/sandbox.c grader/sandbox.h grader/sbjail.c grader/sbjail.h \
            grader/sbcalls.c grader/sbcalls.h grader/guard.c grader/guard.h grader/runsettings.h \
