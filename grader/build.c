@@ -149,7 +149,11 @@ static void build_key_compile(const Grading *gr, int s, const char *src, BuildKe
 static void build_one(Grading *gr, int s)
 {
     const char *stage = stage_names[s];
-    if (!gr->found[s]) {
+    if (gr->intake.refused[s][0]) {   /* one line naming the file and why */
+        textf(gr->build_reason[s], GRADE_REASON_MAX, "%s", gr->intake.refused[s]);
+        return;
+    }
+    if (!gr->intake.found[s]) {
         textf(gr->build_reason[s], GRADE_REASON_MAX, "no %s.c in the submission%s%s", stage,
               gr->intake_error[0] ? ": " : "", gr->intake_error);
         return;

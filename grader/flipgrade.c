@@ -62,7 +62,13 @@ static void usage(FILE *f)
 "a stage that breaks them is reported by what it did (grader/README.md, Isolation).\n"
 "A submission's name must be in the safe set: 1 to 64 letters, digits, '.', '_' or '-', not\n"
 "starting with '-' or '.'. --class refuses any other entry by name (one line each) and grades\n"
-"the rest; SUBMISSION by hand is refused (exit 2) unless --out says where its report goes.\n\n"
+"the rest; SUBMISSION by hand is refused (exit 2) unless --out says where its report goes.\n");
+    fprintf(f,
+"A stage file is taken only as a regular file of at most %d MiB (a link, FIFO or device, or an\n"
+"archive header that lies about its size, is refused by name); an archive is read up to %d\n"
+"entries and %d MiB decompressed (grader/README.md, The intake).\n\n",
+            INTAKE_MAX_BYTES >> 20, INTAKE_MAX_ENTRIES, INTAKE_MAX_TOTAL_MIB);
+    fprintf(f,
 "options (default in brackets):\n"
 "  --config FILE      the grader's config [grader/config]\n"
 "  --out DIR          where report.json, report.html, logs/ and images/ go [build/grades/<name>]\n"
@@ -385,6 +391,28 @@ static int print_grading_table(const Options *o, const GradeConfig *c)
 
 /* ---- grading one submission ---------------------------------------------------------------------- */
 
+/* A submission that cannot be read is graded as empty, so a class run goes on and the reason
+ * reaches the student's row; a file that is refused, or a cap that stopped the reading, is said
+ * in the reason of each stage it leaves without a file, and the other stages are graded. */
+static void take_submission(Grading *gr, const Options *o, const char *sub, const char *src)
+{
+    char err[1024];
+    IntakeResult *in = &gr->intake;
+    if (intake_submission(sub, src, in, err, sizeof err) != 0) {
+        memset(in, 0, sizeof *in);
+        textf(gr->intake_error, sizeof gr->intake_error, "%s", err);
+        if (!o->quiet)
+            fprintf(stderr, "flipgrade: %s\n", err);   /* intake.c escapes what it quotes */
+        return;
+    }
+    textf(gr->intake_error, sizeof gr->intake_error, "%s", in->note);
+    for (int s = 0; s < STAGE_COUNT && !o->quiet; s++)
+        if (in->refused[s][0])
+            fprintf(stderr, "flipgrade: %s\n", in->refused[s]);
+    if (in->note[0] && !o->quiet)
+        fprintf(stderr, "flipgrade: %s\n", in->note);
+}
+
 static int setup(Grading *gr, const Options *o)
 {
     const char *sub = o->args[0];
@@ -426,21 +454,10 @@ static int setup(Grading *gr, const Options *o)
      * objects. A cache that cannot be made or used is off, not an error. */
     if (o->no_cache || !bcache_open(o->cache) || !realpath(o->cache, gr->cache))
         gr->cache[0] = '\0';
-    gr->cache_mib = strtol(o->cache_mib, NULL, 10);
-    char src[GC_PATH + 8], err[1024];
+    char src[GC_PATH + 8];
     textf(src, sizeof src, "%s/src", gr->work);
     grading_mkdirs(src);
-    /* A submission that cannot be read is graded as empty, so a class run goes on and the
-     * reason reaches the student's row. */
-    if (intake_submission(sub, src, gr->found, gr->from, err, sizeof err) != 0) {
-        memset(gr->found, 0, sizeof gr->found);
-        textf(gr->intake_error, sizeof gr->intake_error, "%s", err);
-        if (!o->quiet) {   /* it names what the archive holds: the student's bytes */
-            char shown[sizeof err * 4];
-            escape_text(shown, sizeof shown, err, strlen(err), 0);
-            fprintf(stderr, "flipgrade: %s\n", shown);
-        }
-    }
+    take_submission(gr, o, sub, src);
     return 0;
 }
 

@@ -10,6 +10,7 @@
 
 #include "grade.h"
 #include "gradeconfig.h"
+#include "intake.h"
 #include "sandbox.h"
 #include "track.h"
 
@@ -25,8 +26,7 @@ typedef struct {
     bool public_cases;       /* the self-check: public cases instead of hidden ones */
     bool quiet;
     /* per stage, in stage_names order */
-    bool found[STAGE_COUNT];
-    char from[STAGE_COUNT][256];
+    IntakeResult intake;                 /* which stage files the submission gave, or why not */
     bool compiled[STAGE_COUNT];          /* the student's object exists (else the stub is used) */
     bool from_cache[STAGE_COUNT];        /* ... and came from the cache: the same bytes every time */
     char build_reason[STAGE_COUNT][GRADE_REASON_MAX];  /* why not, one line */

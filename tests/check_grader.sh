@@ -331,6 +331,51 @@ for sc in ball_drop dam_break; do
 done
 for s in advect gravity p2g g2p divergence laplacian gradient; do full hostile-given "$s"; done
 
+# ---- intake (issue 36, point 1) ------------------------------------------------------------------
+# 5d. Headers, types and names in a submission are the student's: the reference's eight files with
+#     one lie each (tests/grader/mkarchive.py). A tar whose p2g.c pax header says size -1 (this
+#     crashed flipgrade), a zip whose laplacian.c is 2 MiB, a directory whose advect.c is a FIFO
+#     and whose gravity.c links to /etc/shadow. flipgrade exits 0 or 1 with report.json, the
+#     refused stage's reason names the file and says why, the other stages keep full marks, and
+#     no work directory is left behind.
+intake_case() {   # intake_case NAME SUBMISSION STAGE:TEXT... : each STAGE 0 with TEXT, the rest full
+    name=$1 sub=$2; shift 2
+    works=$(ls -A "$TMPDIR" | grep -c '^flipgrade\.')
+    timeout 300 "$grade" --quiet --parts stages --config "$small" --out "$out/reports/$name" "$sub" > "$out/$name.txt" 2>&1
+    rc=$?
+    if [ "$rc" -gt 1 ] || [ ! -s "$out/reports/$name/report.json" ]; then
+        fail "$name: flipgrade exited $rc (0 or 1 expected) or wrote no report.json: $(tail -n 3 "$out/$name.txt")"
+        return
+    fi
+    parts "$out/reports/$name/report.json" > "$out/reports/$name/parts.tsv"
+    refused=""
+    for want in "$@"; do
+        refused="$refused ${want%%:*}"
+        expect "$name" "${want%%:*}" "${want#*:}"
+    done
+    for s in $STAGES; do
+        case " $refused " in *" $s "*) ;; *) full "$name" "$s";; esac
+    done
+    [ "$(ls -A "$TMPDIR" | grep -c '^flipgrade\.')" -le "$works" ] || fail "$name: a work directory was left in $TMPDIR"
+}
+if command -v python3 > /dev/null; then
+    tests/grader/mkarchive.py "$out/subs/intake-realsize.tar" reference --realsize p2g=-1
+    intake_case intake-realsize "$out/subs/intake-realsize.tar" \
+        "p2g:assignment/p2g.c: refused: the archive header gives size -1"
+    tests/grader/mkarchive.py "$out/subs/intake-oversize.zip" reference --oversize laplacian
+    intake_case intake-oversize "$out/subs/intake-oversize.zip" \
+        "laplacian:assignment/laplacian.c: refused: larger than 1 MiB"
+else
+    echo "check-grader: no python3 here to write the lying archives; the intake's archive refusals were not checked"
+fi
+submission intake-odd
+rm "$out/subs/intake-odd/assignment/advect.c" "$out/subs/intake-odd/assignment/gravity.c"
+mkfifo "$out/subs/intake-odd/assignment/advect.c"
+ln -s /etc/shadow "$out/subs/intake-odd/assignment/gravity.c"
+intake_case intake-odd "$out/subs/intake-odd" \
+    "advect:assignment/advect.c: refused: a FIFO, not a regular file" \
+    "gravity:assignment/gravity.c: refused: a symbolic link, not a regular file"
+
 # 6. Attacks (tests/attacks/README.md): each appended to the reference's file of its stage and
 #    refused, with a reason the stage did not write; nothing outside the run changes. Run as
 #    root (when this is root) and as an unprivileged user, on a copy of the kit it can read.

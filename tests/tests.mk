@@ -111,13 +111,14 @@ check-sanitize: | $(PKGS_FOUND) ## ASan/UBSan flipsim on every bad scene
 coverage-check: $(GOLDEN_STAMP) ## coverage of the reference track
 	@$(MAKE) --no-print-directory coverage TRACK=reference
 
-# ---- fuzzing (libFuzzer, clang): the scene loader, the state reader, the PLY reader ------------
+# ---- fuzzing (libFuzzer, clang): the scene loader, the state and PLY readers, the grader's intake
 # make fuzz: FUZZ_SECONDS per target (300); check-fuzz: 20 s each, part of make check. A finding
-# fails the run and leaves its input in build/fuzz/crash-TARGET-*.
+# fails the run and leaves its input in build/fuzz/crash-TARGET-*. FUZZ_TARGETS=intake (say) runs
+# only those.
 FUZZ_DIR     := build/fuzz
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 300
-FUZZ_TARGETS := scene state ply
+FUZZ_TARGETS := scene state ply intake
 FUZZ_SAN     := -fsanitize=address,undefined,float-cast-overflow \
                 -fno-sanitize-recover=undefined,float-cast-overflow -fno-omit-frame-pointer
 FUZZ_OBJ     := $(COMMON_SRC:%.c=$(FUZZ_DIR)/%.o) $(STAGES:%=$(FUZZ_DIR)/assignment/%.o) \
@@ -136,10 +137,24 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz_%.c tests/fuzzfile.h $(FUZZ_OBJ)
 	$(FUZZ_CC) $(STD) -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) -Icommon -Icommon/writers $(PKG_CFLAGS) \
 	  $< $(FUZZ_OBJ) $(LIBS) -o $@
 
+# The grader's intake: its own two files, libarchive, and zlib to gzip the tars it makes.
+FUZZ_INTAKE_OBJ := $(FUZZ_DIR)/grader/intake.o $(FUZZ_DIR)/grader/escape.o
+$(FUZZ_DIR)/fuzz_intake: tests/fuzz_intake.c tests/fuzzfile.h grader/intake.h $(FUZZ_INTAKE_OBJ) $(FUZZ_OBJ)
+	$(call say,LD,$@)
+	$(FUZZ_CC) $(STD) -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) -Icommon -Igrader $(PKG_CFLAGS) \
+	  $< $(FUZZ_INTAKE_OBJ) $(FUZZ_OBJ) $(LIBS) $(shell pkg-config --libs libarchive zlib 2>/dev/null) -o $@
+
 # Seeds from the kit's own files: its scenes, a tiny scene's checkpoints and frames (of the
-# scene fuzz_state.c loads them into), and the golden cases' states.
-$(FUZZ_DIR)/corpus/.made: $(FLIPSIM) $(GOLDEN_STAMP) $(wildcard scenes/*.json tests/bad_scenes/*)
-	@rm -rf $(@D) && mkdir -p $(@D)/scene $(@D)/state $(@D)/ply $(@D)/run
+# scene fuzz_state.c loads them into), the golden cases' states, and for the intake the
+# reference's stage files as a tar, a tar.gz and a zip, and a tar whose p2g.c header says size
+# -1, each after the byte that makes fuzz_intake.c read it as an archive.
+$(FUZZ_DIR)/corpus/.made: $(FLIPSIM) $(GOLDEN_STAMP) $(wildcard scenes/*.json tests/bad_scenes/*) \
+                          $(STAGES:%=reference/%.c) tests/grader/mkarchive.py
+	@rm -rf $(@D) && mkdir -p $(@D)/scene $(@D)/state $(@D)/ply $(@D)/run $(@D)/intake
+	@for a in ref.tar ref.tar.gz ref.zip; do tests/grader/mkarchive.py $(@D)/run/$$a reference; done
+	@tests/grader/mkarchive.py $(@D)/run/realsize-negative.tar reference --realsize p2g=-1
+	@for a in $(@D)/run/*.tar $(@D)/run/*.tar.gz $(@D)/run/*.zip; do \
+	  { printf '\000'; cat "$$a"; } > $(@D)/intake/$$(basename "$$a"); done
 	@cp scenes/*.json tests/golden/*.json grader/cases/*.json $(@D)/scene/
 	@for f in tests/bad_scenes/*; do cp "$$f" "$(@D)/scene/bad-$$(basename "$$f")"; done
 	@echo '$(FUZZ_TINY)' > $(@D)/run/tiny.json
@@ -150,10 +165,10 @@ $(FUZZ_DIR)/corpus/.made: $(FLIPSIM) $(GOLDEN_STAMP) $(wildcard scenes/*.json te
 	@rm -rf $(@D)/run
 	@touch $@
 
-check-fuzz: $(FUZZ_BINS) $(FUZZ_DIR)/corpus/.made ## libFuzzer on the scene loader, state and PLY readers, 20 s each
+check-fuzz: $(FUZZ_BINS) $(FUZZ_DIR)/corpus/.made ## libFuzzer on the scene loader, state and PLY readers and the grader's intake, 20 s each
 	@tests/run_fuzz.sh $(FUZZ_DIR) 20 $(FUZZ_TARGETS)
 
-fuzz: $(FUZZ_BINS) $(FUZZ_DIR)/corpus/.made ## the same for FUZZ_SECONDS each [FUZZ_SECONDS=300]
+fuzz: $(FUZZ_BINS) $(FUZZ_DIR)/corpus/.made ## the same for FUZZ_SECONDS each [FUZZ_SECONDS=300] [FUZZ_TARGETS=scene state ply intake]
 	@tests/run_fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 CHECK_PARTS := check-make check-stubs test-common test-physics check-suites check-mutants check-opencl check-oclgrind \
