@@ -514,7 +514,62 @@ while True:
     grep -q "time budget" "$r/hostile-f/report.json" || fail "$who: no part says the time budget was spent"
     echo "refused ($who) sleeping: graded in $secs s with a 10 s budget"
     contained "$@"
+    also_as "$@"
     rm -rf "$base"
+}
+
+# 5b, 5c and 5d again as WHO, on the kit's copy: a lying archive, hostile names through
+# flipgrade --class (what make grade runs), a jacobi that calls the given solver.
+also_as() {      # also_as RUNAS... : inside attacks(), with its variables
+    small_k="--config tests/grader/small.config --work $base/work"
+    if [ -f "$out/subs/intake-realsize.tar" ]; then
+        cp "$out/subs/intake-realsize.tar" "$base/realsize.tar"
+        [ "$who" = root ] || chown nobody "$base/realsize.tar"
+        (cd "$kitcopy" && "$@" ./flipgrade --quiet --parts stages $small_k --out "$r/realsize" "$base/realsize.tar") \
+            > "$base/realsize.txt" 2>&1
+        parts "$r/realsize/report.json" > "$r/realsize/parts.tsv" 2>/dev/null
+        case "$(line realsize p2g)" in
+            *"	0.0	"*"assignment/p2g.c: refused: the archive header gives size -1"*)
+                echo "refused ($who) a negative size: $(line realsize p2g | cut -f4 | cut -c1-90)";;
+            *) fail "$who: the negative-size tar: $(line realsize p2g) $(tail -n 2 "$base/realsize.txt")";; esac
+        grep -q "^gravity	10.0	10.0	" "$r/realsize/parts.tsv" || fail "$who: the negative-size tar's other stages lost points"
+    fi
+    class=$base/class
+    nl='
+'
+    for n in ok-1 'x$(touch${IFS}MARKER)y' 'a`touch${IFS}MARKER`b' 'a;touch MARKER' "new${nl}line" '-rf' '=1+1' 'a,b'; do
+        attack_sub "$class/$n"
+    done
+    [ "$who" = root ] || chown -R nobody "$class"
+    (cd "$kitcopy" && "$@" ./flipgrade --class "$class" --jobs 2 --parts stages $small_k --reports "$r/class" \
+         --class-csv "$r/class/grades.csv") > "$base/class.txt" 2>&1
+    [ -z "$(find "$base" "$kitcopy" -name MARKER)" ] || fail "$who: a submission's name ran a command"
+    for shown in 'x$(touch${IFS}MARKER)y' 'a`touch${IFS}MARKER`b' 'a;touch MARKER' 'new\nline' '-rf' '=1+1' 'a,b'; do
+        [ "$(grep -cF "refused \"$shown\"" "$base/class.txt")" -eq 1 ] ||
+            fail "$who: $shown was not refused in one line: $(head -c 400 "$base/class.txt")"
+    done
+    parts "$r/class/ok-1/report.json" > "$base/ok-1.tsv" 2>/dev/null
+    [ -s "$base/ok-1.tsv" ] && ! awk -F '\t' '$2 != $3 { bad = 1 } END { exit !bad }' "$base/ok-1.tsv" ||
+        fail "$who: the honest submission beside the hostile names lost points: $(cat "$base/ok-1.tsv")"
+    if command -v python3 > /dev/null; then
+        python3 -c 'import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+assert len(rows) == 2 and rows[1][0] == "ok-1" and all(len(r) == len(rows[0]) for r in rows), rows' "$r/class/grades.csv" ||
+            fail "$who: the class's grades.csv is not one row for ok-1 with the header's field count"
+    fi
+    echo "refused ($who) 7 hostile names by name; ok-1 graded with full marks; grades.csv read back"
+    attack_sub "$base/given"
+    cp tests/hostile/jacobi-calls-given-solver.c "$base/given/assignment/jacobi.c"
+    [ "$who" = root ] || chown -R nobody "$base/given"
+    (cd "$kitcopy" && "$@" ./flipgrade --quiet --parts scenes $small_k --out "$r/given" "$base/given") \
+        > "$base/given.txt" 2>&1
+    parts "$r/given/report.json" > "$r/given/parts.tsv" 2>/dev/null
+    case "$(line given ball_drop.jacobi)" in
+        *"	0.0	"*"called the given solver (given_solve_sor)"*)
+            echo "refused ($who) the given solver in a .jacobi run: $(line given ball_drop.jacobi | cut -f4 | cut -c1-80)";;
+        *) fail "$who: a jacobi calling given_solve_sor: $(line given ball_drop.jacobi) $(tail -n 2 "$base/given.txt")";; esac
+    grep -q "^ball_drop.gauss_seidel	5.0	5.0	" "$r/given/parts.tsv" ||
+        fail "$who: the given solver's own run lost points: $(line given ball_drop.gauss_seidel)"
 }
 
 # Attacks that are contained rather than refused: each stage keeps full marks when it gets
