@@ -93,7 +93,7 @@ coverage: | $(PKGS_FOUND) ## which lines of your stages the suites reached (buil
 #:Debugging a suite (Check's own variables):
 #:  CK_RUN_CASE=golden make test-p2g    run one case (analytic or golden) of a suite
 #:  CK_FORK=no gdb build/tests/test_p2g run in one process, so gdb stops in your stage
-#:  CK_TIMEOUT_MULTIPLIER=6 make test   give each case 6 x its 10 s (valgrind, slow machines)
+#:  CK_TIMEOUT_MULTIPLIER=6 make test   give each case 6 x its time, 2 s analytic, 10 s golden (valgrind)
 #:  SANITIZE=1 make test                build with ASan+UBSan into build/asan/
 #:  V=1 make ...                        print every compile and link command in full
 #:Isolating a bug in a whole run: ARGS='--set use_gauss_seidel=true' swaps your jacobi for the
