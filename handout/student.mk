@@ -69,12 +69,13 @@ golden: ## the golden cases come recorded in tests/golden/public/
 	@echo "them and it is not in this kit); if they are missing, unpack the tarball again."
 
 # ---- the self-check grader --------------------------------------------------------------
-# The instructor's grader, with only the public cases: each stage is compiled alone, run in a
-# sandbox on the cases of tests/golden/public, and scored with the points of grader/config.
-# (The whole-scene part needs the reference's frames, which are not shipped: it runs only at
-# grading time.)
-grade: $(GRADER) $(GRADE_KIT_FILES) ## the self-check: each stage alone on the public cases, as the grader does (build/grades/self/report.html)
-	@$(GRADER) --public --parts stages --data tests/golden --objects $(GRADE_KIT) \
+# The instructor's grader, with only the public cases and scenes: each stage is compiled alone,
+# run in a sandbox on the cases of tests/golden/public; then your whole pipeline runs the graded
+# scenes and every frame is compared with the reference's metrics in tests/golden/metrics (the
+# grader's own code and thresholds). Points from grader/config. GRADE_PARTS=stages skips the scenes.
+GRADE_PARTS ?= all
+grade: $(GRADER) $(GRADE_KIT_FILES) ## the self-check: each stage alone on the public cases, then the public scenes frame by frame, as the grader does (build/grades/self/report.html)
+	@$(GRADER) --public --parts '$(GRADE_PARTS)' --data tests/golden --objects $(GRADE_KIT) \
 	  --out build/grades/self assignment
 
 # ---- coverage --------------------------------------------------------------------------
