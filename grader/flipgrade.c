@@ -20,6 +20,7 @@
 #include "escape.h"
 #include "grading.h"
 #include "intake.h"
+#include "metrics.h"
 #include "report.h"
 #include "scene.h"
 
@@ -90,7 +91,8 @@ static void usage(FILE *f)
 "  --parts all|stages|scenes   which parts to grade [all]\n"
 "  --kit DIR          the kit's root (common/, scenes/) [.]\n"
 "  --objects DIR      the kit's prebuilt objects [build/grader/kit]\n"
-"  --data DIR         the reference's cases and frames [build/grader/data]\n"
+"  --data DIR         the reference's cases and frames, or only the frames' metrics (metrics/,\n"
+"                     what the student kit ships) [build/grader/data]\n"
 "  --work DIR         parent of the temporary work directory [$TMPDIR or /tmp]\n"
 "  --keep             keep the work directory (its path is printed) [off]\n"
 "  --cache DIR        keep what each compile and link made, and take it from there when a\n"
@@ -311,7 +313,32 @@ static int prepare_cases(const Options *o, const char *sub, char (*cases)[GC_PAT
     return run_reference(argv, sub);
 }
 
-static int prepare_frames(const Options *o, const GradeScene *sc, const char *solver)
+/* The metrics of the reference's frames of one run (data/metrics/<run>.txt): all the scene
+ * parts compare with, so the student kit ships these in place of the frames. */
+static int write_metrics(const Options *o, const GradeConfig *c, const GradeScene *sc, const GradeRun *run)
+{
+    int n = sc->frames + 1;
+    MetricGrid g = { { run->n[0], run->n[1], run->n[2] }, run->dx };
+    FrameSummary *frames = calloc((size_t)n, sizeof *frames);
+    char dir[PATH_MAX], path[PATH_MAX], err[1024];
+    textf(dir, sizeof dir, "%s/metrics", o->data);
+    grading_mkdirs(dir);
+    textf(path, sizeof path, "%s/%s.txt", dir, run->name);
+    textf(dir, sizeof dir, "%s/frames/%s/particles", o->data, run->name);
+    textf(err, sizeof err, "out of memory");
+    int rc = frames ? metrics_summarise_frames(c, &g, dir, frames, n, err, sizeof err) : -1;
+    if (rc == 0) {
+        rc = metrics_write_summaries(path, run->name, c, &g, frames, n, err, sizeof err);
+        for (int f = 0; f < n; f++)
+            metrics_summary_free(&frames[f]);
+    }
+    free(frames);
+    if (rc != 0)
+        fprintf(stderr, "flipgrade: the reference's metrics: %s\n", err);
+    return rc;
+}
+
+static int prepare_frames(const Options *o, const GradeConfig *c, const GradeScene *sc, const char *solver)
 {
     static GradeRun run;
     char err[SCENE_ERR_MAX], dir[PATH_MAX];
@@ -323,7 +350,9 @@ static int prepare_frames(const Options *o, const GradeScene *sc, const char *so
     remove_tree(dir);
     static const char *const reference_cpu[] = { "--device", "cpu", "--track", "reference", NULL };
     gradeconfig_run_argv(&run, sc, solver, o->flipsim, reference_cpu, dir);
-    return run_reference(run.argv, dir);
+    if (run_reference(run.argv, dir) != 0)
+        return -1;
+    return write_metrics(o, c, sc, &run);
 }
 
 static int prepare(const Options *o, GradeConfig *c)
@@ -336,7 +365,7 @@ static int prepare(const Options *o, GradeConfig *c)
         return 2;
     for (int i = 0; i < c->nscenes; i++)
         for (int v = 0; v < c->nsolvers; v++)
-            if (prepare_frames(o, &c->scenes[i], c->solvers[v]) != 0)
+            if (prepare_frames(o, c, &c->scenes[i], c->solvers[v]) != 0)
                 return 2;
     if (!o->quiet)
         printf("flipgrade: the reference's cases and frames are in %s\n", o->data);
@@ -594,6 +623,28 @@ static int refuse_unsafe_submission(const Options *o)
     return 2;
 }
 
+/* The self-check's last words: what the total is out of, and for each scene part that lost
+ * points, its first failing frame and the line that shows the run. */
+static void print_self_check_notes(const GradeReport *r)
+{
+    bool scenes = false;
+    for (int i = 0; i < r->nparts; i++)
+        scenes |= r->parts[i].is_scene;
+    printf("total %.1f / %.1f (public %s; your instructor also runs hidden cases and scenes)\n", r->total,
+           r->max, scenes ? "cases and scenes, scored here with the grader's own code" : "cases only");
+    for (int i = 0; i < r->nparts; i++) {
+        const GradePart *p = &r->parts[i];
+        if (!p->is_scene || p->passed == p->total || !p->first_fail.metric[0])
+            continue;
+        char name[200];
+        escape_text(name, sizeof name, p->name, strlen(p->name), 0);
+        printf("%s: first failing frame %d: %s %.3g (limit %.3g)\n", name, p->first_fail.frame,
+               p->first_fail.metric, p->first_fail.got, p->first_fail.limit);
+        if (p->view[0])
+            printf("  to see it: %s\n", p->view);
+    }
+}
+
 static int grade(const Options *o, const GradeConfig *cfg)
 {
     int ready = refuse_unsafe_submission(o);
@@ -643,6 +694,8 @@ static int grade(const Options *o, const GradeConfig *cfg)
     grading_finish_logs(&gr);
     grading_free(&gr);
     report_print_table(stdout, r);
+    if (o->public_cases)
+        print_self_check_notes(r);
     int rc = write_reports(&gr) != 0 ? 2 : r->total >= r->max - 1e-9 ? 0 : 1;
     if (gr.data_missing[0] || r->nparts == 0) {
         fprintf(stderr, "flipgrade: %s\n", r->nparts ? gr.data_missing : "nothing to grade (--parts, config)");

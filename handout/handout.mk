@@ -66,10 +66,10 @@ $(REF_STAGES_LIB): $(STAGES:%=reference/%.c) handout/refstages.c | $(PKGS_FOUND)
 	ar rcs $@ $(STAGES:%=$(@D)/obj/%.o) $(@D)/obj/refstages.o
 	strip --strip-debug $@
 
-handout: $(GRADER) $(GOLDEN_STAMP) $(HANDOUT_STUBS) check-handout-fresh ## the student tarball: dist/flipkit-student.tar.gz
+handout: $(GRADER) $(GOLDEN_STAMP) $(GRADE_DATA)/.made $(HANDOUT_STUBS) check-handout-fresh ## the student tarball: dist/flipkit-student.tar.gz
 	@if [ "$$($(GRADER) --print reference-objects)" = true ]; then \
 	  $(MAKE) --no-print-directory $(REF_STAGES_LIB) || exit 1; lib=$(REF_STAGES_LIB); else lib=-; fi; \
-	STAGES="$(STAGES)" handout/mkdist.sh $(DIST) $(GOLDEN_DIR) $(BUILD)/handout/stubs $$lib
+	STAGES="$(STAGES)" METRICS=$(GRADE_DATA)/metrics handout/mkdist.sh $(DIST) $(GOLDEN_DIR) $(BUILD)/handout/stubs $$lib
 
 # The handout ships as committed; a stale one is an error, not something to fix silently.
 check-handout-fresh: $(HANDOUT_TABLE) ## the handout's quoted blocks are current
@@ -80,5 +80,5 @@ check-handout-fresh: $(HANDOUT_TABLE) ## the handout's quoted blocks are current
 # The other setting of handout.reference_objects is checked too, on a second tarball.
 DIST_WITH_REF := $(BUILD)/handout/flipkit-student-with-reference.tar.gz
 check-dist: handout $(REF_STAGES_LIB) ## the tarball: no solution code; it builds, tests and grades
-	@STAGES="$(STAGES)" handout/mkdist.sh $(DIST_WITH_REF) $(GOLDEN_DIR) $(BUILD)/handout/stubs $(REF_STAGES_LIB) >/dev/null
+	@STAGES="$(STAGES)" METRICS=$(GRADE_DATA)/metrics handout/mkdist.sh $(DIST_WITH_REF) $(GOLDEN_DIR) $(BUILD)/handout/stubs $(REF_STAGES_LIB) >/dev/null
 	@STAGES="$(STAGES)" REF_TARBALL=$(DIST_WITH_REF) tests/check_dist.sh $(DIST)

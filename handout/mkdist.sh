@@ -9,7 +9,8 @@
 #   which an instructor trying the assignment may have filled in)
 #   REFERENCE_OBJECTS_LIB: lib/reference_stages.a to ship (grader/config handout.reference_objects),
 #   or - for none
-# Environment: STAGES (the eight stage names). Run from the kit's root.
+# Environment: STAGES (the eight stage names), METRICS (the reference's scene metrics,
+# build/grader/data/metrics). Run from the kit's root.
 set -eu
 [ $# -eq 4 ] || { echo "usage: mkdist.sh OUT.tar.gz GOLDEN_DIR STUBS_DIR REFERENCE_OBJECTS_LIB|-" >&2; exit 2; }
 out=$1 golden=$2 stubs=$3 reflib=$4
@@ -60,6 +61,13 @@ for s in $STAGES; do
     put "tests/golden/public/$s" "$@"
 done
 
+# The reference's per-frame metrics of the graded scenes (what the scene parts compare with:
+# count, centre of mass, height quantiles, occupied cells, motion; no frames, no code), so the
+# self-check scores the whole-scene parts too. Environment: METRICS, make grade-data's metrics/.
+set -- "${METRICS:?the reference's scene metrics (build/grader/data/metrics)}"/*.txt
+[ -f "$1" ] || { echo "mkdist.sh: $METRICS: no scene metrics (run make grade-data)" >&2; exit 1; }
+put tests/golden/metrics "$@"
+
 # The self-check grader: its program and config, the untouched stubs (they stand in for a file
 # that does not compile), no hidden cases and no calibration (that links the reference).
 put grader grader/flipgrade.c grader/grading.c grader/grading.h grader/gradeconfig.c grader/gradeconfig.h \
@@ -88,9 +96,14 @@ system calls a stage needs; no writes outside its directory), so one stage that 
 hangs costs only its own points, and the reason says what it did.
 The points per stage come from `grader/config`. The report is `build/grades/self/report.html`.
 
-What it does not do: the hidden cases and the whole-scene part (your pipeline against the
-reference's frames) run only at grading time. `handout/README.md`, "How it is graded", lists
-every part and its points. `build/flipgrade --help` lists its options.
+The whole-scene parts run your pipeline on the graded scenes, once with your `jacobi` and once
+with the given Gauss-Seidel, and compare every frame with the reference's, using the grader's own
+code and thresholds: the kit ships the reference's per-frame metrics (`tests/golden/metrics/`:
+particle count, centre of mass, height quantiles, occupied cells, motion), not its frames. The
+first failing frame of a part is named with its metric, and the line that shows your run in
+`make view` is printed. What it does not do: the hidden cases and hidden scenes run only at
+grading time, so the total is out of the public parts. `handout/README.md`, "How it is graded",
+lists every part and its points. `build/flipgrade --help` lists its options.
 EOF
 for s in $STAGES; do put grader/stubs "$stubs/$s.c"; done
 

@@ -69,12 +69,13 @@ golden: ## the golden cases come recorded in tests/golden/public/
 	@echo "them and it is not in this kit); if they are missing, unpack the tarball again."
 
 # ---- the self-check grader --------------------------------------------------------------
-# The instructor's grader, with only the public cases: each stage is compiled alone, run in a
-# sandbox on the cases of tests/golden/public, and scored with the points of grader/config.
-# (The whole-scene part needs the reference's frames, which are not shipped: it runs only at
-# grading time.)
-grade: $(GRADER) $(GRADE_KIT_FILES) ## the self-check: each stage alone on the public cases, as the grader does (build/grades/self/report.html)
-	@$(GRADER) --public --parts stages --data tests/golden --objects $(GRADE_KIT) \
+# The instructor's grader, with only the public cases and scenes: each stage is compiled alone,
+# run in a sandbox on the cases of tests/golden/public; then your whole pipeline runs the graded
+# scenes and every frame is compared with the reference's metrics in tests/golden/metrics (the
+# grader's own code and thresholds). Points from grader/config. GRADE_PARTS=stages skips the scenes.
+GRADE_PARTS ?= all
+grade: $(GRADER) $(GRADE_KIT_FILES) ## the self-check: each stage alone on the public cases, then the public scenes frame by frame, as the grader does (build/grades/self/report.html)
+	@$(GRADER) --public --parts '$(GRADE_PARTS)' --data tests/golden --objects $(GRADE_KIT) \
 	  --out build/grades/self assignment
 
 # ---- coverage --------------------------------------------------------------------------
@@ -93,7 +94,7 @@ coverage: | $(PKGS_FOUND) ## which lines of your stages the suites reached (buil
 #:Debugging a suite (Check's own variables):
 #:  CK_RUN_CASE=golden make test-p2g    run one case (analytic or golden) of a suite
 #:  CK_FORK=no gdb build/tests/test_p2g run in one process, so gdb stops in your stage
-#:  CK_TIMEOUT_MULTIPLIER=6 make test   give each case 6 x its 10 s (valgrind, slow machines)
+#:  CK_TIMEOUT_MULTIPLIER=6 make test   give each case 6 x its time, 2 s analytic, 10 s golden (valgrind)
 #:  SANITIZE=1 make test                build with ASan+UBSan into build/asan/
 #:  V=1 make ...                        print every compile and link command in full
 #:Isolating a bug in a whole run: ARGS='--set use_gauss_seidel=true' swaps your jacobi for the

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "stagecase.h"
 
 /* Case names per stage, listed once when the suite is built (a forked test inherits them). */
@@ -66,8 +67,7 @@ END_TEST
 void golden_add_tcase(Suite *s, const char *stage, const TTest *fn)
 {
     golden_list(stage);
-    TCase *tc = tcase_create("golden");
-    tcase_set_timeout(tc, 10);
+    TCase *tc = harness_tcase("golden", HARNESS_GOLDEN_SECONDS);
     if (golden_cases.count == 0)
         tcase_add_test(tc, golden_cases_missing);
     else

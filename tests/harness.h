@@ -24,6 +24,17 @@
  * instead (make check's isolation runs). A bad value aborts the run with one line. */
 const Track *harness_track(void);
 
+/* How long a case may run before Check stops it (times $CK_TIMEOUT_MULTIPLIER, as Check does):
+ * an analytic case takes milliseconds, so a stage that loops forever shows in seconds. */
+#define HARNESS_ANALYTIC_SECONDS 2.0
+#define HARNESS_GOLDEN_SECONDS 10.0
+
+/* A new TCase whose cases each get that many seconds, watched: once a case has run out of
+ * time (an endless loop, most likely), every later case of the suite is skipped at once instead
+ * of waiting out a timeout of its own, and the suite says so in one line. Fork mode only (with
+ * CK_FORK=no, Check has no timeouts). Its fixture runs before any the suite adds. */
+TCase *harness_tcase(const char *name, double seconds);
+
 /* Runs the suite with Check's environment variables honoured; returns the exit status. */
 int harness_run(Suite *s);
 /* The same for a stage suite, after saying which track it tests. */

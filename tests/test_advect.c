@@ -121,9 +121,8 @@ END_TEST
 static Suite *advect_suite(void)
 {
     Suite *s = suite_create("advect");
-    TCase *tc = tcase_create("analytic");
+    TCase *tc = harness_tcase("analytic", HARNESS_ANALYTIC_SECONDS);
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 10);
     tcase_add_test(tc, moves_by_dt_times_velocity);
     tcase_add_test(tc, each_axis_moves_with_its_own_component);
     tcase_add_test(tc, scales_with_dt);

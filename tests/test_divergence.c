@@ -180,9 +180,8 @@ END_TEST
 static Suite *divergence_suite(void)
 {
     Suite *s = suite_create("divergence");
-    TCase *tc = tcase_create("analytic");
+    TCase *tc = harness_tcase("analytic", HARNESS_ANALYTIC_SECONDS);
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 10);
     tcase_add_test(tc, x_faces_linear_u);
     tcase_add_test(tc, y_faces_linear_v);
     tcase_add_test(tc, z_faces_linear_w);

@@ -210,9 +210,8 @@ END_TEST
 static Suite *g2p_suite(void)
 {
     Suite *s = suite_create("g2p");
-    TCase *tc = tcase_create("analytic");
+    TCase *tc = harness_tcase("analytic", HARNESS_ANALYTIC_SECONDS);
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 10);
     tcase_add_test(tc, pic_takes_the_grid_velocity);
     tcase_add_test(tc, flip_adds_the_grid_change);
     tcase_add_test(tc, alpha_blends_the_two);

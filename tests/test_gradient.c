@@ -155,9 +155,8 @@ END_TEST
 static Suite *gradient_suite(void)
 {
     Suite *s = suite_create("gradient");
-    TCase *tc = tcase_create("analytic");
+    TCase *tc = harness_tcase("analytic", HARNESS_ANALYTIC_SECONDS);
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 10);
     tcase_add_test(tc, linear_pressure_gives_constant_gradient);
     tcase_add_test(tc, solid_faces_are_set_to_zero);
     tcase_add_test(tc, air_faces_are_left_for_extrapolation);

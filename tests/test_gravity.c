@@ -123,9 +123,8 @@ END_TEST
 static Suite *gravity_suite(void)
 {
     Suite *s = suite_create("gravity");
-    TCase *tc = tcase_create("analytic");
+    TCase *tc = harness_tcase("analytic", HARNESS_ANALYTIC_SECONDS);
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 10);
     tcase_add_test(tc, open_faces_get_dt_times_g);
     tcase_add_test(tc, solid_faces_are_left_alone);
     tcase_add_test(tc, air_faces_get_gravity_too);

@@ -265,9 +265,8 @@ END_TEST
 static Suite *jacobi_suite(void)
 {
     Suite *s = suite_create("jacobi");
-    TCase *tc = tcase_create("analytic");
+    TCase *tc = harness_tcase("analytic", HARNESS_ANALYTIC_SECONDS);
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 10);
     tcase_add_test(tc, one_cell_in_air);
     tcase_add_test(tc, omega_weights_the_old_value);
     tcase_add_test(tc, reads_only_the_input);

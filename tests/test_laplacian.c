@@ -179,9 +179,8 @@ END_TEST
 static Suite *laplacian_suite(void)
 {
     Suite *s = suite_create("laplacian");
-    TCase *tc = tcase_create("analytic");
+    TCase *tc = harness_tcase("analytic", HARNESS_ANALYTIC_SECONDS);
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 10);
     tcase_add_test(tc, quadratic_pressure_has_constant_laplacian);
     tcase_add_test(tc, air_neighbours_count_but_add_zero);
     tcase_add_test(tc, solid_neighbours_drop_out);

@@ -169,9 +169,8 @@ END_TEST
 static Suite *p2g_suite(void)
 {
     Suite *s = suite_create("p2g");
-    TCase *tc = tcase_create("analytic");
+    TCase *tc = harness_tcase("analytic", HARNESS_ANALYTIC_SECONDS);
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 10);
     tcase_add_test(tc, particle_on_a_face_gives_weight_one);
     tcase_add_test(tc, weights_are_tent_weights);
     tcase_add_test(tc, each_component_on_its_own_faces);
