@@ -593,6 +593,28 @@ static int refuse_unsafe_submission(const Options *o)
     return 2;
 }
 
+/* The test hook FLIPGRADE_TEST_FAIL_START=NAME:FIRST[:COUNT] (grader/README.md): in the
+ * grading of NAME, sandbox starts FIRST to FIRST + COUNT - 1 fail as a refused clone would. */
+static void arm_test_hook(const char *student)
+{
+    const char *hook = getenv("FLIPGRADE_TEST_FAIL_START");
+    const char *colon = hook ? strchr(hook, ':') : NULL;
+    if (!colon || strlen(student) != (size_t)(colon - hook) || strncmp(hook, student, strlen(student)) != 0)
+        return;
+    int first = 0, count = 1;
+    if (sscanf(colon + 1, "%d:%d", &first, &count) >= 1 && first > 0 && count > 0)
+        sandbox_test_fail_starts(first, count);
+}
+
+/* The parts the grader failed on, by name, comma-separated. */
+static void error_parts(const GradeReport *r, char *out, size_t n)
+{
+    out[0] = '\0';
+    for (int i = 0; i < r->nparts; i++)
+        if (r->parts[i].error)
+            textf(out + strlen(out), n - strlen(out), "%s%s", out[0] ? ", " : "", r->parts[i].name);
+}
+
 static int grade(const Options *o, const GradeConfig *cfg)
 {
     int ready = refuse_unsafe_submission(o);
@@ -620,6 +642,7 @@ static int grade(const Options *o, const GradeConfig *cfg)
         remove_tree(gr.work);
         return 2;
     }
+    arm_test_hook(gr.report.student);
     char student[sizeof gr.report.student * 4];   /* the submission's name: the student's */
     escape_text(student, sizeof student, gr.report.student, strlen(gr.report.student), 0);
     if (!o->quiet)
@@ -653,6 +676,14 @@ static int grade(const Options *o, const GradeConfig *cfg)
         printf("flipgrade: work directory kept: %s\n", gr.work);
     else
         remove_tree(gr.work);
+    if (r->errors) {   /* last, so that a class run shows this line as the reason */
+        char names[1024];
+        error_parts(r, names, sizeof names);
+        fflush(stdout);
+        fprintf(stderr, "flipgrade: no grade for %s: the grader failed on %d part%s (%s), not "
+                "the submission; grade it again\n", student, r->errors, r->errors == 1 ? "" : "s", names);
+        rc = 2;
+    }
     return rc;
 }
 
@@ -795,6 +826,40 @@ static void failed_names(const ClassrunList *list, char *out, size_t n)
     }
 }
 
+/* What the reference check printed, escaped, when it did not get full marks. */
+static void reference_finished(const ClassrunEntry *e, const char *log_path, void *ctx)
+{
+    (void)log_path;
+    if (e->status != 0)
+        class_finished(e, log_path, ctx);
+}
+
+/* Before any student: the kit's own reference/ graded as a submission, with the class's
+ * options, must get full marks. If it does not, the grading is broken on this machine (a
+ * stale kit, a config the reference fails, a sandbox that cannot start), and every student
+ * would be graded by it. Its report goes in REPORTS/.reference/reference/ (no student's name
+ * starts with '.'). 0, or 2 with one line. */
+static int grade_reference(const Options *o, char **options)
+{
+    char dir[PATH_MAX], reports[PATH_MAX];
+    textf(dir, sizeof dir, "%s/reference", o->kit);
+    textf(reports, sizeof reports, "%s/.reference", o->reports);
+    ClassrunEntry e = { .entry = "reference", .student = "reference", .verdict = CLASSRUN_GRADE,
+                        .other = -1, .cpu = -1 };
+    ClassrunList one = { .entries = &e, .n = 1 };
+    ClassrunPlan plan = { .options = options, .dir = o->kit, .reports = reports, .jobs = 1,
+                          .finished = reference_finished };
+    printf("flipgrade: first the reference's own files (%s), which must get full marks\n", dir);
+    fflush(stdout);
+    classrun_grade(&one, &plan);
+    if (e.status == 0)
+        return 0;
+    fprintf(stderr, "flipgrade: the reference's own files did not get full marks (flipgrade exit "
+            "%d; report in %s/reference/): the grading is broken here, so no student was graded\n",
+            e.status, reports);
+    return 2;
+}
+
 /* Grades the safe entries of the class, writes the CSV from every report; the summary. */
 static int grade_listed(const Options *o, ClassrunList *list, int todo, int total, int refused)
 {
@@ -806,6 +871,10 @@ static int grade_listed(const Options *o, ClassrunList *list, int todo, int tota
     }
     ClassrunPlan plan = { .options = options, .dir = o->class_dir, .reports = o->reports,
                           .jobs = jobs, .finished = class_finished };
+    if (grade_reference(o, options) != 0) {
+        free(options);
+        return 2;
+    }
     print_class_start(o, todo, total, jobs);
     int failed = classrun_grade(list, &plan);
     free(options);
@@ -822,10 +891,12 @@ static int grade_listed(const Options *o, ClassrunList *list, int todo, int tota
     printf("flipgrade: %d graded, %d not graded, %d refused by name; %d rows in %s\n",
            todo - failed, failed, refused, nreports, o->csv);
     if (failed) {
-        char names[4096];
+        char names[4096], dir[1024];
         failed_names(list, names, sizeof names);
-        fprintf(stderr, "flipgrade: grade the ones not graded again alone with --only '%s' "
-                "(make grade ... ONLY='%s')\n", names, names);
+        escape_text(dir, sizeof dir, o->class_dir, strlen(o->class_dir), 0);
+        fprintf(stderr, "flipgrade: not graded: %s; grade them again alone with: make grade "
+                "SUBMISSIONS=%s/ ONLY='%s' (and the same GRADE_* settings), or flipgrade --class "
+                "%s --only '%s'\n", names, dir, names, dir, names);
     }
     return failed || refused ? 1 : 0;
 }

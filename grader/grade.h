@@ -43,6 +43,9 @@ typedef struct {
      * end), and whether it holds what a program printed (then kept even at full marks) */
     size_t log_bytes, log_unshown;
     bool log_printed;
+    /* the grading failed here, not the student (a run that could not start twice, files that
+     * could not be copied back, the reference's data missing): no score, reason says why */
+    bool error;
 } GradePart;
 
 typedef struct {
@@ -55,6 +58,7 @@ typedef struct {
     int nparts;
     GradePart parts[GRADE_MAX_PARTS];
     double total, max;
+    int errors;                      /* parts with error set: then the report has no grade */
 } GradeReport;
 
 /* snprintf for paths and reasons in the grader, where cutting a long one short is intended;

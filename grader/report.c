@@ -181,14 +181,18 @@ void report_print_table(FILE *f, const GradeReport *r)
     for (int i = 0; i < np; i++) {
         const GradePart *p = &r->parts[i];
         char pts[32], max[32];
-        report_table_row(f, p->name, REPORT_LEN(p->name), name_cols, report_fmt1(pts, p->points),
+        report_table_row(f, p->name, REPORT_LEN(p->name), name_cols,
+                         p->error ? "error" : report_fmt1(pts, p->points),
                          report_fmt1(max, p->max), p->reason, REPORT_LEN(p->reason),
                          reason_cols);
     }
     report_rule(f, fixed + reason_cols);
-    char pts[32], max[32];
-    report_table_row(f, "total", 5, name_cols, report_fmt1(pts, r->total),
-                     report_fmt1(max, r->max), "", 0, reason_cols);
+    char pts[32], max[32], why[96] = "";
+    if (r->errors)
+        textf(why, sizeof why, "no grade: %d part%s could not be graded (the grader's failure)",
+              r->errors, r->errors == 1 ? "" : "s");
+    report_table_row(f, "total", 5, name_cols, r->errors ? "error" : report_fmt1(pts, r->total),
+                     report_fmt1(max, r->max), why, strlen(why), reason_cols);
 }
 
 /* ---- report.json --------------------------------------------------------------------- */
@@ -263,7 +267,8 @@ static json_t *report_json_part(const GradePart *p, bool *bad)
     }
     report_set(o, "name", REPORT_JSTR(p->name), bad);
     report_set(o, "kind", json_string(p->is_scene ? "scene" : "stage"), bad);
-    report_set(o, "points", report_jnum(p->points), bad);
+    report_set(o, "status", json_string(p->error ? "error" : "graded"), bad);
+    report_set(o, "points", p->error ? json_null() : report_jnum(p->points), bad);
     report_set(o, "max", report_jnum(p->max), bad);
     report_set(o, "total", json_integer(p->total), bad);
     report_set(o, "passed", json_integer(p->passed), bad);
@@ -291,9 +296,11 @@ static json_t *report_json(const GradeReport *r)
     report_set(root, "mode", REPORT_JSTR(r->mode), &bad);
     report_set(root, "seconds", report_jnum(r->seconds), &bad);
     report_set(root, "sandbox", REPORT_JSTR(r->sandbox), &bad);
-    report_set(root, "total", report_jnum(r->total), &bad);
+    report_set(root, "status", json_string(r->errors ? "error" : "graded"), &bad);
+    report_set(root, "errors", json_integer(r->errors), &bad);
+    report_set(root, "total", r->errors ? json_null() : report_jnum(r->total), &bad);
     report_set(root, "max", report_jnum(r->max), &bad);
-    report_set(root, "full_marks", json_boolean(r->max > 0 && report_full(r->total, r->max)),
+    report_set(root, "full_marks", json_boolean(!r->errors && r->max > 0 && report_full(r->total, r->max)),
                &bad);
     for (int i = 0; i < report_nparts(r); i++) {
         json_t *p = report_json_part(&r->parts[i], &bad);
@@ -345,6 +352,7 @@ static const char report_css[] =
     ".full .bar span{background:#2e7d32}\n"
     ".partial .bar span{background:#f9a825}\n"
     ".zero .bar span{background:#c62828}\n"
+    "tr.error td{background:#fff3e0}\n"
     "tr.total td{font-weight:bold;border-top:2px solid #999;border-bottom:none}\n"
     ".reason{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9em;"
     "overflow-wrap:anywhere}\n"
@@ -418,10 +426,10 @@ static void report_html_log_link(FILE *f, const GradePart *p)
 static void report_html_row(FILE *f, const GradePart *p, int index)
 {
     char pts[32], max[32];
-    fprintf(f, "<tr class=\"%s\"><td>", report_status(p->points, p->max));
+    fprintf(f, "<tr class=\"%s\"><td>", p->error ? "error" : report_status(p->points, p->max));
     REPORT_HTML(f, p->name);
     fprintf(f, "</td><td>%s</td><td class=\"num\">%s / %s", p->is_scene ? "scene" : "stage",
-            report_fmt1(pts, p->points), report_fmt1(max, p->max));
+            p->error ? "error" : report_fmt1(pts, p->points), report_fmt1(max, p->max));
     report_html_bar(f, p->points, p->max);
     fprintf(f, "</td><td class=\"num\">%d / %d %s</td><td><span class=\"reason\">", p->passed,
             p->total, p->is_scene ? "frames" : "cases");
@@ -442,8 +450,8 @@ static void report_html_table(FILE *f, const GradeReport *r)
     for (int i = 0; i < report_nparts(r); i++)
         report_html_row(f, &r->parts[i], i);
     fprintf(f, "<tr class=\"total %s\"><td>total</td><td></td><td class=\"num\">%s / %s",
-            report_status(r->total, r->max), report_fmt1(tot, r->total),
-            report_fmt1(max, r->max));
+            r->errors ? "error" : report_status(r->total, r->max),
+            r->errors ? "no grade" : report_fmt1(tot, r->total), report_fmt1(max, r->max));
     report_html_bar(f, r->total, r->max);
     fputs("</td><td></td><td></td></tr>\n</tbody>\n</table>\n", f);
 }
@@ -655,6 +663,15 @@ static const json_t *report_part_named(const json_t *root, const char *name)
     return NULL;
 }
 
+/* "graded", or "error" when the report says some part could not be graded (its score and
+ * the total are then empty): a gradebook must not take the row for a grade. A report from
+ * before the status existed was graded. */
+static const char *report_csv_status(const json_t *root)
+{
+    const char *st = json_string_value(json_object_get(root, "status"));
+    return st && strcmp(st, "error") == 0 ? "error" : "graded";
+}
+
 static int report_csv_body(FILE *f, const void *ctx)
 {
     const ReportClass *c = ctx;
@@ -663,7 +680,7 @@ static int report_csv_body(FILE *f, const void *ctx)
         fputc(',', f);
         report_csv_field(f, c->cols[k]);
     }
-    fputs(",total,max\r\n", f);
+    fputs(",total,max,status\r\n", f);
     for (int i = 0; i < c->n; i++) {
         const json_t *root = c->roots[i];
         report_csv_field(f, json_string_value(json_object_get(root, "student")));
@@ -675,6 +692,8 @@ static int report_csv_body(FILE *f, const void *ctx)
         report_csv_number(f, json_object_get(root, "total"));
         fputc(',', f);
         report_csv_number(f, json_object_get(root, "max"));
+        fputc(',', f);
+        report_csv_field(f, report_csv_status(root));
         fputs("\r\n", f);
     }
     return 0;
