@@ -74,7 +74,8 @@ static void usage(FILE *f)
 "  --out DIR          where report.json, report.html, logs/ and images/ go [build/grades/<name>]\n"
 "  --class DIR        grade each entry of DIR (a directory or archive per student) by a\n"
 "                     flipgrade of its own, started with an argv array and no shell, then\n"
-"                     write the CSV of --class-csv from every entry's report\n"
+"                     write the CSV of --class-csv from every entry's report; the kit's\n"
+"                     reference/ is graded first and must get full marks, or no one is\n"
 "  --jobs N           --class: at most N gradings at once, each pinned to a CPU of its own\n"
 "                     (the i-th running on the i-th CPU this process may use); 0: one per\n"
 "                     such CPU [1]\n"
@@ -110,10 +111,12 @@ static void usage(FILE *f)
 "                     (minutes= the submission budget plus a quarter and a minute,\n"
 "                     mem_mib= twice limits.memory_mib, cpus=1)\n"
 "  --help             this text\n\n"
-"exit status: 0 full marks; 1 not full marks; 2 bad option, config, submission or data.\n"
+"exit status: 0 full marks; 1 not full marks; 2 bad option, config, submission or data, or a\n"
+"  part the grader itself failed on twice (could not start a run: then the report says error).\n"
 "  --class: 0 every entry graded (whatever its marks) and the CSV written; 1 some entry not\n"
 "  graded (refused by name, its grading failed, or an --only name not found), the CSV holding\n"
-"  the rest; 2 nothing graded (bad option, no such directory, kit or data missing).\n\n");
+"  the rest; 2 nothing graded (bad option, no such directory, kit or data missing, or the kit's\n"
+"  reference/, graded first, did not get full marks).\n\n");
     gradeconfig_print_defaults(f);
 }
 

@@ -376,6 +376,56 @@ intake_case intake-odd "$out/subs/intake-odd" \
     "advect:assignment/advect.c: refused: a FIFO, not a regular file" \
     "gravity:assignment/gravity.c: refused: a symbolic link, not a regular file"
 
+# 5e. A failure of the grader itself is never a student's zero (grader/README.md, "When the
+#     grader fails"). The test hook FLIPGRADE_TEST_FAIL_START=NAME:FIRST[:COUNT] makes those
+#     sandbox starts of NAME's grading fail as a refused clone would: once, the run is retried
+#     and the grade is whole; twice, the part is `error` (no score, status error in report.json
+#     and grades.csv), make grade fails and names the ONLY= that grades it again, which then
+#     gives full marks and a CSV of graded rows. A class whose reference check fails grades no one.
+infra=$out/infra
+mkdir -p "$infra/subs"
+for n in ok-1 ok-2; do
+    mkdir -p "$infra/subs/$n/assignment"
+    for s in $STAGES; do cp "reference/$s.c" "$infra/subs/$n/assignment/$s.c"; done
+done
+FLIPGRADE_TEST_FAIL_START=ok-1:3 "$grade" --quiet --config "$small" --parts stages --out "$infra/once" \
+    "$infra/subs/ok-1" > "$infra/once.txt" 2>&1; rc=$?
+[ "$rc" -eq 0 ] && grep -q '"full_marks": true' "$infra/once/report.json" &&
+    echo "infra: a start that failed once was retried: full marks" ||
+    fail "infra: a start that failed once: exit $rc, not 0 with full marks: $(tail -n 3 "$infra/once.txt")"
+class_infra() {   # class_infra LOG [make variables...]: make grade of the class, its exit status in $rc
+    log=$1; shift
+    MAKEFLAGS= make -s --no-print-directory grade SUBMISSIONS="$infra/subs/" JOBS=2 GRADE_CONFIG="$small" \
+        GRADE_PARTS=stages GRADE_REPORTS="$infra/reports" GRADES_CSV="$infra/grades.csv" "$@" > "$log" 2>&1
+    rc=$?
+}
+csv_row() { tr -d '\r' < "$infra/grades.csv" | grep "^$1,"; }
+FLIPGRADE_TEST_FAIL_START=ok-2:3:2 class_infra "$infra/twice.txt"
+[ "$rc" -ne 0 ] || fail "infra: make grade exited 0 with a part the grader failed on twice"
+row=$(csv_row ok-2)
+case "$row" in
+    ok-2,*,,80.0,error) echo "infra: the part the grader failed on twice: $row (no score, status error)" ;;
+    *) fail "infra: grades.csv row of ok-2 is \"$row\", not an empty score and total with status error" ;;
+esac
+[ "$(csv_row ok-1)" = "ok-1,10.0,10.0,10.0,10.0,10.0,10.0,10.0,10.0,80.0,80.0,graded" ] ||
+    fail "infra: ok-1, graded beside it, is \"$(csv_row ok-1)\", not full marks and graded"
+grep -q "^p2g *error *10.0  grading error: compiling p2g.c, twice: could not start: clone" "$infra/reports/ok-2/flipgrade.txt" ||
+    fail "infra: ok-2's table does not show p2g as error with its reason: $(cat "$infra/reports/ok-2/flipgrade.txt")"
+grep -qF "make grade SUBMISSIONS=$infra/subs/ ONLY='ok-2'" "$infra/twice.txt" &&
+    echo "infra: $(grep -F "ONLY='ok-2'" "$infra/twice.txt" | cut -c1-120)..." ||
+    fail "infra: make grade did not name the ONLY='ok-2' that grades it again: $(tail -n 3 "$infra/twice.txt")"
+class_infra "$infra/only.txt" ONLY=ok-2
+[ "$rc" -eq 0 ] && [ "$(csv_row ok-2)" = "ok-2,10.0,10.0,10.0,10.0,10.0,10.0,10.0,10.0,80.0,80.0,graded" ] &&
+    [ "$(csv_row ok-1 | cut -d, -f10-)" = "80.0,80.0,graded" ] &&
+    echo "infra: ONLY=ok-2 graded it alone: full marks, the CSV rewritten from both reports" ||
+    fail "infra: ONLY=ok-2: exit $rc, rows \"$(csv_row ok-1)\" \"$(csv_row ok-2)\": $(tail -n 3 "$infra/only.txt")"
+rm -rf "$infra/reports"
+FLIPGRADE_TEST_FAIL_START=reference:2:2 class_infra "$infra/broken.txt"
+graded=$(find "$infra/reports" -path "*/ok-*/report.json" | wc -l)
+[ "$rc" -ne 0 ] && [ "$graded" -eq 0 ] && grep -q "the reference's own files did not get full marks" "$infra/broken.txt" &&
+    echo "infra: the reference's files without full marks: $(grep "did not get full marks" "$infra/broken.txt" | cut -c1-100)..." ||
+    fail "infra: a class whose reference check failed: exit $rc, $graded students graded: $(tail -n 2 "$infra/broken.txt")"
+
 # 6. Attacks (tests/attacks/README.md): each appended to the reference's file of its stage and
 #    refused, with a reason the stage did not write; nothing outside the run changes. Run as
 #    root (when this is root) and as an unprivileged user, on a copy of the kit it can read.
