@@ -609,6 +609,22 @@ static void arm_test_hook(const char *student)
         sandbox_test_fail_starts(first, count);
 }
 
+extern const char flipgrade_version[];   /* written when flipgrade is linked (grader/kit.mk) */
+
+/* What the grade is made with, for an audit: the grader, the config, the data, the time. */
+static void stamp_report(GradeReport *r, const Options *o, const Grading *gr)
+{
+    char self[17];
+    grading_hash_file("/proc/self/exe", self);
+    textf(r->grader, sizeof r->grader, "%s (binary %s)", flipgrade_version, self);
+    grading_hash_file(o->config, r->config_hash);
+    grading_hash_tree(gr->data, r->data_hash);
+    time_t now = time(NULL);
+    struct tm utc;
+    if (!gmtime_r(&now, &utc) || strftime(r->graded_at, sizeof r->graded_at, "%Y-%m-%dT%H:%M:%SZ", &utc) == 0)
+        textf(r->graded_at, sizeof r->graded_at, "unknown");
+}
+
 /* The parts the grader failed on, by name, comma-separated. */
 static void error_parts(const GradeReport *r, char *out, size_t n)
 {
@@ -646,6 +662,7 @@ static int grade(const Options *o, const GradeConfig *cfg)
         return 2;
     }
     arm_test_hook(gr.report.student);
+    stamp_report(&gr.report, o, &gr);
     char student[sizeof gr.report.student * 4];   /* the submission's name: the student's */
     escape_text(student, sizeof student, gr.report.student, strlen(gr.report.student), 0);
     if (!o->quiet)
@@ -886,6 +903,11 @@ static int grade_listed(const Options *o, ClassrunList *list, int todo, int tota
     int rc = !reports || report_write_class_csv(o->csv, reports, nreports, err, sizeof err) != 0;
     if (rc)
         fprintf(stderr, "flipgrade: %s\n", reports ? err : "out of memory");
+    if (!rc && nreports > 0) {
+        fputs("flipgrade: the CSV's ", stdout);
+        if (report_class_summary(stdout, reports, nreports, err, sizeof err) != 0)
+            fprintf(stderr, "flipgrade: %s\n", err);
+    }
     for (int i = 0; reports && i < nreports; i++)
         free(reports[i]);
     free(reports);

@@ -93,6 +93,12 @@ void grading_stage_object(const Grading *gr, int s, char *path, size_t n);
  * device) whose real path lies inside dir. Otherwise a stage could link its output to the
  * reference's answers, or block the grader on a FIFO. */
 bool grading_owned_file(const char *dir, const char *path);
+/* 64-bit FNV-1a, as 16 hex digits, of a file's bytes (grading_hash_file), or of the cases
+ * (.state) and frames (.ply) beneath dir, each its path relative to dir and its bytes, in path
+ * order so that a copy hashes the same (grading_hash_tree): what a report says it was graded
+ * with. "unreadable" when something cannot be read. */
+void grading_hash_file(const char *path, char out[17]);
+void grading_hash_tree(const char *dir, char out[17]);
 /* Frees what grading one submission allocated in gr. */
 void grading_free(Grading *gr);
 /* mkdir -p; returns 0 or -1. */

@@ -296,6 +296,10 @@ static json_t *report_json(const GradeReport *r)
     report_set(root, "mode", REPORT_JSTR(r->mode), &bad);
     report_set(root, "seconds", report_jnum(r->seconds), &bad);
     report_set(root, "sandbox", REPORT_JSTR(r->sandbox), &bad);
+    report_set(root, "grader", REPORT_JSTR(r->grader), &bad);
+    report_set(root, "config_hash", REPORT_JSTR(r->config_hash), &bad);
+    report_set(root, "data_hash", REPORT_JSTR(r->data_hash), &bad);
+    report_set(root, "graded_at", REPORT_JSTR(r->graded_at), &bad);
     report_set(root, "status", json_string(r->errors ? "error" : "graded"), &bad);
     report_set(root, "errors", json_integer(r->errors), &bad);
     report_set(root, "total", r->errors ? json_null() : report_jnum(r->total), &bad);
@@ -699,6 +703,33 @@ static int report_csv_body(FILE *f, const void *ctx)
     return 0;
 }
 
+/* A report's hash of what it was graded with ("" when it has none: written before hashes). */
+static const char *report_hash(const json_t *root, const char *key)
+{
+    const char *h = json_string_value(json_object_get(root, key));
+    return h ? h : "";
+}
+
+/* One CSV holds grades made under one config and one set of reference data: a report whose
+ * hashes differ from the first report's is refused, naming both files. */
+static int report_same_grading(const ReportClass *c, char *const json_paths[], char *err,
+                               size_t errlen)
+{
+    static const char *const keys[] = { "config_hash", "data_hash" };
+    for (int i = 1; i < c->n; i++)
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+            const char *a = report_hash(c->roots[0], keys[k]), *b = report_hash(c->roots[i], keys[k]);
+            if (strcmp(a, b) == 0)
+                continue;
+            fileerr_set(err, errlen, json_paths[i], "graded with another %s than %s (%s \"%s\", not "
+                        "\"%s\"): one CSV holds one grading; grade them again under one config "
+                        "(nothing written)", k == 0 ? "config" : "reference data", json_paths[0],
+                        keys[k], b, a);
+            return -1;
+        }
+    return 0;
+}
+
 int report_write_class_csv(const char *csv_path, char *const json_paths[], int n, char *err,
                            size_t errlen)
 {
@@ -724,7 +755,55 @@ int report_write_class_csv(const char *csv_path, char *const json_paths[], int n
         }
     }
     if (rc == 0)
+        rc = report_same_grading(&c, json_paths, err, errlen);
+    if (rc == 0)
         rc = report_write_file(csv_path, report_csv_body, &c, err, errlen);
+    report_class_free(&c);
+    return rc;
+}
+
+/* Adds root's graded parts to the running sums of the columns. */
+static void report_sum_parts(const ReportClass *c, const json_t *root, double *sum, double *max, int *count)
+{
+    for (size_t k = 0; k < c->ncols; k++) {
+        const json_t *p = report_part_named(root, c->cols[k]);
+        const json_t *pts = json_object_get(p, "points");
+        if (!json_is_number(pts))
+            continue;
+        sum[k] += json_number_value(pts);
+        max[k] = json_number_value(json_object_get(p, "max"));
+        count[k]++;
+    }
+}
+
+int report_class_summary(FILE *f, char *const json_paths[], int n, char *err, size_t errlen)
+{
+    ReportClass c = { 0 };
+    c.roots = calloc((size_t)n + 1, sizeof *c.roots);
+    int rc = c.roots ? 0 : -1, errors = 0;
+    for (; rc == 0 && c.n < n; c.n++)
+        if (!(c.roots[c.n] = report_load(json_paths[c.n], err, errlen)) || report_add_cols(&c, c.roots[c.n]) != 0)
+            rc = -1;
+    double *sum = calloc(c.ncols + 1, sizeof *sum), *max = calloc(c.ncols + 1, sizeof *max);
+    int *count = calloc(c.ncols + 1, sizeof *count);
+    if (rc == 0 && sum && max && count) {
+        for (int i = 0; i < c.n; i++) {
+            errors += strcmp(report_csv_status(c.roots[i]), "error") == 0;
+            report_sum_parts(&c, c.roots[i], sum, max, count);
+        }
+        fprintf(f, "%d report%s, %d graded, %d with errors; mean per part:", c.n, c.n == 1 ? "" : "s",
+                c.n - errors, errors);
+        for (size_t k = 0; k < c.ncols; k++) {
+            char m[32], x[32];
+            fprintf(f, "%s %s %s/%s", k ? "," : "", c.cols[k],
+                    count[k] ? report_fmt1(m, sum[k] / count[k]) : "-", report_fmt1(x, max[k]));
+        }
+        fputc('\n', f);
+    } else if (rc == 0) {
+        rc = -1;
+        textf(err, errlen, "out of memory summing the class");
+    }
+    free(sum), free(max), free(count);
     report_class_free(&c);
     return rc;
 }

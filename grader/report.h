@@ -16,7 +16,8 @@ void report_print_table(FILE *f, const GradeReport *r);
 
 /* report.json, keys always in this order (points, seconds, got and limit are numbers; a NaN
  * or infinite one is written as null):
- *   {"student", "submission", "mode", "seconds", "sandbox", "status": "graded"|"error",
+ *   {"student", "submission", "mode", "seconds", "sandbox", "grader" (commit and binary
+ *    hash), "config_hash", "data_hash", "graded_at" (UTC), "status": "graded"|"error",
  *    "errors": parts with status error, "total" (null when errors), "max", "full_marks": bool,
  *    "parts": [{"name", "kind": "stage"|"scene", "status": "graded"|"error" (the grader
  *               failed on it: no score), "points" (null for an error), "max", "total", "passed",
@@ -54,5 +55,13 @@ int report_write_file(const char *path, int (*body)(FILE *, const void *), const
  * csv_path is left as it was. */
 int report_write_class_csv(const char *csv_path, char *const json_paths[], int n, char *err,
                            size_t errlen);
+/* Before csv_path is touched, every report must carry the first one's config_hash and
+ * data_hash (a report without them counts as ""): else err names both files, -1. */
+
+/* One line on n reports, for the end of a class run: how many, graded, with errors, and each
+ * part's mean over the reports that have a score for it, out of its max:
+ *   "3 reports, 2 graded, 1 with errors; mean per part: advect 10.0/10.0, p2g 5.0/10.0, ..."
+ * Returns 0, or -1 with one line in err. */
+int report_class_summary(FILE *f, char *const json_paths[], int n, char *err, size_t errlen);
 
 #endif

@@ -426,6 +426,39 @@ graded=$(find "$infra/reports" -path "*/ok-*/report.json" | wc -l)
     echo "infra: the reference's files without full marks: $(grep "did not get full marks" "$infra/broken.txt" | cut -c1-100)..." ||
     fail "infra: a class whose reference check failed: exit $rc, $graded students graded: $(tail -n 2 "$infra/broken.txt")"
 
+# 5f. Auditable grades: every report names its grader, the hashes of its config and data, and
+#     when; --class-csv refuses reports graded under two configs (one line naming both files,
+#     no CSV written); a class run ends with one summary line (graded, errors, mean per part).
+audit=$out/audit
+mkdir -p "$audit"
+cp "$small" "$audit/other.config"
+echo "# the same settings, another file: another grading" >> "$audit/other.config"
+for c in "a:$small" "b:$audit/other.config"; do
+    "$grade" --quiet --config "${c#*:}" --parts stages --out "$audit/${c%%:*}" "$infra/subs/ok-1" > "$audit/${c%%:*}.txt" 2>&1
+done
+grep -Eq '^  "grader": ".+ \(binary [0-9a-f]{16}\)",$' "$audit/a/report.json" &&
+    grep -Eq '^  "config_hash": "[0-9a-f]{16}",$' "$audit/a/report.json" &&
+    grep -Eq '^  "data_hash": "[0-9a-f]{16}",$' "$audit/a/report.json" &&
+    grep -Eq '^  "graded_at": "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z",$' "$audit/a/report.json" &&
+    echo "audit: report.json has $(grep -E '"(grader|config_hash|data_hash|graded_at)"' "$audit/a/report.json" | tr -d ' \n')" ||
+    fail "audit: $audit/a/report.json lacks the grader, config_hash, data_hash or graded_at: $(head -n 14 "$audit/a/report.json")"
+cp "$audit/a/report.json" "$audit/a-again.json"
+"$grade" --class-csv "$audit/mixed.csv" "$audit/a/report.json" "$audit/b/report.json" > "$audit/mixed.txt" 2>&1; rc=$?
+if [ "$rc" -eq 2 ] && [ "$(wc -l < "$audit/mixed.txt")" -eq 1 ] && [ ! -e "$audit/mixed.csv" ] &&
+   grep -qF "$audit/b/report.json: graded with another config than $audit/a/report.json" "$audit/mixed.txt"; then
+    echo "audit: --class-csv refused two configs: $(cut -c1-140 "$audit/mixed.txt")..."
+else
+    fail "audit: --class-csv of two configs: exit $rc, not 2 with one line naming both and no CSV: $(cat "$audit/mixed.txt")"
+fi
+"$grade" --class-csv "$audit/same.csv" "$audit/a/report.json" "$audit/a-again.json" > "$audit/same.txt" 2>&1 ||
+    fail "audit: --class-csv refused two reports of one config: $(cat "$audit/same.txt")"
+for want in "twice.txt:2 reports, 1 graded, 1 with errors; mean per part: advect 10.0/10.0, gravity 10.0/10.0, p2g 10.0/10.0," \
+            "only.txt:2 reports, 2 graded, 0 with errors; mean per part: advect 10.0/10.0"; do
+    grep -qF "the CSV's ${want#*:}" "$infra/${want%%:*}" &&
+        echo "audit: summary: $(grep -F "the CSV's" "$infra/${want%%:*}" | cut -c1-110)..." ||
+        fail "audit: $infra/${want%%:*} has no summary line \"${want#*:}\": $(grep -F "the CSV's" "$infra/${want%%:*}")"
+done
+
 # 6. Attacks (tests/attacks/README.md): each appended to the reference's file of its stage and
 #    refused, with a reason the stage did not write; nothing outside the run changes. Run as
 #    root (when this is root) and as an unprivileged user, on a copy of the kit it can read.
