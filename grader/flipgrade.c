@@ -457,6 +457,7 @@ static int setup(Grading *gr, const Options *o)
      * objects. A cache that cannot be made or used is off, not an error. */
     if (o->no_cache || !bcache_open(o->cache) || !realpath(o->cache, gr->cache))
         gr->cache[0] = '\0';
+    gr->cache_mib = strtol(o->cache_mib, NULL, 10);   /* checked by parse_options; 0 would empty it */
     char src[GC_PATH + 8];
     textf(src, sizeof src, "%s/src", gr->work);
     grading_mkdirs(src);
