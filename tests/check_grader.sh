@@ -264,11 +264,11 @@ EOF
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1], newline="")))
 want = ["=1+1,2,3", '-2+3,"x"', "\t=cmd", "\r=x", "@SUM(A1)"]
-assert rows[0] == ["student", "p2g", "total", "max"], rows[0]
+assert rows[0] == ["student", "p2g", "total", "max", "status"], rows[0]
 assert len(rows) == 1 + len(want), "%d rows, not %d: %r" % (len(rows), 1 + len(want), rows)
 for r, w in zip(rows[1:], want):
-    assert r == ["'" + w, "3.0", "3.0", "10.0"], "%r, not the guarded %r" % (r, w)
-print("names: formulas.csv read back: 5 rows of 4 fields, each name kept behind its apostrophe")
+    assert r == ["'" + w, "3.0", "3.0", "10.0", "graded"], "%r, not the guarded %r" % (r, w)
+print("names: formulas.csv read back: 5 rows of 5 fields, each name kept behind its apostrophe")
 EOF
     cat "$names/formulas.txt"
 fi
@@ -504,6 +504,8 @@ attacks() {      # attacks WHO RUNAS... : grade the attack submissions as WHO, t
     mkdir -p "$kitcopy/build/grader" "$kitcopy/tests"
     cp -r scenes grader "$kitcopy/"; cp -r tests/grader "$kitcopy/tests/"
     cp -r build/grader/kit build/grader/data "$kitcopy/build/grader/"
+    mkdir -p "$kitcopy/reference"    # a class run grades the reference's files first
+    for s in $STAGES; do cp "reference/$s.c" "$kitcopy/reference/"; done
     cp "$grade" "$kitcopy/flipgrade"
     victim=$base/work/victim
     echo secret > "$victim"; chmod 640 "$victim"; touch -d 2000-01-01 "$victim"
