@@ -37,8 +37,9 @@ static void line_with(const char *out, const char *needle, char *why, size_t n)
     textf(why, n, "%.*s", (int)(len < 300 ? len : 300), line);
 }
 
-/* Runs sh -c cmd in dir, sandboxed; returns 0, or -1 with a reason in why. *output (when
- * output is not NULL) receives what it printed, *output_len its length. */
+/* Runs sh -c cmd in dir, sandboxed; returns 0, or -1 with a reason in why, or -2 when the
+ * grader itself failed (grading_failed_itself, after its retry). *output (when output is not
+ * NULL) receives what it printed, *output_len its length. */
 static int run_build(Grading *gr, const char *dir, const char *cmd, const char *const *readable,
                      const char *kept, char *why, size_t n, char **output, size_t *output_len)
 {
@@ -64,7 +65,7 @@ static int run_build(Grading *gr, const char *dir, const char *cmd, const char *
             line_with(res.output ? res.output : "", "error:", why, n); /* not a quoted "#error" */
         else
             textf(why, n, "%s", res.reason);
-        rc = -1;
+        rc = grading_failed_itself(&res) ? -2 : -1;
     }
     if (output)
         *output = res.output, *output_len = res.output_len, res.output = NULL;
@@ -184,10 +185,14 @@ static void build_one(Grading *gr, int s)
     char why[400], *out = NULL, kept[GRADE_NAME_MAX + 4];
     size_t out_len = 0;
     textf(kept, sizeof kept, "%s.o", stage);
-    if (run_build(gr, dir, cmd, readable, kept, why, sizeof why, &out, &out_len) == 0) {
+    int built = run_build(gr, dir, cmd, readable, kept, why, sizeof why, &out, &out_len);
+    if (built == 0) {
         gr->compiled[s] = true;
         if (gr->cache[0])
             build_store(gr, &key, obj);
+    } else if (built == -2) {   /* the compiler never ran: nothing is known of the file */
+        gr->build_error[s] = true;
+        textf(gr->build_reason[s], GRADE_REASON_MAX, "compiling %s.c, twice: %s", stage, why);
     } else {
         build_strip_dir(why, src);   /* the message names files as the student knows them */
         /* the sandbox, not the student's file system, hid an #include: say what may be (in
@@ -294,7 +299,7 @@ int build_link(Grading *gr, const char *dir, const char *main_obj, const char *t
     size_t output_len = 0;
     const char *base = strrchr(out, '/');
     int rc = run_build(gr, dir, cmd, readable, base ? base + 1 : out, why, n, &output, &output_len);
-    if (rc != 0 && output && strstr(output, "multiple definition"))
+    if (rc == -1 && output && strstr(output, "multiple definition"))
         line_with(output, "multiple definition", why, n);
     if (rc == 0 && cached)
         build_store(gr, &key, out);

@@ -75,7 +75,8 @@ static void usage(FILE *f)
 "  --out DIR          where report.json, report.html, logs/ and images/ go [build/grades/<name>]\n"
 "  --class DIR        grade each entry of DIR (a directory or archive per student) by a\n"
 "                     flipgrade of its own, started with an argv array and no shell, then\n"
-"                     write the CSV of --class-csv from every entry's report\n"
+"                     write the CSV of --class-csv from every entry's report; the kit's\n"
+"                     reference/ is graded first and must get full marks, or no one is\n"
 "  --jobs N           --class: at most N gradings at once, each pinned to a CPU of its own\n"
 "                     (the i-th running on the i-th CPU this process may use); 0: one per\n"
 "                     such CPU [1]\n"
@@ -112,10 +113,12 @@ static void usage(FILE *f)
 "                     (minutes= the submission budget plus a quarter and a minute,\n"
 "                     mem_mib= twice limits.memory_mib, cpus=1)\n"
 "  --help             this text\n\n"
-"exit status: 0 full marks; 1 not full marks; 2 bad option, config, submission or data.\n"
+"exit status: 0 full marks; 1 not full marks; 2 bad option, config, submission or data, or a\n"
+"  part the grader itself failed on twice (could not start a run: then the report says error).\n"
 "  --class: 0 every entry graded (whatever its marks) and the CSV written; 1 some entry not\n"
 "  graded (refused by name, its grading failed, or an --only name not found), the CSV holding\n"
-"  the rest; 2 nothing graded (bad option, no such directory, kit or data missing).\n\n");
+"  the rest; 2 nothing graded (bad option, no such directory, kit or data missing, or the kit's\n"
+"  reference/, graded first, did not get full marks).\n\n");
     gradeconfig_print_defaults(f);
 }
 
@@ -483,7 +486,7 @@ static int setup(Grading *gr, const Options *o)
      * objects. A cache that cannot be made or used is off, not an error. */
     if (o->no_cache || !bcache_open(o->cache) || !realpath(o->cache, gr->cache))
         gr->cache[0] = '\0';
-    gr->cache_mib = strtol(o->cache_mib, NULL, 10);
+    gr->cache_mib = strtol(o->cache_mib, NULL, 10);   /* checked by parse_options; 0 would empty it */
     char src[GC_PATH + 8];
     textf(src, sizeof src, "%s/src", gr->work);
     grading_mkdirs(src);
@@ -645,6 +648,44 @@ static void print_self_check_notes(const GradeReport *r)
     }
 }
 
+/* The test hook FLIPGRADE_TEST_FAIL_START=NAME:FIRST[:COUNT] (grader/README.md): in the
+ * grading of NAME, sandbox starts FIRST to FIRST + COUNT - 1 fail as a refused clone would. */
+static void arm_test_hook(const char *student)
+{
+    const char *hook = getenv("FLIPGRADE_TEST_FAIL_START");
+    const char *colon = hook ? strchr(hook, ':') : NULL;
+    if (!colon || strlen(student) != (size_t)(colon - hook) || strncmp(hook, student, strlen(student)) != 0)
+        return;
+    int first = 0, count = 1;
+    if (sscanf(colon + 1, "%d:%d", &first, &count) >= 1 && first > 0 && count > 0)
+        sandbox_test_fail_starts(first, count);
+}
+
+extern const char flipgrade_version[];   /* written when flipgrade is linked (grader/kit.mk) */
+
+/* What the grade is made with, for an audit: the grader, the config, the data, the time. */
+static void stamp_report(GradeReport *r, const Options *o, const Grading *gr)
+{
+    char self[17];
+    grading_hash_file("/proc/self/exe", self);
+    textf(r->grader, sizeof r->grader, "%s (binary %s)", flipgrade_version, self);
+    grading_hash_file(o->config, r->config_hash);
+    grading_hash_tree(gr->data, r->data_hash);
+    time_t now = time(NULL);
+    struct tm utc;
+    if (!gmtime_r(&now, &utc) || strftime(r->graded_at, sizeof r->graded_at, "%Y-%m-%dT%H:%M:%SZ", &utc) == 0)
+        textf(r->graded_at, sizeof r->graded_at, "unknown");
+}
+
+/* The parts the grader failed on, by name, comma-separated. */
+static void error_parts(const GradeReport *r, char *out, size_t n)
+{
+    out[0] = '\0';
+    for (int i = 0; i < r->nparts; i++)
+        if (r->parts[i].error)
+            textf(out + strlen(out), n - strlen(out), "%s%s", out[0] ? ", " : "", r->parts[i].name);
+}
+
 static int grade(const Options *o, const GradeConfig *cfg)
 {
     int ready = refuse_unsafe_submission(o);
@@ -672,6 +713,8 @@ static int grade(const Options *o, const GradeConfig *cfg)
         remove_tree(gr.work);
         return 2;
     }
+    arm_test_hook(gr.report.student);
+    stamp_report(&gr.report, o, &gr);
     char student[sizeof gr.report.student * 4];   /* the submission's name: the student's */
     escape_text(student, sizeof student, gr.report.student, strlen(gr.report.student), 0);
     if (!o->quiet)
@@ -707,6 +750,14 @@ static int grade(const Options *o, const GradeConfig *cfg)
         printf("flipgrade: work directory kept: %s\n", gr.work);
     else
         remove_tree(gr.work);
+    if (r->errors) {   /* last, so that a class run shows this line as the reason */
+        char names[1024];
+        error_parts(r, names, sizeof names);
+        fflush(stdout);
+        fprintf(stderr, "flipgrade: no grade for %s: the grader failed on %d part%s (%s), not "
+                "the submission; grade it again\n", student, r->errors, r->errors == 1 ? "" : "s", names);
+        rc = 2;
+    }
     return rc;
 }
 
@@ -849,6 +900,40 @@ static void failed_names(const ClassrunList *list, char *out, size_t n)
     }
 }
 
+/* What the reference check printed, escaped, when it did not get full marks. */
+static void reference_finished(const ClassrunEntry *e, const char *log_path, void *ctx)
+{
+    (void)log_path;
+    if (e->status != 0)
+        class_finished(e, log_path, ctx);
+}
+
+/* Before any student: the kit's own reference/ graded as a submission, with the class's
+ * options, must get full marks. If it does not, the grading is broken on this machine (a
+ * stale kit, a config the reference fails, a sandbox that cannot start), and every student
+ * would be graded by it. Its report goes in REPORTS/.reference/reference/ (no student's name
+ * starts with '.'). 0, or 2 with one line. */
+static int grade_reference(const Options *o, char **options)
+{
+    char dir[PATH_MAX], reports[PATH_MAX];
+    textf(dir, sizeof dir, "%s/reference", o->kit);
+    textf(reports, sizeof reports, "%s/.reference", o->reports);
+    ClassrunEntry e = { .entry = "reference", .student = "reference", .verdict = CLASSRUN_GRADE,
+                        .other = -1, .cpu = -1 };
+    ClassrunList one = { .entries = &e, .n = 1 };
+    ClassrunPlan plan = { .options = options, .dir = o->kit, .reports = reports, .jobs = 1,
+                          .finished = reference_finished };
+    printf("flipgrade: first the reference's own files (%s), which must get full marks\n", dir);
+    fflush(stdout);
+    classrun_grade(&one, &plan);
+    if (e.status == 0)
+        return 0;
+    fprintf(stderr, "flipgrade: the reference's own files did not get full marks (flipgrade exit "
+            "%d; report in %s/reference/): the grading is broken here, so no student was graded\n",
+            e.status, reports);
+    return 2;
+}
+
 /* Grades the safe entries of the class, writes the CSV from every report; the summary. */
 static int grade_listed(const Options *o, ClassrunList *list, int todo, int total, int refused)
 {
@@ -860,6 +945,10 @@ static int grade_listed(const Options *o, ClassrunList *list, int todo, int tota
     }
     ClassrunPlan plan = { .options = options, .dir = o->class_dir, .reports = o->reports,
                           .jobs = jobs, .finished = class_finished };
+    if (grade_reference(o, options) != 0) {
+        free(options);
+        return 2;
+    }
     print_class_start(o, todo, total, jobs);
     int failed = classrun_grade(list, &plan);
     free(options);
@@ -868,6 +957,11 @@ static int grade_listed(const Options *o, ClassrunList *list, int todo, int tota
     int rc = !reports || report_write_class_csv(o->csv, reports, nreports, err, sizeof err) != 0;
     if (rc)
         fprintf(stderr, "flipgrade: %s\n", reports ? err : "out of memory");
+    if (!rc && nreports > 0) {
+        fputs("flipgrade: the CSV's ", stdout);
+        if (report_class_summary(stdout, reports, nreports, err, sizeof err) != 0)
+            fprintf(stderr, "flipgrade: %s\n", err);
+    }
     for (int i = 0; reports && i < nreports; i++)
         free(reports[i]);
     free(reports);
@@ -876,10 +970,12 @@ static int grade_listed(const Options *o, ClassrunList *list, int todo, int tota
     printf("flipgrade: %d graded, %d not graded, %d refused by name; %d rows in %s\n",
            todo - failed, failed, refused, nreports, o->csv);
     if (failed) {
-        char names[4096];
+        char names[4096], dir[1024];
         failed_names(list, names, sizeof names);
-        fprintf(stderr, "flipgrade: grade the ones not graded again alone with --only '%s' "
-                "(make grade ... ONLY='%s')\n", names, names);
+        escape_text(dir, sizeof dir, o->class_dir, strlen(o->class_dir), 0);
+        fprintf(stderr, "flipgrade: not graded: %s; grade them again alone with: make grade "
+                "SUBMISSIONS=%s/ ONLY='%s' (and the same GRADE_* settings), or flipgrade --class "
+                "%s --only '%s'\n", names, dir, names, dir, names);
     }
     return failed || refused ? 1 : 0;
 }

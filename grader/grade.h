@@ -43,6 +43,9 @@ typedef struct {
      * end), and whether it holds what a program printed (then kept even at full marks) */
     size_t log_bytes, log_unshown;
     bool log_printed;
+    /* the grading failed here, not the student (a run that could not start twice, files that
+     * could not be copied back, the reference's data missing): no score, reason says why */
+    bool error;
 } GradePart;
 
 typedef struct {
@@ -52,9 +55,15 @@ typedef struct {
     char mode[16];                   /* "hidden" (instructor cases) or "public" (self-check) */
     double seconds;                  /* wall time of the grading */
     char sandbox[1024];              /* what the sandbox isolates on this machine (sandbox.h) */
+    /* what the grade was made with, for an audit (grading_hash_*): the grader's commit and a
+     * hash of its binary, hashes of the config file and of the reference's data, and when */
+    char grader[128];
+    char config_hash[17], data_hash[17];
+    char graded_at[32];              /* UTC, ISO 8601: 2024-05-01T12:00:00Z */
     int nparts;
     GradePart parts[GRADE_MAX_PARTS];
     double total, max;
+    int errors;                      /* parts with error set: then the report has no grade */
 } GradeReport;
 
 /* snprintf for paths and reasons in the grader, where cutting a long one short is intended;

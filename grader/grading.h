@@ -30,6 +30,7 @@ typedef struct {
     bool compiled[STAGE_COUNT];          /* the student's object exists (else the stub is used) */
     bool from_cache[STAGE_COUNT];        /* ... and came from the cache: the same bytes every time */
     char build_reason[STAGE_COUNT][GRADE_REASON_MAX];  /* why not, one line */
+    bool build_error[STAGE_COUNT];       /* ... because the grader failed, not the file */
     char *compile_output[STAGE_COUNT];   /* what the compiler printed when it failed (raw,
                                           * for the part's log), or NULL; grading_free frees */
     size_t compile_output_len[STAGE_COUNT];
@@ -45,7 +46,10 @@ double grading_now(void);
 /* Limits for builds, stage cases and scene runs, from the config: isolated, with the disk
  * budget, wall_seconds cut to what is left of the submission's time budget. */
 SandboxLimits grading_limits(const Grading *gr, double wall_seconds);
-/* sandbox_run, with what the run keeps counted against the submission's disk budget. */
+/* Whether the run failed for the grader's own reasons, not the program's: it could not be
+ * started, or its files could not be copied back. */
+bool grading_failed_itself(const SandboxResult *res);
+/* sandbox_run, run once more when grading_failed_itself, with what the run keeps counted against the submission's disk budget. */
 void grading_run(Grading *gr, const char *dir, char *const argv[], char *const envp[],
                  const SandboxLimits *lim, SandboxResult *res);
 /* Removes a run's directory once the grader has read it, giving what the run kept there
@@ -53,6 +57,9 @@ void grading_run(Grading *gr, const char *dir, char *const argv[], char *const e
 void grading_drop_run(Grading *gr, const char *dir, long kept_kib);
 /* False once the submission's time budget is spent, with "not run: ..." in why. */
 bool grading_time_left(const Grading *gr, char *why, size_t n);
+/* Marks the part an error of the grading (not the student's: no score, "grading error: why"
+ * as its reason and in its log) and counts it in report.errors. */
+void grading_mark_error(Grading *gr, GradePart *part, const char *why);
 /* Adds a part; returns it (zeroed, name and max set). */
 GradePart *grading_add_part(Grading *gr, const char *name, bool is_scene, double max);
 /* How much of a student's bytes a person is shown (grader/README.md, Reports), as escaped text. */
@@ -86,17 +93,25 @@ void grading_stage_object(const Grading *gr, int s, char *path, size_t n);
  * device) whose real path lies inside dir. Otherwise a stage could link its output to the
  * reference's answers, or block the grader on a FIFO. */
 bool grading_owned_file(const char *dir, const char *path);
+/* 64-bit FNV-1a, as 16 hex digits, of a file's bytes (grading_hash_file), or of the cases
+ * (.state) and frames (.ply) beneath dir, each its path relative to dir and its bytes, in path
+ * order so that a copy hashes the same (grading_hash_tree): what a report says it was graded
+ * with. "unreadable" when something cannot be read. */
+void grading_hash_file(const char *path, char out[17]);
+void grading_hash_tree(const char *dir, char out[17]);
 /* Frees what grading one submission allocated in gr. */
 void grading_free(Grading *gr);
 /* mkdir -p; returns 0 or -1. */
 int grading_mkdirs(const char *path);
 
-/* build.c: compiles each stage file on its own (a failure leaves the stub in its place). */
+/* build.c: compiles each stage file on its own (a failure leaves the stub in its place; a
+ * compile the grader could not start sets build_error). */
 void build_stages(Grading *gr);
 /* Links a program in dir from main_obj, the guard, trap_obj when not NULL (a kit object that
  * takes the place of a kit function the program must not reach: BUILD_SOLVER_TRAP), the eight
  * stage objects (student's for the stages in use_student, stubs for the rest) and the kit;
- * returns 0, or -1 with the first error line in why. */
+ * returns 0, or -1 with the first error line in why, or -2 (why says it) when the grader
+ * itself failed: the linker could not start. */
 int build_link(Grading *gr, const char *dir, const char *main_obj, const char *trap_obj,
                const bool use_student[STAGE_COUNT], const char *out, char *why, size_t n);
 /* The given solver's trap (solvertrap.c): linked into every runner whose pressure must come

@@ -23,10 +23,15 @@ $(BUILD)/grader/%.o: grader/%.c | $(PKGS_FOUND)
 
 # Order-only: `make build/flipgrade` also makes the kit the grader links student code with
 # (it refuses to grade without it, rather than grading every stage 0).
+# Every report names the grader that made it: the commit it was linked at (git describe, when
+# the kit is a git checkout; "unknown" in the student kit) beside a hash of its binary.
 $(GRADER): $(GRADER_OBJ) | $(GRADE_KIT_FILES)
 	@rm -rf $(GRADE_CACHE)
+	@printf 'const char flipgrade_version[] = "%s";\n' \
+	    "$$( { test -e .git && git describe --always --dirty 2>/dev/null; } || echo unknown)" > $(BUILD)/grader/version.c
+	@$(CC) $(ALL_CFLAGS) -c $(BUILD)/grader/version.c -o $(BUILD)/grader/version.o
 	$(call say,LD,$@)
-	$(CC) $(ALL_LDFLAGS) $^ $(GRADER_LIBS) -o $@
+	$(CC) $(ALL_LDFLAGS) $^ $(BUILD)/grader/version.o $(GRADER_LIBS) -o $@
 
 # The kit's objects and the stage harness, in one archive the runners link. A new archive, new
 # headers or a new grader make every entry of the grader's build cache a miss (their stamps

@@ -181,14 +181,18 @@ void report_print_table(FILE *f, const GradeReport *r)
     for (int i = 0; i < np; i++) {
         const GradePart *p = &r->parts[i];
         char pts[32], max[32];
-        report_table_row(f, p->name, REPORT_LEN(p->name), name_cols, report_fmt1(pts, p->points),
+        report_table_row(f, p->name, REPORT_LEN(p->name), name_cols,
+                         p->error ? "error" : report_fmt1(pts, p->points),
                          report_fmt1(max, p->max), p->reason, REPORT_LEN(p->reason),
                          reason_cols);
     }
     report_rule(f, fixed + reason_cols);
-    char pts[32], max[32];
-    report_table_row(f, "total", 5, name_cols, report_fmt1(pts, r->total),
-                     report_fmt1(max, r->max), "", 0, reason_cols);
+    char pts[32], max[32], why[96] = "";
+    if (r->errors)
+        textf(why, sizeof why, "no grade: %d part%s could not be graded (the grader's failure)",
+              r->errors, r->errors == 1 ? "" : "s");
+    report_table_row(f, "total", 5, name_cols, r->errors ? "error" : report_fmt1(pts, r->total),
+                     report_fmt1(max, r->max), why, strlen(why), reason_cols);
 }
 
 /* ---- report.json --------------------------------------------------------------------- */
@@ -263,7 +267,8 @@ static json_t *report_json_part(const GradePart *p, bool *bad)
     }
     report_set(o, "name", REPORT_JSTR(p->name), bad);
     report_set(o, "kind", json_string(p->is_scene ? "scene" : "stage"), bad);
-    report_set(o, "points", report_jnum(p->points), bad);
+    report_set(o, "status", json_string(p->error ? "error" : "graded"), bad);
+    report_set(o, "points", p->error ? json_null() : report_jnum(p->points), bad);
     report_set(o, "max", report_jnum(p->max), bad);
     report_set(o, "total", json_integer(p->total), bad);
     report_set(o, "passed", json_integer(p->passed), bad);
@@ -291,9 +296,15 @@ static json_t *report_json(const GradeReport *r)
     report_set(root, "mode", REPORT_JSTR(r->mode), &bad);
     report_set(root, "seconds", report_jnum(r->seconds), &bad);
     report_set(root, "sandbox", REPORT_JSTR(r->sandbox), &bad);
-    report_set(root, "total", report_jnum(r->total), &bad);
+    report_set(root, "grader", REPORT_JSTR(r->grader), &bad);
+    report_set(root, "config_hash", REPORT_JSTR(r->config_hash), &bad);
+    report_set(root, "data_hash", REPORT_JSTR(r->data_hash), &bad);
+    report_set(root, "graded_at", REPORT_JSTR(r->graded_at), &bad);
+    report_set(root, "status", json_string(r->errors ? "error" : "graded"), &bad);
+    report_set(root, "errors", json_integer(r->errors), &bad);
+    report_set(root, "total", r->errors ? json_null() : report_jnum(r->total), &bad);
     report_set(root, "max", report_jnum(r->max), &bad);
-    report_set(root, "full_marks", json_boolean(r->max > 0 && report_full(r->total, r->max)),
+    report_set(root, "full_marks", json_boolean(!r->errors && r->max > 0 && report_full(r->total, r->max)),
                &bad);
     for (int i = 0; i < report_nparts(r); i++) {
         json_t *p = report_json_part(&r->parts[i], &bad);
@@ -345,6 +356,7 @@ static const char report_css[] =
     ".full .bar span{background:#2e7d32}\n"
     ".partial .bar span{background:#f9a825}\n"
     ".zero .bar span{background:#c62828}\n"
+    "tr.error td{background:#fff3e0}\n"
     "tr.total td{font-weight:bold;border-top:2px solid #999;border-bottom:none}\n"
     ".reason{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9em;"
     "overflow-wrap:anywhere}\n"
@@ -418,10 +430,10 @@ static void report_html_log_link(FILE *f, const GradePart *p)
 static void report_html_row(FILE *f, const GradePart *p, int index)
 {
     char pts[32], max[32];
-    fprintf(f, "<tr class=\"%s\"><td>", report_status(p->points, p->max));
+    fprintf(f, "<tr class=\"%s\"><td>", p->error ? "error" : report_status(p->points, p->max));
     REPORT_HTML(f, p->name);
     fprintf(f, "</td><td>%s</td><td class=\"num\">%s / %s", p->is_scene ? "scene" : "stage",
-            report_fmt1(pts, p->points), report_fmt1(max, p->max));
+            p->error ? "error" : report_fmt1(pts, p->points), report_fmt1(max, p->max));
     report_html_bar(f, p->points, p->max);
     fprintf(f, "</td><td class=\"num\">%d / %d %s</td><td><span class=\"reason\">", p->passed,
             p->total, p->is_scene ? "frames" : "cases");
@@ -442,8 +454,8 @@ static void report_html_table(FILE *f, const GradeReport *r)
     for (int i = 0; i < report_nparts(r); i++)
         report_html_row(f, &r->parts[i], i);
     fprintf(f, "<tr class=\"total %s\"><td>total</td><td></td><td class=\"num\">%s / %s",
-            report_status(r->total, r->max), report_fmt1(tot, r->total),
-            report_fmt1(max, r->max));
+            r->errors ? "error" : report_status(r->total, r->max),
+            r->errors ? "no grade" : report_fmt1(tot, r->total), report_fmt1(max, r->max));
     report_html_bar(f, r->total, r->max);
     fputs("</td><td></td><td></td></tr>\n</tbody>\n</table>\n", f);
 }
@@ -655,6 +667,15 @@ static const json_t *report_part_named(const json_t *root, const char *name)
     return NULL;
 }
 
+/* "graded", or "error" when the report says some part could not be graded (its score and
+ * the total are then empty): a gradebook must not take the row for a grade. A report from
+ * before the status existed was graded. */
+static const char *report_csv_status(const json_t *root)
+{
+    const char *st = json_string_value(json_object_get(root, "status"));
+    return st && strcmp(st, "error") == 0 ? "error" : "graded";
+}
+
 static int report_csv_body(FILE *f, const void *ctx)
 {
     const ReportClass *c = ctx;
@@ -663,7 +684,7 @@ static int report_csv_body(FILE *f, const void *ctx)
         fputc(',', f);
         report_csv_field(f, c->cols[k]);
     }
-    fputs(",total,max\r\n", f);
+    fputs(",total,max,status\r\n", f);
     for (int i = 0; i < c->n; i++) {
         const json_t *root = c->roots[i];
         report_csv_field(f, json_string_value(json_object_get(root, "student")));
@@ -675,8 +696,37 @@ static int report_csv_body(FILE *f, const void *ctx)
         report_csv_number(f, json_object_get(root, "total"));
         fputc(',', f);
         report_csv_number(f, json_object_get(root, "max"));
+        fputc(',', f);
+        report_csv_field(f, report_csv_status(root));
         fputs("\r\n", f);
     }
+    return 0;
+}
+
+/* A report's hash of what it was graded with ("" when it has none: written before hashes). */
+static const char *report_hash(const json_t *root, const char *key)
+{
+    const char *h = json_string_value(json_object_get(root, key));
+    return h ? h : "";
+}
+
+/* One CSV holds grades made under one config and one set of reference data: a report whose
+ * hashes differ from the first report's is refused, naming both files. */
+static int report_same_grading(const ReportClass *c, char *const json_paths[], char *err,
+                               size_t errlen)
+{
+    static const char *const keys[] = { "config_hash", "data_hash" };
+    for (int i = 1; i < c->n; i++)
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+            const char *a = report_hash(c->roots[0], keys[k]), *b = report_hash(c->roots[i], keys[k]);
+            if (strcmp(a, b) == 0)
+                continue;
+            fileerr_set(err, errlen, json_paths[i], "graded with another %s than %s (%s \"%s\", not "
+                        "\"%s\"): one CSV holds one grading; grade them again under one config "
+                        "(nothing written)", k == 0 ? "config" : "reference data", json_paths[0],
+                        keys[k], b, a);
+            return -1;
+        }
     return 0;
 }
 
@@ -705,7 +755,55 @@ int report_write_class_csv(const char *csv_path, char *const json_paths[], int n
         }
     }
     if (rc == 0)
+        rc = report_same_grading(&c, json_paths, err, errlen);
+    if (rc == 0)
         rc = report_write_file(csv_path, report_csv_body, &c, err, errlen);
+    report_class_free(&c);
+    return rc;
+}
+
+/* Adds root's graded parts to the running sums of the columns. */
+static void report_sum_parts(const ReportClass *c, const json_t *root, double *sum, double *max, int *count)
+{
+    for (size_t k = 0; k < c->ncols; k++) {
+        const json_t *p = report_part_named(root, c->cols[k]);
+        const json_t *pts = json_object_get(p, "points");
+        if (!json_is_number(pts))
+            continue;
+        sum[k] += json_number_value(pts);
+        max[k] = json_number_value(json_object_get(p, "max"));
+        count[k]++;
+    }
+}
+
+int report_class_summary(FILE *f, char *const json_paths[], int n, char *err, size_t errlen)
+{
+    ReportClass c = { 0 };
+    c.roots = calloc((size_t)n + 1, sizeof *c.roots);
+    int rc = c.roots ? 0 : -1, errors = 0;
+    for (; rc == 0 && c.n < n; c.n++)
+        if (!(c.roots[c.n] = report_load(json_paths[c.n], err, errlen)) || report_add_cols(&c, c.roots[c.n]) != 0)
+            rc = -1;
+    double *sum = calloc(c.ncols + 1, sizeof *sum), *max = calloc(c.ncols + 1, sizeof *max);
+    int *count = calloc(c.ncols + 1, sizeof *count);
+    if (rc == 0 && sum && max && count) {
+        for (int i = 0; i < c.n; i++) {
+            errors += strcmp(report_csv_status(c.roots[i]), "error") == 0;
+            report_sum_parts(&c, c.roots[i], sum, max, count);
+        }
+        fprintf(f, "%d report%s, %d graded, %d with errors; mean per part:", c.n, c.n == 1 ? "" : "s",
+                c.n - errors, errors);
+        for (size_t k = 0; k < c.ncols; k++) {
+            char m[32], x[32];
+            fprintf(f, "%s %s %s/%s", k ? "," : "", c.cols[k],
+                    count[k] ? report_fmt1(m, sum[k] / count[k]) : "-", report_fmt1(x, max[k]));
+        }
+        fputc('\n', f);
+    } else if (rc == 0) {
+        rc = -1;
+        textf(err, errlen, "out of memory summing the class");
+    }
+    free(sum), free(max), free(count);
     report_class_free(&c);
     return rc;
 }

@@ -16,8 +16,11 @@ void report_print_table(FILE *f, const GradeReport *r);
 
 /* report.json, keys always in this order (points, seconds, got and limit are numbers; a NaN
  * or infinite one is written as null):
- *   {"student", "submission", "mode", "seconds", "total", "max", "full_marks": bool,
- *    "parts": [{"name", "kind": "stage"|"scene", "points", "max", "total", "passed",
+ *   {"student", "submission", "mode", "seconds", "sandbox", "grader" (commit and binary
+ *    hash), "config_hash", "data_hash", "graded_at" (UTC), "status": "graded"|"error",
+ *    "errors": parts with status error, "total" (null when errors), "max", "full_marks": bool,
+ *    "parts": [{"name", "kind": "stage"|"scene", "status": "graded"|"error" (the grader
+ *               failed on it: no score), "points" (null for an error), "max", "total", "passed",
  *               "reason", "log": path or null,
  *               "first_fail": {"frame", "metric", "got", "limit"}  (failed scene parts only),
  *               "images": {"student", "reference", "diff"}         (only the ones set)}]}
@@ -41,9 +44,10 @@ int report_write_file(const char *path, int (*body)(FILE *, const void *), const
                       char *err, size_t errlen);
 
 /* grades.csv from n report.json files, one row each in the given order:
- *   student,<part>,...,total,max
+ *   student,<part>,...,total,max,status
  * with the parts the union of all reports' parts in first-seen order, an empty cell where a
- * report lacks a part, numbers with one decimal. RFC 4180: "\r\n" line ends, a field holding
+ * report lacks a part or could not grade it (and an empty total then), numbers with one
+ * decimal, status "graded" or "error" (some part is the grader's failure: no grade). RFC 4180: "\r\n" line ends, a field holding
  * a comma, a quote, CR or LF quoted with its quotes doubled, so every row has the header's
  * field count whatever a name holds. A text field a spreadsheet would take for a formula
  * (starting with =, +, -, @, TAB or CR) is quoted with an apostrophe first inside the quotes:
@@ -51,5 +55,13 @@ int report_write_file(const char *path, int (*body)(FILE *, const void *), const
  * csv_path is left as it was. */
 int report_write_class_csv(const char *csv_path, char *const json_paths[], int n, char *err,
                            size_t errlen);
+/* Before csv_path is touched, every report must carry the first one's config_hash and
+ * data_hash (a report without them counts as ""): else err names both files, -1. */
+
+/* One line on n reports, for the end of a class run: how many, graded, with errors, and each
+ * part's mean over the reports that have a score for it, out of its max:
+ *   "3 reports, 2 graded, 1 with errors; mean per part: advect 10.0/10.0, p2g 5.0/10.0, ..."
+ * Returns 0, or -1 with one line in err. */
+int report_class_summary(FILE *f, char *const json_paths[], int n, char *err, size_t errlen);
 
 #endif

@@ -423,6 +423,20 @@ static void sb_describe(const SandboxLimits *lim, SandboxResult *res)
     }
 }
 
+static struct { int first, count, starts; } sb_test_fail;
+
+void sandbox_test_fail_starts(int first, int count)
+{
+    sb_test_fail.first = first, sb_test_fail.count = count;
+}
+
+/* Whether this start is one the test hook fails; counts every start. */
+static bool sb_test_fails_start(void)
+{
+    int n = ++sb_test_fail.starts;
+    return sb_test_fail.count > 0 && n >= sb_test_fail.first && n < sb_test_fail.first + sb_test_fail.count;
+}
+
 int sandbox_run(const char *dir, char *const argv[], char *const envp[], const SandboxLimits *lim,
                 SandboxResult *res)
 {
@@ -434,6 +448,8 @@ int sandbox_run(const char *dir, char *const argv[], char *const envp[], const S
         return sb_no_start(res, "allocating the output buffer", ENOMEM);
     res->output = run.buf;
     run.buf[0] = '\0';
+    if (sb_test_fails_start())
+        return sb_no_start(res, "clone (test hook)", EAGAIN);
     if (sb_spawn(&run, dir, argv, envp, lim, res) != 0) {
         sb_close(&run.out_fd);
         sb_close(&run.final_fd);

@@ -96,6 +96,11 @@ uid_t sandbox_run_uid(void);
  * from its affinity mask; -1 when it cannot be read. */
 int sandbox_cpu(void);
 
+/* A test hook (FLIPGRADE_TEST_FAIL_START, flipgrade.c): the starts numbered first to
+ * first + count - 1 of this process (1 is its first sandbox_run) fail as a clone refused
+ * with EAGAIN would, so a test can provoke the grader's own failure deterministically. */
+void sandbox_test_fail_starts(int first, int count);
+
 /* True when Landlock works on this kernel, i.e. confine_writes can be honoured. */
 bool sandbox_can_confine(void);
 

@@ -25,6 +25,7 @@ typedef struct {
     Particles s0;                /* frame 0 of the student's run */
     bool have_frames;            /* the data holds the reference's frames, not only their metrics */
     FrameSummary *ref;           /* the reference's side of frames 0..frames, or NULL */
+    char missing[GRADE_REASON_MAX]; /* the reference's data could not be read: "" or why */
 } SceneRun;
 
 static void run_pipeline(SceneRun *r, const char *binary, SandboxResult *res)
@@ -101,6 +102,7 @@ static bool load_reference(SceneRun *r)
         return true;
     grading_log(r->gr, r->part, "the reference: %s (run `make grade-data`)\n", err);
     textf(r->gr->data_missing, sizeof r->gr->data_missing, "%s (run `make grade-data`)", err);
+    textf(r->missing, sizeof r->missing, "the reference: %s (run `make grade-data`)", err);
     free(r->ref);
     r->ref = NULL;
     return false;
@@ -313,7 +315,8 @@ typedef struct {
     const char *file;             /* under the work directory's pipeline/ */
     const char *trap;             /* BUILD_SOLVER_TRAP, or NULL: the given solver linked in */
     char binary[GC_PATH + 32];
-    int state;                    /* 0 not linked yet, 1 linked, -1 did not link */
+    int state;                    /* 0 not linked yet, 1 linked, -1 did not link, -2 the
+                                   * grader could not run the linker (build_link) */
     char why[400];
 } SceneRunner;
 
@@ -328,11 +331,21 @@ static const char *runner_for(Grading *gr, SceneRunner *rn, const char **why)
         bool all[STAGE_COUNT];
         for (int s = 0; s < STAGE_COUNT; s++)
             all[s] = true;
-        rn->state = build_link(gr, dir, "scenerun.o", rn->trap, all, rn->binary, rn->why, sizeof rn->why) == 0
-                        ? 1 : -1;
+        int rc = build_link(gr, dir, "scenerun.o", rn->trap, all, rn->binary, rn->why, sizeof rn->why);
+        rn->state = rc == 0 ? 1 : rc;
     }
     *why = rn->why;
     return rn->state == 1 ? rn->binary : NULL;
+}
+
+/* A stage the grader could not compile: the run would have its stub in its place, and score
+ * what the stub earns as if the student had written it. "" when every compile ran. */
+static const char *unbuilt_stage(const Grading *gr)
+{
+    for (int s = 0; s < STAGE_COUNT; s++)
+        if (gr->build_error[s])
+            return gr->build_reason[s];
+    return "";
 }
 
 static void grade_run(Grading *gr, const GradeScene *sc, const char *solver, SceneRunner *given,
@@ -353,8 +366,18 @@ static void grade_run(Grading *gr, const GradeScene *sc, const char *solver, Sce
         textf(r.part->reason, sizeof r.part->reason, "%s", why);
         return;
     }
+    if (unbuilt_stage(gr)[0]) {
+        grading_mark_error(gr, r.part, unbuilt_stage(gr));
+        return;
+    }
     const char *link_error = NULL;
-    const char *binary = runner_for(gr, r.run.own_jacobi ? own : given, &link_error);
+    SceneRunner *runner = r.run.own_jacobi ? own : given;
+    const char *binary = runner_for(gr, runner, &link_error);
+    if (!binary && runner->state == -2) {
+        textf(why, sizeof why, "linking the scene's runner, twice: %s", link_error);
+        grading_mark_error(gr, r.part, why);
+        return;
+    }
     if (!binary) {
         textf(r.part->reason, sizeof r.part->reason, "the stages do not link together: %s", link_error);
         grading_log(gr, r.part, "%s\n", r.part->reason);
@@ -368,6 +391,13 @@ static void grade_run(Grading *gr, const GradeScene *sc, const char *solver, Sce
         grading_log(gr, r.part, "the run: %s\n", res.reason);
     if (res.output)
         grading_log_output(gr, r.part, res.output, res.output_len);
+    if (grading_failed_itself(&res)) {
+        textf(why, sizeof why, "the run, twice: %s", res.reason);
+        grading_mark_error(gr, r.part, why);
+        grading_drop_run(gr, r.dir, res.kept_kib);
+        sandbox_result_free(&res);
+        return;
+    }
     if (run_refused(&r, &res)) {
         grading_drop_run(gr, r.dir, res.kept_kib);
         sandbox_result_free(&res);
@@ -387,6 +417,8 @@ static void grade_run(Grading *gr, const GradeScene *sc, const char *solver, Sce
     if (r.part->passed < r.part->total)
         keep_run(&r);
     describe(&r, &res);
+    if (r.missing[0])
+        grading_mark_error(gr, r.part, r.missing);
     grading_drop_run(gr, r.dir, res.kept_kib);   /* compared, and kept_run has what it needs */
     sandbox_result_free(&res);
     /* logs only for failures, or for what the run printed */

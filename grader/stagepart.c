@@ -85,6 +85,7 @@ typedef struct {
     char runner[GC_PATH + 64];
     char first[GRADE_REASON_MAX];    /* the first failure, one line */
     bool timed_out;
+    char error[GRADE_REASON_MAX];    /* the grader's own failure on some case, or "" */
 } StageRun;
 
 static void stage_fail(StageRun *st, int i, const char *name, const char *what, const char *log,
@@ -124,6 +125,7 @@ static bool run_case(StageRun *st, int i, const char *name)
     bool pass = false;
     if (state_read(&want, casefile, err, sizeof err) != 0 || write_inputs(&want, inpath, err, sizeof err) != 0) {
         stage_fail(st, i, name, "the grader could not prepare the case", err, NULL);
+        textf(st->error, sizeof st->error, "case %d (%s): could not prepare it: %s", i, name, err);
         goto done;
     }
     if (!grading_time_left(st->gr, what, sizeof what)) {
@@ -151,6 +153,8 @@ static bool run_case(StageRun *st, int i, const char *name)
     } else if (res.outcome != SB_OK) {
         textf(what, sizeof what, "%s: %s", st->stage, res.reason);
         stage_fail(st, i, name, what, NULL, &res);
+        if (grading_failed_itself(&res))
+            textf(st->error, sizeof st->error, "case %d (%s), twice: %s", i, name, res.reason);
         st->timed_out = res.outcome == SB_TIMEOUT || res.outcome == SB_CPU;
     } else if (!grading_owned_file(dir, outpath)) {
         textf(what, sizeof what, "%s: its output out.state is not a file it wrote (a link or a FIFO?)",
@@ -189,8 +193,14 @@ static void grade_stage(Grading *gr, int s)
     char names[MAX_CASES][128];
     part->total = list_cases(gr, stage, names);
     if (part->total == 0) {
-        textf(part->reason, sizeof part->reason, "no cases in %s (run `make grade-data`)", gr->data);
-        textf(gr->data_missing, sizeof gr->data_missing, "%s", part->reason);
+        char why[GRADE_REASON_MAX];
+        textf(why, sizeof why, "no cases in %s (run `make grade-data`)", gr->data);
+        textf(gr->data_missing, sizeof gr->data_missing, "%s", why);
+        grading_mark_error(gr, part, why);
+        return;
+    }
+    if (gr->build_error[s]) {
+        grading_mark_error(gr, part, gr->build_reason[s]);
         return;
     }
     if (!gr->compiled[s]) {
@@ -209,7 +219,14 @@ static void grade_stage(Grading *gr, int s)
     only[s] = true;
     /* no stage's case is a pressure solve: the given solver is trapped here too, so a stage
      * that calls it is told so rather than failing its cases unexplained */
-    if (build_link(gr, dir, "stagerun.o", BUILD_SOLVER_TRAP, only, st.runner, why, sizeof why) != 0) {
+    int linked = build_link(gr, dir, "stagerun.o", BUILD_SOLVER_TRAP, only, st.runner, why, sizeof why);
+    if (linked == -2) {
+        char what[GRADE_REASON_MAX];
+        textf(what, sizeof what, "linking the stage's runner, twice: %s", why);
+        grading_mark_error(gr, part, what);
+        return;
+    }
+    if (linked != 0) {
         textf(part->reason, sizeof part->reason, "%s: does not link: %s", stage, why);
         grading_log(gr, part, "%s\n", part->reason);
         return;
@@ -223,7 +240,9 @@ static void grade_stage(Grading *gr, int s)
         part->passed += run_case(&st, i + 1, names[i]);
     }
     part->points = part->max * part->passed / part->total;
-    if (part->passed == part->total)
+    if (st.error[0])
+        grading_mark_error(gr, part, st.error);
+    else if (part->passed == part->total)
         textf(part->reason, sizeof part->reason, "all %d cases pass", part->total);
     else
         textf(part->reason, sizeof part->reason, "%d of %d cases pass; %s", part->passed,

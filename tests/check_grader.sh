@@ -264,11 +264,11 @@ EOF
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1], newline="")))
 want = ["=1+1,2,3", '-2+3,"x"', "\t=cmd", "\r=x", "@SUM(A1)"]
-assert rows[0] == ["student", "p2g", "total", "max"], rows[0]
+assert rows[0] == ["student", "p2g", "total", "max", "status"], rows[0]
 assert len(rows) == 1 + len(want), "%d rows, not %d: %r" % (len(rows), 1 + len(want), rows)
 for r, w in zip(rows[1:], want):
-    assert r == ["'" + w, "3.0", "3.0", "10.0"], "%r, not the guarded %r" % (r, w)
-print("names: formulas.csv read back: 5 rows of 4 fields, each name kept behind its apostrophe")
+    assert r == ["'" + w, "3.0", "3.0", "10.0", "graded"], "%r, not the guarded %r" % (r, w)
+print("names: formulas.csv read back: 5 rows of 5 fields, each name kept behind its apostrophe")
 EOF
     cat "$names/formulas.txt"
 fi
@@ -376,6 +376,91 @@ intake_case intake-odd "$out/subs/intake-odd" \
     "advect:assignment/advect.c: refused: a FIFO, not a regular file" \
     "gravity:assignment/gravity.c: refused: a symbolic link, not a regular file"
 
+# 5e. A failure of the grader itself is never a student's zero (grader/README.md, "When the
+#     grader fails"). The test hook FLIPGRADE_TEST_FAIL_START=NAME:FIRST[:COUNT] makes those
+#     sandbox starts of NAME's grading fail as a refused clone would: once, the run is retried
+#     and the grade is whole; twice, the part is `error` (no score, status error in report.json
+#     and grades.csv), make grade fails and names the ONLY= that grades it again, which then
+#     gives full marks and a CSV of graded rows. A class whose reference check fails grades no one.
+infra=$out/infra
+mkdir -p "$infra/subs"
+for n in ok-1 ok-2; do
+    mkdir -p "$infra/subs/$n/assignment"
+    for s in $STAGES; do cp "reference/$s.c" "$infra/subs/$n/assignment/$s.c"; done
+done
+FLIPGRADE_TEST_FAIL_START=ok-1:3 "$grade" --quiet --config "$small" --parts stages --out "$infra/once" \
+    "$infra/subs/ok-1" > "$infra/once.txt" 2>&1; rc=$?
+[ "$rc" -eq 0 ] && grep -q '"full_marks": true' "$infra/once/report.json" &&
+    echo "infra: a start that failed once was retried: full marks" ||
+    fail "infra: a start that failed once: exit $rc, not 0 with full marks: $(tail -n 3 "$infra/once.txt")"
+class_infra() {   # class_infra LOG [make variables...]: make grade of the class, its exit status in $rc
+    log=$1; shift
+    MAKEFLAGS= make -s --no-print-directory grade SUBMISSIONS="$infra/subs/" JOBS=2 GRADE_CONFIG="$small" \
+        GRADE_PARTS=stages GRADE_REPORTS="$infra/reports" GRADES_CSV="$infra/grades.csv" "$@" > "$log" 2>&1
+    rc=$?
+}
+csv_row() { tr -d '\r' < "$infra/grades.csv" | grep "^$1,"; }
+FLIPGRADE_TEST_FAIL_START=ok-2:3:2 class_infra "$infra/twice.txt"
+[ "$rc" -ne 0 ] || fail "infra: make grade exited 0 with a part the grader failed on twice"
+row=$(csv_row ok-2)
+case "$row" in
+    ok-2,*,,80.0,error) echo "infra: the part the grader failed on twice: $row (no score, status error)" ;;
+    *) fail "infra: grades.csv row of ok-2 is \"$row\", not an empty score and total with status error" ;;
+esac
+[ "$(csv_row ok-1)" = "ok-1,10.0,10.0,10.0,10.0,10.0,10.0,10.0,10.0,80.0,80.0,graded" ] ||
+    fail "infra: ok-1, graded beside it, is \"$(csv_row ok-1)\", not full marks and graded"
+# which run is the third depends on the build cache (a compile, or a stage's case): any one part
+[ "$(grep -Ec '^[a-z0-9]+ +error +10.0  grading error: .*twice: could not start: clone' "$infra/reports/ok-2/flipgrade.txt")" -eq 1 ] &&
+    grep -q "^total *error *80.0  no grade: 1 part could not be graded" "$infra/reports/ok-2/flipgrade.txt" ||
+    fail "infra: ok-2's table does not show one part as error with its reason: $(cat "$infra/reports/ok-2/flipgrade.txt")"
+grep -qF "make grade SUBMISSIONS=$infra/subs/ ONLY='ok-2'" "$infra/twice.txt" &&
+    echo "infra: $(grep -F "ONLY='ok-2'" "$infra/twice.txt" | cut -c1-120)..." ||
+    fail "infra: make grade did not name the ONLY='ok-2' that grades it again: $(tail -n 3 "$infra/twice.txt")"
+class_infra "$infra/only.txt" ONLY=ok-2
+[ "$rc" -eq 0 ] && [ "$(csv_row ok-2)" = "ok-2,10.0,10.0,10.0,10.0,10.0,10.0,10.0,10.0,80.0,80.0,graded" ] &&
+    [ "$(csv_row ok-1 | cut -d, -f10-)" = "80.0,80.0,graded" ] &&
+    echo "infra: ONLY=ok-2 graded it alone: full marks, the CSV rewritten from both reports" ||
+    fail "infra: ONLY=ok-2: exit $rc, rows \"$(csv_row ok-1)\" \"$(csv_row ok-2)\": $(tail -n 3 "$infra/only.txt")"
+rm -rf "$infra/reports"
+FLIPGRADE_TEST_FAIL_START=reference:2:2 class_infra "$infra/broken.txt"
+graded=$(find "$infra/reports" -path "*/ok-*/report.json" | wc -l)
+[ "$rc" -ne 0 ] && [ "$graded" -eq 0 ] && grep -q "the reference's own files did not get full marks" "$infra/broken.txt" &&
+    echo "infra: the reference's files without full marks: $(grep "did not get full marks" "$infra/broken.txt" | cut -c1-100)..." ||
+    fail "infra: a class whose reference check failed: exit $rc, $graded students graded: $(tail -n 2 "$infra/broken.txt")"
+
+# 5f. Auditable grades: every report names its grader, the hashes of its config and data, and
+#     when; --class-csv refuses reports graded under two configs (one line naming both files,
+#     no CSV written); a class run ends with one summary line (graded, errors, mean per part).
+audit=$out/audit
+mkdir -p "$audit"
+cp "$small" "$audit/other.config"
+echo "# the same settings, another file: another grading" >> "$audit/other.config"
+for c in "a:$small" "b:$audit/other.config"; do
+    "$grade" --quiet --config "${c#*:}" --parts stages --out "$audit/${c%%:*}" "$infra/subs/ok-1" > "$audit/${c%%:*}.txt" 2>&1
+done
+grep -Eq '^  "grader": ".+ \(binary [0-9a-f]{16}\)",$' "$audit/a/report.json" &&
+    grep -Eq '^  "config_hash": "[0-9a-f]{16}",$' "$audit/a/report.json" &&
+    grep -Eq '^  "data_hash": "[0-9a-f]{16}",$' "$audit/a/report.json" &&
+    grep -Eq '^  "graded_at": "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z",$' "$audit/a/report.json" &&
+    echo "audit: report.json has $(grep -E '"(grader|config_hash|data_hash|graded_at)"' "$audit/a/report.json" | tr -d ' \n')" ||
+    fail "audit: $audit/a/report.json lacks the grader, config_hash, data_hash or graded_at: $(head -n 14 "$audit/a/report.json")"
+cp "$audit/a/report.json" "$audit/a-again.json"
+"$grade" --class-csv "$audit/mixed.csv" "$audit/a/report.json" "$audit/b/report.json" > "$audit/mixed.txt" 2>&1; rc=$?
+if [ "$rc" -eq 2 ] && [ "$(wc -l < "$audit/mixed.txt")" -eq 1 ] && [ ! -e "$audit/mixed.csv" ] &&
+   grep -qF "$audit/b/report.json: graded with another config than $audit/a/report.json" "$audit/mixed.txt"; then
+    echo "audit: --class-csv refused two configs: $(cut -c1-140 "$audit/mixed.txt")..."
+else
+    fail "audit: --class-csv of two configs: exit $rc, not 2 with one line naming both and no CSV: $(cat "$audit/mixed.txt")"
+fi
+"$grade" --class-csv "$audit/same.csv" "$audit/a/report.json" "$audit/a-again.json" > "$audit/same.txt" 2>&1 ||
+    fail "audit: --class-csv refused two reports of one config: $(cat "$audit/same.txt")"
+for want in "twice.txt:2 reports, 1 graded, 1 with errors; mean per part: advect 10.0/10.0, gravity 10.0/10.0, p2g 10.0/10.0," \
+            "only.txt:2 reports, 2 graded, 0 with errors; mean per part: advect 10.0/10.0"; do
+    grep -qF "the CSV's ${want#*:}" "$infra/${want%%:*}" &&
+        echo "audit: summary: $(grep -F "the CSV's" "$infra/${want%%:*}" | cut -c1-110)..." ||
+        fail "audit: $infra/${want%%:*} has no summary line \"${want#*:}\": $(grep -F "the CSV's" "$infra/${want%%:*}")"
+done
+
 # 6. Attacks (tests/attacks/README.md): each appended to the reference's file of its stage and
 #    refused, with a reason the stage did not write; nothing outside the run changes. Run as
 #    root (when this is root) and as an unprivileged user, on a copy of the kit it can read.
@@ -421,6 +506,8 @@ attacks() {      # attacks WHO RUNAS... : grade the attack submissions as WHO, t
     mkdir -p "$kitcopy/build/grader" "$kitcopy/tests"
     cp -r scenes grader "$kitcopy/"; cp -r tests/grader "$kitcopy/tests/"
     cp -r build/grader/kit build/grader/data "$kitcopy/build/grader/"
+    mkdir -p "$kitcopy/reference"    # a class run grades the reference's files first
+    for s in $STAGES; do cp "reference/$s.c" "$kitcopy/reference/"; done
     cp "$grade" "$kitcopy/flipgrade"
     victim=$base/work/victim
     echo secret > "$victim"; chmod 640 "$victim"; touch -d 2000-01-01 "$victim"

@@ -241,14 +241,14 @@ START_TEST(class_csv_exact)
     ck_assert_msg(report_write_class_csv(csv, paths, 2, err, sizeof err) == 0, "%s", err);
     assert_no_tmp(csv);
     char *text = harness_slurp(csv, NULL);
-    ck_assert_str_eq(text, "student,advect,p2g,ball_drop.jacobi,extra,total,max\r\n"
-                           "alice,10.0,4.5,7.5,,22.0,40.0\r\n"
-                           "\"Doe, \"\"JJ\"\"\",10.0,,20.0,2.3,32.3,35.0\r\n");
+    ck_assert_str_eq(text, "student,advect,p2g,ball_drop.jacobi,extra,total,max,status\r\n"
+                           "alice,10.0,4.5,7.5,,22.0,40.0,graded\r\n"
+                           "\"Doe, \"\"JJ\"\"\",10.0,,20.0,2.3,32.3,35.0,graded\r\n");
     free(text);
 
     ck_assert_msg(report_write_class_csv(csv, paths, 0, err, sizeof err) == 0, "%s", err);
     text = harness_slurp(csv, NULL);
-    ck_assert_str_eq(text, "student,total,max\r\n");
+    ck_assert_str_eq(text, "student,total,max,status\r\n");
     free(text);
 }
 END_TEST
@@ -286,19 +286,44 @@ START_TEST(class_csv_guards_formulas)
         "say \"hi\"", "x=1", "plain", "",
     };
     char *text = class_csv_of(students, sizeof students / sizeof students[0], "-part,1");
-    ck_assert_str_eq(text, "student,\"'-part,1\",total,max\r\n"
-                           "\"'=1+1,2,3\",10.0,10.0,10.0\r\n"
-                           "\"'-2+3,\"\"x\"\"\",10.0,10.0,10.0\r\n"
-                           "\"'\t=cmd\",10.0,10.0,10.0\r\n"
-                           "\"'\r=x\",10.0,10.0,10.0\r\n"
-                           "\"'@SUM(A1)\",10.0,10.0,10.0\r\n"
-                           "\"'+1\",10.0,10.0,10.0\r\n"
-                           "\"a\nb\",10.0,10.0,10.0\r\n"
-                           "\"a\rb\",10.0,10.0,10.0\r\n"
-                           "\"say \"\"hi\"\"\",10.0,10.0,10.0\r\n"
-                           "x=1,10.0,10.0,10.0\r\n"
-                           "plain,10.0,10.0,10.0\r\n"
-                           ",10.0,10.0,10.0\r\n");
+    ck_assert_str_eq(text, "student,\"'-part,1\",total,max,status\r\n"
+                           "\"'=1+1,2,3\",10.0,10.0,10.0,graded\r\n"
+                           "\"'-2+3,\"\"x\"\"\",10.0,10.0,10.0,graded\r\n"
+                           "\"'\t=cmd\",10.0,10.0,10.0,graded\r\n"
+                           "\"'\r=x\",10.0,10.0,10.0,graded\r\n"
+                           "\"'@SUM(A1)\",10.0,10.0,10.0,graded\r\n"
+                           "\"'+1\",10.0,10.0,10.0,graded\r\n"
+                           "\"a\nb\",10.0,10.0,10.0,graded\r\n"
+                           "\"a\rb\",10.0,10.0,10.0,graded\r\n"
+                           "\"say \"\"hi\"\"\",10.0,10.0,10.0,graded\r\n"
+                           "x=1,10.0,10.0,10.0,graded\r\n"
+                           "plain,10.0,10.0,10.0,graded\r\n"
+                           ",10.0,10.0,10.0,graded\r\n");
+    free(text);
+}
+END_TEST
+
+/* A part the grader could not grade is no score: an empty cell, an empty total, status error,
+ * and report.json says so; a gradebook must not take the row for a grade of 0. */
+START_TEST(class_csv_grading_error)
+{
+    GradeReport a;
+    make_report(&a, "alice");
+    a.parts[1].error = true;
+    a.parts[1].points = 0;
+    a.errors = 1;
+    char err[512] = "";
+    char *paths[1] = { tmp_path("err.json") };
+    ck_assert_msg(report_write_json(paths[0], &a, err, sizeof err) == 0, "%s", err);
+    char *json = harness_slurp(paths[0], NULL);
+    ck_assert_msg(strstr(json, "\"status\": \"error\",\n  \"errors\": 1,\n  \"total\": null") != NULL,
+                  "report.json has no error status, count and null total: %s", json);
+    free(json);
+    const char *csv = tmp_path("err.csv");
+    ck_assert_msg(report_write_class_csv(csv, paths, 1, err, sizeof err) == 0, "%s", err);
+    char *text = harness_slurp(csv, NULL);
+    ck_assert_str_eq(text, "student,advect,p2g,ball_drop.jacobi,total,max,status\r\n"
+                           "alice,10.0,,7.5,,40.0,error\r\n");
     free(text);
 }
 END_TEST
@@ -643,6 +668,7 @@ static Suite *report_suite(void)
     tcase_add_test(files, html_escapes_and_links);
     tcase_add_test(files, class_csv_exact);
     tcase_add_test(files, class_csv_guards_formulas);
+    tcase_add_test(files, class_csv_grading_error);
     tcase_add_test(files, class_csv_malformed);
     tcase_add_test(files, table_fits_and_totals);
     tcase_add_test(files, table_escapes_whole);
