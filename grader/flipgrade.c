@@ -885,8 +885,8 @@ static void print_class_start(const Options *o, int todo, int total, int jobs)
         textf(list + strlen(list), sizeof list - strlen(list), "%s%d", i ? "," : "", cpus[i]);
     printf("flipgrade: grading %d of the %d entries of %s, %d at a time, each pinned to a CPU "
            "(%s)%s\n", todo, total, shown, jobs ? jobs : ncpus, list,
-           jobs > ncpus ? "; more at a time than CPUs: gradings share CPUs, and the time limits "
-                          "are wall clock" : "");
+           jobs > ncpus ? "; more at a time than CPUs: gradings share CPUs (the time limits "
+                          "count CPU time, so the grades hold, but each takes longer)" : "");
 }
 
 /* The names of the entries whose grading failed, blank-separated, for --only. */
@@ -1014,7 +1014,7 @@ static int grade_class(const Options *o, const GradeConfig *cfg)
 
 /* One submission's batch-job limits (grader/slurm.sh): its own wall-clock budget with room for
  * unpacking, the kit's link and the report; memory for one sandboxed process at its address-
- * space limit beside flipgrade itself; one core, as the time limits assume. */
+ * space limit beside flipgrade itself; one core, which the sandbox pins every program to. */
 static int print_job_limits(const GradeConfig *cfg)
 {
     long minutes = (long)ceil((1.25 * cfg->submission_seconds + 60.0) / 60.0);

@@ -36,9 +36,11 @@ static const Key keys[] = {
     { "metrics", "height_cells", K_NUM, OFF(height_cells), 0, 1e6, "each within this many cells" },
     { "metrics", "overlap", K_NUM, OFF(overlap), 0, 1, "occupied cells: |S and R| / |S or R| at least" },
     { "metrics", "motion", K_NUM, OFF(motion), 1, 1e6, "mean displacement since frame 0 within this ratio" },
-    { "limits", "compile_seconds", K_NUM, OFF(compile_seconds), 1, 3600, "wall clock per compile or link" },
-    { "limits", "case_seconds", K_NUM, OFF(case_seconds), 0.5, 3600, "wall clock per stage case" },
-    { "limits", "scene_seconds", K_NUM, OFF(scene_seconds), 1, 36000, "wall clock per whole-scene run" },
+    { "limits", "compile_seconds", K_NUM, OFF(compile_seconds), 1, 3600, "CPU time per process of a compile or link" },
+    { "limits", "case_seconds", K_NUM, OFF(case_seconds), 0.5, 3600, "CPU time per stage case" },
+    { "limits", "scene_seconds", K_NUM, OFF(scene_seconds), 1, 36000, "CPU time per whole-scene run" },
+    { "limits", "wall_factor", K_NUM, OFF(wall_factor), 1, 1000,
+      "wall-clock backstop per run: this many times its CPU limit" },
     { "limits", "memory_mib", K_INT, OFF(memory_mib), 64, 1 << 20, "address space per process, MiB" },
     { "limits", "file_mib", K_INT, OFF(file_mib), 1, 1 << 20, "largest file written, MiB" },
     { "limits", "output_kib", K_INT, OFF(output_kib), 1, 1 << 20, "printed output kept per process, KiB" },
@@ -85,6 +87,7 @@ void gradeconfig_defaults(GradeConfig *c)
     c->compile_seconds = 30.0;
     c->case_seconds = 10.0;
     c->scene_seconds = 30.0;
+    c->wall_factor = 10.0;
     c->memory_mib = 1024;
     c->file_mib = 64;
     c->output_kib = 64;

@@ -34,7 +34,8 @@ typedef struct {
     int nquantiles;
     double quantiles[GC_MAX_QUANTILES];
 
-    double compile_seconds, case_seconds, scene_seconds;
+    double compile_seconds, case_seconds, scene_seconds;   /* CPU time of one run */
+    double wall_factor;       /* a run's wall clock backstop: this times its CPU limit */
     long memory_mib, file_mib, output_kib, processes, disk_mib, submission_disk_mib;
     double submission_seconds;
 

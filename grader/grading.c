@@ -36,12 +36,17 @@ int grading_mkdirs(const char *path)
     return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-SandboxLimits grading_limits(const Grading *gr, double wall_seconds)
+/* The limit is CPU time: every program is pinned to one core (sandbox_cpu), so its CPU time
+ * is its own work, whatever the neighbours on that core take, while its wall clock is not.
+ * The wall clock only stops a program that waits instead of computing (a sleep, a lock):
+ * wall_factor times the CPU limit, cut to what is left of the submission's budget. */
+SandboxLimits grading_limits(const Grading *gr, double cpu_seconds)
 {
     const GradeConfig *c = gr->cfg;
     double left = gr->deadline - grading_now();
+    double wall_seconds = c->wall_factor * cpu_seconds;
     wall_seconds = left < wall_seconds ? (left > 0.1 ? left : 0.1) : wall_seconds;
-    return (SandboxLimits){ .wall_seconds = wall_seconds, .cpu_seconds = wall_seconds + 1.0,
+    return (SandboxLimits){ .wall_seconds = wall_seconds, .cpu_seconds = cpu_seconds,
                             .memory_mib = (size_t)c->memory_mib, .file_mib = (size_t)c->file_mib,
                             .output_kib = (size_t)c->output_kib, .processes = (int)c->processes,
                             .confine_writes = sandbox_can_confine(), .isolate = true,

@@ -405,7 +405,13 @@ static void sb_describe(const SandboxLimits *lim, SandboxResult *res)
     case SB_OK:
     case SB_EXIT: snprintf(r, n, "exited with status %d", res->exit_status); break;
     case SB_SIGNAL: sb_describe_signal(res); break;
-    case SB_TIMEOUT: snprintf(r, n, "killed after %g s", lim->wall_seconds); break;
+    case SB_TIMEOUT: /* the CPU it used says whether it waited or computed */
+        if (lim->cpu_seconds > 0)
+            snprintf(r, n, "killed after %.3g s of wall clock, having used %.1f of its %g s of CPU",
+                     lim->wall_seconds, res->cpu_seconds, lim->cpu_seconds);
+        else
+            snprintf(r, n, "killed after %.3g s of wall clock", lim->wall_seconds);
+        break;
     case SB_CPU: snprintf(r, n, "used more than %g s of CPU", lim->cpu_seconds); break;
     case SB_FILESIZE: snprintf(r, n, "wrote a file larger than %zu MiB", lim->file_mib); break;
     case SB_MEMORY: snprintf(r, n, "ran out of memory (limit %zu MiB)", lim->memory_mib); break;

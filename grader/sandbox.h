@@ -10,7 +10,8 @@
 
 /* A zero field means "no limit", except output_kib: 0 keeps no output and any byte floods. */
 typedef struct {
-    double wall_seconds;   /* wall-clock timeout: the whole process group is SIGKILLed */
+    double wall_seconds;   /* wall-clock timeout: the whole process group is SIGKILLed
+                            * (the grader's backstop for a program that waits) */
     double cpu_seconds;    /* RLIMIT_CPU, rounded up to whole seconds; the hard limit is 2 s
                             * above, so SIGXCPU comes first */
     size_t memory_mib;     /* RLIMIT_AS */
@@ -72,7 +73,8 @@ typedef struct {
     char settings[256]; /* what the run reported over the guard's channel ("" when nothing) */
     long disk_kib;    /* with disk_mib: what the run left in its directory */
     long kept_kib;    /* with disk_mib: what was copied back out of it (keep) */
-    char reason[256]; /* one line a teacher reads: "killed after 10 s", "crashed: SIGSEGV
+    char reason[256]; /* one line a teacher reads: "killed after 100 s of wall clock, having used
+                       * 0.0 of its 10 s of CPU", "crashed: SIGSEGV
                        * (segmentation fault)", "used more than 20 s of CPU", "wrote a file
                        * larger than 64 MiB", "flooded its output (more than 64 KiB)", "ran
                        * out of memory (limit 1024 MiB)", "exited with status 3", the guard's

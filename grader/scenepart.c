@@ -34,7 +34,6 @@ static void run_pipeline(SceneRun *r, const char *binary, SandboxResult *res)
     const char *scene = r->run.path;
     char *env[] = { "PATH=/usr/bin:/bin", "LANG=C", NULL };
     SandboxLimits lim = grading_limits(r->gr, r->gr->cfg->scene_seconds);
-    lim.cpu_seconds = r->gr->cfg->scene_seconds;
     char pipeline[GC_PATH + 16], scenes[sizeof r->run.path];   /* the program and the scene files */
     textf(pipeline, sizeof pipeline, "%s/pipeline", r->gr->work);
     textf(scenes, sizeof scenes, "%s", scene);

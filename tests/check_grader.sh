@@ -149,7 +149,7 @@ full() {      # full HOSTILE STAGE: an untouched stage of a hostile submission k
 hostile hostile-a p2g-segfaults advect-loops gravity-mallocs divergence-writes-1g g2p-forks \
                   laplacian-does-not-compile gradient-nan
 expect hostile-a p2g "crashed: SIGSEGV"
-expect hostile-a advect "killed after 3 s"
+expect hostile-a advect "used more than 3 s of CPU"
 expect hostile-a gravity "ran out of memory"
 expect hostile-a divergence "wrote a file larger than 64 MiB"
 expect hostile-a g2p "tried to start a process (fork)"
@@ -459,6 +459,67 @@ for want in "twice.txt:2 reports, 1 graded, 1 with errors; mean per part: advect
     grep -qF "the CSV's ${want#*:}" "$infra/${want%%:*}" &&
         echo "audit: summary: $(grep -F "the CSV's" "$infra/${want%%:*}" | cut -c1-110)..." ||
         fail "audit: $infra/${want%%:*} has no summary line \"${want#*:}\": $(grep -F "the CSV's" "$infra/${want%%:*}")"
+done
+
+# 5g. Time limits measure the student, not the neighbours (grader/README.md, "Time limits"):
+#     a limit is CPU time, which pinning to one core makes the program's own. Three gradings
+#     share one CPU: an honest submission and two whose gravity spins four busy threads for
+#     0.3 s in every call. With scene_seconds = 2 the honest jacobi run needs about 1.1 s of
+#     CPU, and a third of the core makes that over 3 s of wall clock: a wall-clock limit
+#     would cut it. The spinners lose their scenes to their own CPU time; the honest one keeps
+#     full marks.
+fair=$out/fair
+mkdir -p "$fair/subs"
+sed "s/scene_seconds = 30.0;/scene_seconds = 2.0;/" "$small" > "$fair/tight.config"
+grep -q "scene_seconds = 2.0;" "$fair/tight.config" || fail "fair: $small has no 'scene_seconds = 30.0;' to tighten"
+for n in honest spin-1 spin-2; do
+    mkdir -p "$fair/subs/$n/assignment"
+    for s in $STAGES; do cp "reference/$s.c" "$fair/subs/$n/assignment/$s.c"; done
+done
+for n in spin-1 spin-2; do
+    f=$fair/subs/$n/assignment/gravity.c
+    sed 's/^void gravity(MacGrid \*g, Vec3 gravity_ms2, float dt)$/static void gravity_honest(MacGrid *g, Vec3 gravity_ms2, float dt)/' \
+        reference/gravity.c > "$f"
+    grep -q "gravity_honest" "$f" || fail "fair: reference/gravity.c has no 'void gravity(MacGrid *g, Vec3 gravity_ms2, float dt)' line to wrap"
+    cat >> "$f" <<'EOC'
+/* Busy: four threads spin for 0.3 s of wall clock in every call, then the honest answer. */
+#include <pthread.h>
+#include <time.h>
+static double spin_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+static void *spin_thread(void *arg)
+{
+    volatile unsigned long x = 0;
+    while (spin_now() < *(const double *)arg)
+        x++;
+    return NULL;
+}
+void gravity(MacGrid *g, Vec3 gravity_ms2, float dt)
+{
+    double until = spin_now() + 0.3;
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++)
+        pthread_create(&t[i], NULL, spin_thread, &until);
+    for (int i = 0; i < 4; i++)
+        pthread_join(t[i], NULL);
+    gravity_honest(g, gravity_ms2, dt);
+}
+EOC
+done
+taskset -c 0 "$grade" --class "$fair/subs" --jobs 3 --config "$fair/tight.config" --parts scenes \
+    --reports "$fair/reports" --class-csv "$fair/grades.csv" > "$fair/class.txt" 2>&1
+fair_row() { tr -d '\r' < "$fair/grades.csv" | grep "^$1,"; }
+[ "$(fair_row honest)" = "honest,5.0,5.0,10.0,10.0,graded" ] &&
+    echo "fair: an honest submission sharing its CPU with two busy ones: $(fair_row honest)" ||
+    fail "fair: the honest submission beside two busy ones is \"$(fair_row honest)\", not full marks: $(grep -A3 '^part' "$fair/reports/honest/flipgrade.txt" | tail -n 2)"
+for n in spin-1 spin-2; do
+    grep -q "^ball_drop.jacobi .*used more than 2 s of CPU" "$fair/reports/$n/flipgrade.txt" &&
+        echo "fair: $n: $(grep '^ball_drop.jacobi' "$fair/reports/$n/flipgrade.txt" | cut -c1-110)" ||
+        fail "fair: $n did not spin through its scenes (no 'used more than 2 s of CPU'): $(grep '^ball_drop' "$fair/reports/$n/flipgrade.txt")"
 done
 
 # 6. Attacks (tests/attacks/README.md): each appended to the reference's file of its stage and

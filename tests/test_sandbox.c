@@ -111,7 +111,10 @@ START_TEST(wall_timeout)
     ck_assert_double_ge(res.wall_seconds, 0.9);
     ck_assert_double_le(res.wall_seconds, 3.0);
     ck_assert_int_eq(res.signal, SIGKILL);
-    assert_reason(res, "killed after 1 s");
+    char want[128];
+    snprintf(want, sizeof want, "killed after 1 s of wall clock, having used %.1f of its 10 s of CPU",
+             res.cpu_seconds);
+    assert_reason(res, want);
     sandbox_result_free(&res);
 }
 END_TEST
