@@ -1,6 +1,6 @@
 /* build.c — compiling each student stage file on its own, and linking the programs that run them.
  * flipkit grader/: every compile and link runs in the sandbox (the compiler is fed untrusted
- * text); a stage that does not compile scores 0 and its stub takes its place everywhere else. */
+ * text); a stage that does not compile scores 0, and so does a scene run that calls it. */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <limits.h>
 #include <stdio.h>

@@ -347,6 +347,30 @@ static const char *unbuilt_stage(const Grading *gr)
     return "";
 }
 
+/* Whether this run calls stage s: every run calls the six around the solve; laplacian (the
+ * residual) and jacobi only when the student's jacobi solves for pressure. */
+static bool run_calls_stage(const GradeRun *run, int s)
+{
+    bool solve = strcmp(stage_names[s], "jacobi") == 0 || strcmp(stage_names[s], "laplacian") == 0;
+    return run->own_jacobi || !solve;
+}
+
+/* A stage this run calls whose file was not built (it does not compile, is missing or was
+ * refused): the run would grade the kit's stub in its place, so it scores 0 and says why.
+ * True when it did. */
+static bool refuse_stub_run(Grading *gr, const GradeRun *run, GradePart *part)
+{
+    for (int s = 0; s < STAGE_COUNT; s++)
+        if (!gr->compiled[s] && !gr->build_error[s] && run_calls_stage(run, s)) {
+            textf(part->reason, sizeof part->reason, "not run: it calls %s, whose file was not "
+                  "built (see the %s part); the kit's stub in its place would earn points for code "
+                  "the student did not write", stage_names[s], stage_names[s]);
+            grading_log(gr, part, "%s\n", part->reason);
+            return true;
+        }
+    return false;
+}
+
 static void grade_run(Grading *gr, const GradeScene *sc, const char *solver, SceneRunner *given,
                       SceneRunner *own)
 {
@@ -369,6 +393,8 @@ static void grade_run(Grading *gr, const GradeScene *sc, const char *solver, Sce
         grading_mark_error(gr, r.part, unbuilt_stage(gr));
         return;
     }
+    if (refuse_stub_run(gr, &r.run, r.part))
+        return;
     const char *link_error = NULL;
     SceneRunner *runner = r.run.own_jacobi ? own : given;
     const char *binary = runner_for(gr, runner, &link_error);

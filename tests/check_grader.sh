@@ -522,6 +522,24 @@ for n in spin-1 spin-2; do
         fail "fair: $n did not spin through its scenes (no 'used more than 2 s of CPU'): $(grep '^ball_drop' "$fair/reports/$n/flipgrade.txt")"
 done
 
+# 5h. A stage that does not compile scores 0 in every part that runs it (grader/README.md,
+#     "What is graded"): the kit's stub standing in would earn points for code the student
+#     did not write (a falling ball needs no pressure solve: 2.3 of 5 for a stub jacobi). The
+#     .jacobi run calls jacobi: 0 with the reason; the .gauss_seidel run does not: full marks.
+nobuild=$out/nobuild
+mkdir -p "$nobuild/sub/assignment"
+for s in $STAGES; do cp "reference/$s.c" "$nobuild/sub/assignment/$s.c"; done
+echo '#error this jacobi does not compile' >> "$nobuild/sub/assignment/jacobi.c"
+"$grade" --quiet --config "$small" --parts scenes --out "$nobuild/report" "$nobuild/sub" > "$nobuild/grade.txt" 2>&1
+parts "$nobuild/report/report.json" > "$nobuild/parts.tsv" 2>/dev/null
+case "$(grep '^ball_drop.jacobi	' "$nobuild/parts.tsv")" in
+    *"	0.0	5.0	not run: it calls jacobi, whose file was not built (see the jacobi part)"*)
+        echo "nobuild: $(grep '^ball_drop.jacobi	' "$nobuild/parts.tsv" | cut -f1,2,4 | cut -c1-110)...";;
+    *) fail "nobuild: ball_drop.jacobi with a jacobi.c that does not compile is \"$(grep '^ball_drop.jacobi	' "$nobuild/parts.tsv")\", not 0 saying it calls jacobi";;
+esac
+grep -q '^ball_drop.gauss_seidel	5.0	5.0	' "$nobuild/parts.tsv" ||
+    fail "nobuild: ball_drop.gauss_seidel, which does not call jacobi, lost points: $(grep '^ball_drop.gauss_seidel' "$nobuild/parts.tsv")"
+
 # 6. Attacks (tests/attacks/README.md): each appended to the reference's file of its stage and
 #    refused, with a reason the stage did not write; nothing outside the run changes. Run as
 #    root (when this is root) and as an unprivileged user, on a copy of the kit it can read.
