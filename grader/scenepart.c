@@ -157,6 +157,34 @@ static bool compare_frame(SceneRun *r, int f)
     return pass;
 }
 
+/* Whether this run calls stage s: every run calls the six around the solve; laplacian (the
+ * residual) and jacobi only when the student's jacobi solves for pressure. */
+static bool run_calls_stage(const GradeRun *run, int s)
+{
+    bool solve = strcmp(stage_names[s], "jacobi") == 0 || strcmp(stage_names[s], "laplacian") == 0;
+    return run->own_jacobi || !solve;
+}
+
+/* The first stage, in the order a substep runs them, that this run calls and that lost points
+ * on its own cases (its stage part): where the run most likely first went wrong, whichever
+ * later stage first wrote a NaN. NULL when no stage part lost points or none was graded. */
+static const char *first_wrong_stage(const SceneRun *r)
+{
+    static const char *const substep[] = { "p2g", "gravity", "divergence", "laplacian", "jacobi",
+                                           "gradient", "g2p", "advect" };
+    const GradeReport *rep = &r->gr->report;
+    for (size_t i = 0; i < sizeof substep / sizeof substep[0]; i++) {
+        int s = 0;
+        while (s < STAGE_COUNT && strcmp(stage_names[s], substep[i]) != 0)
+            s++;
+        for (int k = 0; s < STAGE_COUNT && run_calls_stage(&r->run, s) && k < rep->nparts; k++)
+            if (!rep->parts[k].is_scene && strcmp(rep->parts[k].name, substep[i]) == 0 &&
+                !rep->parts[k].error && rep->parts[k].points < rep->parts[k].max)
+                return substep[i];
+    }
+    return NULL;
+}
+
 static void describe(SceneRun *r, const SandboxResult *res)
 {
     GradePart *p = r->part;
@@ -173,6 +201,11 @@ static void describe(SceneRun *r, const SandboxResult *res)
         textf(p->reason, sizeof p->reason, "%s%d of %d frames match; frame %d: %s %.3g (limit %.3g)",
                  run, p->passed, p->total, p->first_fail.frame, p->first_fail.metric,
                  p->first_fail.got, p->first_fail.limit);
+    const char *wrong = p->passed < p->total ? first_wrong_stage(r) : NULL;
+    if (wrong)
+        grading_log(r->gr, p, "the first stage of the substep that fails its own cases: %s (see its "
+                    "part); a stage the run's log says wrote NaN or Inf may only be where it showed\n",
+                    wrong);
 }
 
 /* Copies src to dst when src is a file the run wrote in dir; true when it was copied. */
@@ -345,14 +378,6 @@ static const char *unbuilt_stage(const Grading *gr)
         if (gr->build_error[s])
             return gr->build_reason[s];
     return "";
-}
-
-/* Whether this run calls stage s: every run calls the six around the solve; laplacian (the
- * residual) and jacobi only when the student's jacobi solves for pressure. */
-static bool run_calls_stage(const GradeRun *run, int s)
-{
-    bool solve = strcmp(stage_names[s], "jacobi") == 0 || strcmp(stage_names[s], "laplacian") == 0;
-    return run->own_jacobi || !solve;
 }
 
 /* A stage this run calls whose file was not built (it does not compile, is missing or was

@@ -539,6 +539,16 @@ case "$(grep '^ball_drop.jacobi	' "$nobuild/parts.tsv")" in
 esac
 grep -q '^ball_drop.gauss_seidel	5.0	5.0	' "$nobuild/parts.tsv" ||
     fail "nobuild: ball_drop.gauss_seidel, which does not call jacobi, lost points: $(grep '^ball_drop.gauss_seidel' "$nobuild/parts.tsv")"
+#     A p2g bug whose run first shows NaN in a later stage (the solver): the scene's log names
+#     p2g, the first stage of the substep that fails its own cases.
+mkdir -p "$nobuild/p2g/assignment"
+for s in $STAGES; do cp "reference/$s.c" "$nobuild/p2g/assignment/$s.c"; done
+patch -s -p0 "$nobuild/p2g/assignment/p2g.c" < tests/mutants/p2g-no-normalise.patch ||
+    fail "nobuild: tests/mutants/p2g-no-normalise.patch does not apply to reference/p2g.c"
+"$grade" --quiet --config "$small" --out "$nobuild/p2g-report" "$nobuild/p2g" > "$nobuild/p2g.txt" 2>&1
+grep -q "^the first stage of the substep that fails its own cases: p2g (see its part)" "$nobuild/p2g-report/logs/ball_drop.jacobi.log" 2>/dev/null &&
+    echo "nobuild: a p2g bug's scene log: $(grep '^the first stage' "$nobuild/p2g-report/logs/ball_drop.jacobi.log" | cut -c1-80)..." ||
+    fail "nobuild: the scene log of a p2g bug does not name p2g as the first stage that fails its cases: $(tail -n 2 "$nobuild/p2g-report/logs/ball_drop.jacobi.log" 2>&1)"
 
 # 6. Attacks (tests/attacks/README.md): each appended to the reference's file of its stage and
 #    refused, with a reason the stage did not write; nothing outside the run changes. Run as
