@@ -425,6 +425,19 @@ static double cli_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The run's own checks (watch.c) leave at most one warning of each kind per run. */
+static void cli_warn_watch(Run *r)
+{
+    SimWatch *w = &r->sim.watch;
+    if (!w->warning_new)
+        return;
+    w->warning_new = false;
+    if (r->progress)
+        fputc('\n', stderr);
+    fprintf(stderr, "flipsim: %s: warning: frame %d: %s\n", r->scene.name, r->sim.frame, w->warning);
+    cli_log(r, "warning: frame %d: %s\n", r->sim.frame, w->warning);
+}
+
 static int cli_run_frames(Run *r, int last)
 {
     double start = cli_now();
@@ -439,6 +452,7 @@ static int cli_run_frames(Run *r, int last)
             cli_log(r, "error: frame %d: %s\n", r->sim.frame + 1, r->sim.error.message);
             return r->sim.error.out_of_memory ? EXIT_MEMORY : EXIT_BLOWUP;
         }
+        cli_warn_watch(r);
         rc = cli_write_frame(r);
         cli_log_frame(r, cli_now() - t0);
         cli_progress(r, last, cli_now() - start);
