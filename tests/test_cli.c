@@ -332,6 +332,29 @@ START_TEST(stubs_run_without_crashing)
 }
 END_TEST
 
+/* Not quiet, so that notes print: the stubs get one note that nothing will move, after
+ * frame 1; the reference's stages none. */
+static const char *run_noted(const char *tag, const Track *student)
+{
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/%s", harness_tmpdir(), tag);
+    char *argv[] = { "flipsim", "--track", "student", "--frames", "3", "--out", dir, "--set",
+                     "output.preview=false", "scenes/first_drop.json", NULL };
+    ck_assert_int_eq(run_cli(tag, student, &reference_track, argv), EXIT_OK);
+    return slurp(tag, "stderr");
+}
+
+START_TEST(stubs_say_once_that_nothing_will_move)
+{
+    const char *err = run_noted("stillstubs", &student_track);
+    ck_assert_msg(count_lines(err) == 1 && strstr(err, "flipsim: note: no particle moved or sped "
+                                                       "up in frame 1: the student track's p2g, g2p or advect is still a stub"),
+                  "expected one note that the stubs move nothing, got:\n%s", err);
+    err = run_noted("stillref", &reference_track);
+    ck_assert_msg(!strstr(err, "no particle moved"), "the reference's stages got the stubs' note:\n%s", err);
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -339,6 +362,7 @@ static Suite *cli_suite(void)
     tcase_set_timeout(run, 120);
     tcase_add_test(run, ball_drop_falls_and_spreads);
     tcase_add_test(run, stubs_run_without_crashing);
+    tcase_add_test(run, stubs_say_once_that_nothing_will_move);
     suite_add_tcase(s, run);
     TCase *input = tcase_create("input");
     tcase_add_test(input, help_text_checked);
