@@ -425,9 +425,50 @@ static double cli_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The run's own checks (watch.c) leave at most one warning of each kind per run. */
+static void cli_warn_watch(Run *r)
+{
+    SimWatch *w = &r->sim.watch;
+    if (!w->warning_new)
+        return;
+    w->warning_new = false;
+    if (r->progress)
+        fputc('\n', stderr);
+    fprintf(stderr, "flipsim: %s: warning: frame %d: %s\n", r->scene.name, r->sim.frame, w->warning);
+    cli_log(r, "warning: frame %d: %s\n", r->sim.frame, w->warning);
+}
+
+/* Every particle's position and velocity summed: unchanged over a frame means nothing moved. */
+static double cli_particle_sum(const Particles *ps)
+{
+    double sum = 0.0;
+    for (size_t p = 0; p < ps->count; p++) {
+        Vec3 x = ps->pos[p], v = ps->vel[p];
+        sum += (double)x.x + x.y + x.z + 3.0 * ((double)v.x + v.y + v.z);
+    }
+    return sum;
+}
+
+/* The untouched stubs leave every particle as it was (stages.h's "not done" states of p2g,
+ * g2p and advect), and a run of them otherwise reports success and a still ball: say so once,
+ * after the first frame, when the run started from set-up with gravity on. */
+static void cli_note_still(Run *r, double before)
+{
+    Vec3 g = r->scene.gravity;
+    if (r->opt->quiet || r->opt->resume || r->sim.frame != r->first_frame + 1 ||
+        r->sim.particles.count == 0 || (g.x == 0.0f && g.y == 0.0f && g.z == 0.0f) ||
+        cli_particle_sum(&r->sim.particles) != before)
+        return;
+    if (r->progress)
+        fputc('\n', stderr);
+    fprintf(stderr, "flipsim: note: no particle moved or sped up in frame %d: the %s track's p2g, "
+            "g2p or advect is still a stub (their \"not done\" state leaves the particles as they "
+            "are), so nothing will move in this run\n", r->sim.frame, r->sim.track.name);
+}
+
 static int cli_run_frames(Run *r, int last)
 {
-    double start = cli_now();
+    double start = cli_now(), before = cli_particle_sum(&r->sim.particles);
     int rc = EXIT_OK;
     while (r->sim.frame < last && rc == EXIT_OK) {
         double t0 = cli_now();
@@ -439,6 +480,8 @@ static int cli_run_frames(Run *r, int last)
             cli_log(r, "error: frame %d: %s\n", r->sim.frame + 1, r->sim.error.message);
             return r->sim.error.out_of_memory ? EXIT_MEMORY : EXIT_BLOWUP;
         }
+        cli_warn_watch(r);
+        cli_note_still(r, before);
         rc = cli_write_frame(r);
         cli_log_frame(r, cli_now() - t0);
         cli_progress(r, last, cli_now() - start);

@@ -1,7 +1,7 @@
 /* sim.c — the simulation driver: set-up, the frame loop with CFL substeps, and one substep.
  * flipkit common/: sim_substep is the algorithm, one phase per line, run by the backend; the
- * host backend checks every stage's output for NaN/Inf right after it runs, so a blow-up names
- * its stage. */
+ * host backend checks every stage's output for NaN/Inf and for values no correct stage makes
+ * (watch.c) right after it runs, so a blow-up names its stage. */
 #include "sim.h"
 
 #include <math.h>
@@ -187,7 +187,7 @@ static void sim_keep_old_velocity(Sim *s)
 static int host_p2g(Sim *s)
 {
     s->track.p2g(&s->particles, &s->grid);
-    if (!sim_faces_finite(s, "p2g", s->grid.vel))
+    if (!sim_faces_finite(s, "p2g", s->grid.vel) || watch_p2g(s) != 0)
         return -1;
     sim_keep_old_velocity(s);
     return 0;
@@ -202,7 +202,10 @@ static int host_classify(Sim *s)
 static int host_gravity(Sim *s, float dt)
 {
     s->track.gravity(&s->grid, s->scene->gravity, dt);
-    return sim_faces_finite(s, "gravity", s->grid.vel) ? 0 : -1;
+    if (!sim_faces_finite(s, "gravity", s->grid.vel) || watch_gravity(s, dt) != 0)
+        return -1;
+    watch_projection_start(s); /* the faces' energy, which the projection must not raise */
+    return 0;
 }
 
 static int host_divergence(Sim *s)
@@ -219,7 +222,7 @@ static int host_pressure(Sim *s, float dt, SolveResult *res)
 static int host_gradient(Sim *s, float dt)
 {
     s->track.gradient(&s->grid, s->grid.p, dt / s->scene->density);
-    return sim_faces_finite(s, "gradient", s->grid.vel) ? 0 : -1;
+    return sim_faces_finite(s, "gradient", s->grid.vel) && watch_projection(s) == 0 ? 0 : -1;
 }
 
 static int host_extrapolate(Sim *s)
@@ -359,6 +362,7 @@ static int sim_step(Sim *s, double remaining, double *taken)
     float vmax2 = 0.0f;
     if (s->backend->max_speed2(s, &vmax2) != 0)
         return -1;
+    watch_speed(s, vmax2);
     double dt = sim_cfl_dt_for(s, vmax2);
     /* Split what is left evenly rather than finish with a sliver of a substep. */
     dt = dt >= remaining ? remaining : dt > 0.5 * remaining ? 0.5 * remaining : dt;
@@ -385,9 +389,14 @@ static int sim_end_frame(Sim *s, int next, double t_end)
 {
     if (s->backend->download(s) != 0)
         return -1;
+    watch_frame(s);
     s->time = t_end;
     s->frame = next;
-    return sim_fire_events(s, next);
+    size_t before = s->particles.count;
+    if (sim_fire_events(s, next) != 0)
+        return -1;
+    watch_start(s, before); /* an event's fluid may start faster */
+    return 0;
 }
 
 int sim_advance_frame(Sim *s)
@@ -627,6 +636,7 @@ int sim_init(Sim *s, const Scene *scene, const Track *track)
     if (sim_fire_events(s, 0) != 0)
         return -1;
     given_classify(&s->grid, s->solid, &s->particles);
+    watch_start(s, 0);
     return 0;
 }
 

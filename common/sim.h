@@ -10,6 +10,7 @@
 #include "given.h"
 #include "scene.h"
 #include "track.h"
+#include "watch.h"
 
 /* Timing and counting per stage, for the end-of-run summary. Index by SimPhase. */
 typedef enum {
@@ -89,6 +90,7 @@ struct Sim {
     double time;
     SimStats stats;
     SimError error;
+    SimWatch watch;             /* the run's checks on itself (watch.c) */
     SimBackend *backend;        /* where the phases run: sim_host_backend unless a device */
     bool backend_stale;         /* the host's particles changed since the last upload */
     SolveHistory *history;      /* the convergence lab's record of each solve, or NULL */

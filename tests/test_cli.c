@@ -257,6 +257,66 @@ START_TEST(nan_from_the_solve_names_jacobi)
 }
 END_TEST
 
+/* The run's own checks on both backends (watch.c): an advect that drops every particle into
+ * one cell, and one that makes a particle far faster than any fall in the box allows. The
+ * run goes on; each warns once, in one line. */
+static int advect_calls;
+static void advect_into_one_cell(Particles *ps, float dt)
+{
+    ref_advect(ps, dt);
+    if (++advect_calls >= 2)
+        for (size_t p = 0; p < ps->count; p++)
+            ps->pos[p] = (Vec3){ 4.1f, 4.1f, 4.1f };
+}
+
+/* after advect, so that keep_inside does not stop the particle at a wall before the CFL step sees it */
+static int advect_calls_fast;
+static void advect_one_fast(Particles *ps, float dt)
+{
+    ref_advect(ps, dt);
+    if (++advect_calls_fast == 2)
+        ps->vel[0].x = 500.0f;
+}
+
+static const char *run_watched(const char *tag, Track *bad, int *rc)
+{
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/%s", harness_tmpdir(), tag);
+    char *argv[] = { "flipsim", "--quiet", "--track", "student", "--frames", "4", "--out", dir,
+                     "--set", "output.preview=false", "scenes/first_drop.json", NULL };
+    *rc = run_cli(tag, bad, &reference_track, argv);
+    return slurp(tag, "stderr");
+}
+
+START_TEST(particles_piled_in_one_cell_warn_once)
+{
+    Track bad = reference_track;
+    bad.advect = advect_into_one_cell;
+    int rc;
+    const char *err = run_watched("pile", &bad, &rc);
+    ck_assert_msg(rc == EXIT_OK, "exit %d, expected %d (a warning does not stop the run); stderr: %s",
+                  rc, EXIT_OK, err);
+    ck_assert_msg(count_lines(err) == 1 && strstr(err, "warning: frame ") &&
+                  strstr(err, "particles are piled into 1 cells"),
+                  "expected one warning that the particles are piled into 1 cell, got:\n%s", err);
+}
+END_TEST
+
+START_TEST(a_particle_faster_than_any_fall_warns_once)
+{
+    Track bad = reference_track;
+    bad.advect = advect_one_fast;
+    int rc;
+    const char *err = run_watched("fast", &bad, &rc);
+    ck_assert_msg(strstr(err, "warning: frame ") && strstr(err, "a particle moves at 500 m/s") &&
+                  strstr(err, "falling across the whole box"),
+                  "expected a warning that a particle moves at 500 m/s, got:\n%s", err);
+    const char *first = strstr(err, "a particle moves at");
+    ck_assert_msg(!strstr(first + 1, "a particle moves at"),
+                  "the speed warning came more than once:\n%s", err);
+}
+END_TEST
+
 START_TEST(stubs_run_without_crashing)
 {
     char dir[512];
@@ -272,6 +332,29 @@ START_TEST(stubs_run_without_crashing)
 }
 END_TEST
 
+/* Not quiet, so that notes print: the stubs get one note that nothing will move, after
+ * frame 1; the reference's stages none. */
+static const char *run_noted(const char *tag, const Track *student)
+{
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/%s", harness_tmpdir(), tag);
+    char *argv[] = { "flipsim", "--track", "student", "--frames", "3", "--out", dir, "--set",
+                     "output.preview=false", "scenes/first_drop.json", NULL };
+    ck_assert_int_eq(run_cli(tag, student, &reference_track, argv), EXIT_OK);
+    return slurp(tag, "stderr");
+}
+
+START_TEST(stubs_say_once_that_nothing_will_move)
+{
+    const char *err = run_noted("stillstubs", &student_track);
+    ck_assert_msg(count_lines(err) == 1 && strstr(err, "flipsim: note: no particle moved or sped "
+                                                       "up in frame 1: the student track's p2g, g2p or advect is still a stub"),
+                  "expected one note that the stubs move nothing, got:\n%s", err);
+    err = run_noted("stillref", &reference_track);
+    ck_assert_msg(!strstr(err, "no particle moved"), "the reference's stages got the stubs' note:\n%s", err);
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -279,6 +362,7 @@ static Suite *cli_suite(void)
     tcase_set_timeout(run, 120);
     tcase_add_test(run, ball_drop_falls_and_spreads);
     tcase_add_test(run, stubs_run_without_crashing);
+    tcase_add_test(run, stubs_say_once_that_nothing_will_move);
     suite_add_tcase(s, run);
     TCase *input = tcase_create("input");
     tcase_add_test(input, help_text_checked);
@@ -291,6 +375,11 @@ static Suite *cli_suite(void)
     tcase_add_test(nan, nan_stops_with_the_stage_and_keeps_frames);
     tcase_add_test(nan, nan_from_the_solve_names_jacobi);
     suite_add_tcase(s, nan);
+    TCase *watch = tcase_create("watch");
+    tcase_set_timeout(watch, 60);
+    tcase_add_test(watch, particles_piled_in_one_cell_warn_once);
+    tcase_add_test(watch, a_particle_faster_than_any_fall_warns_once);
+    suite_add_tcase(s, watch);
     return s;
 }
 

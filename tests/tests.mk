@@ -76,6 +76,13 @@ check-mutants: $(STAGE_TESTS) $(GOLDEN_STAMP) ## every planted bug (tests/mutant
 	@CC="$(CC)" BUILD="$(BUILD)" MUT_CFLAGS="$(ALL_CFLAGS)" MUT_LDFLAGS="$(ALL_LDFLAGS)" \
 	  MUT_LIBS="$(CHECK_LIBS) $(LIBS)" MUT_OBJS="$(TEST_SUPPORT) $(SIM_OBJ)" tests/check_mutants.sh
 
+# A run that goes wrong names its stage: planted bugs in a flipsim whose student track is the
+# reference's stages (the student's objects are left out; the script compiles its own).
+check-watch: $(COMMON_OBJ) $(REF_OBJ) $(BUILD)/assignment/track.o $(BUILD)/reference/flipsim_main.o ## a short run with each planted bug stops naming its stage (watch.c)
+	@CC="$(CC)" BUILD="$(BUILD)" WATCH_CFLAGS="$(ALL_CFLAGS)" WATCH_LDFLAGS="$(ALL_LDFLAGS)" WATCH_LIBS="$(LIBS)" \
+	  WATCH_OBJS="$(COMMON_OBJ) $(REF_OBJ) $(BUILD)/assignment/track.o $(BUILD)/reference/flipsim_main.o" \
+	  tests/check_watch.sh
+
 # The OpenCL stages under the same suites (PoCL's CPU device here).
 check-opencl: $(STAGE_TESTS) $(GOLDEN_STAMP) ## the stage suites against the OpenCL pipeline's own phases
 	@tests/run_suites.sh opencl $(STAGE_TESTS)
@@ -171,7 +178,7 @@ check-fuzz: $(FUZZ_BINS) $(FUZZ_DIR)/corpus/.made ## libFuzzer on the scene load
 fuzz: $(FUZZ_BINS) $(FUZZ_DIR)/corpus/.made ## the same for FUZZ_SECONDS each [FUZZ_SECONDS=300] [FUZZ_TARGETS=scene state ply intake]
 	@tests/run_fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-CHECK_PARTS := check-make check-stubs test-common test-physics check-suites check-mutants check-opencl check-oclgrind \
+CHECK_PARTS := check-make check-stubs test-common test-physics check-suites check-mutants check-watch check-opencl check-oclgrind \
                check-pipeline check-solvers check-grader check-handout check-dist check-determinism \
                check-movie check-sanitize check-warnings coverage-check check-fuzz check-slurm \
                check-validate check-python check-viewer
