@@ -52,6 +52,8 @@ static const Key keys[] = {
       "wall clock for all of one submission's builds and runs" },
     { "handout", "reference_objects", K_BOOL, OFF(reference_objects), 0, 1,
       "make handout ships compiled reference stages (--use-reference)" },
+    { "feedback", "max_kib", K_INT, OFF(feedback_max_kib), 64, 1 << 20,
+      "make feedback: at most this many KiB per student (logs cut, pictures dropped to fit)" },
 };
 #undef OFF
 enum { NKEYS = sizeof keys / sizeof keys[0] };
@@ -68,6 +70,7 @@ void gradeconfig_defaults(GradeConfig *c)
     for (c->npublic = 0; c->npublic < 4; c->npublic++)
         snprintf(c->public_cases[c->npublic], GC_PATH, "%s", pub[c->npublic]);
     c->scene_points = 5.0;
+    c->feedback_max_kib = 1024;
     c->nsolvers = 2;
     snprintf(c->solvers[0], sizeof c->solvers[0], "jacobi");
     snprintf(c->solvers[1], sizeof c->solvers[1], "gauss_seidel");
@@ -289,7 +292,7 @@ static int read_group(Ctx *x, const config_setting_t *g, GradeConfig *c)
     for (int i = 0; i < NKEYS; i++)
         known |= strcmp(keys[i].group, group) == 0;
     if (!known || !config_setting_is_group(g))
-        return fail(x, g, "unknown key \"%s\" (expected the groups stages, scenes, metrics, limits, handout)",
+        return fail(x, g, "unknown key \"%s\" (expected the groups stages, scenes, metrics, limits, handout, feedback)",
                     group);
     for (int m = 0; m < config_setting_length(g); m++) {
         const config_setting_t *s = config_setting_get_elem(g, (unsigned)m);

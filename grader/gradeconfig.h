@@ -40,6 +40,7 @@ typedef struct {
     double submission_seconds;
 
     bool reference_objects;   /* make handout: ship the reference stages as objects */
+    long feedback_max_kib;    /* make feedback: what one student's copy may hold */
 } GradeConfig;
 
 /* One graded run of a scene with a solver, as the student's pipeline, the reference's data
