@@ -407,8 +407,8 @@ static int print_grading_table(const Options *o, const GradeConfig *c)
     printf("| part | graded on | points |\n|---|---|---:|\n");
     for (int s = 0; s < STAGE_COUNT; s++) {
         printf("| `%s` | the stage alone, on %d hidden cases (tolerances of `make test`) | %g |\n",
-               stage_names[s], c->ncases, c->stage_points);
-        total += c->stage_points;
+               stage_names[s], c->ncases, gradeconfig_stage_points(c, stage_names[s]));
+        total += gradeconfig_stage_points(c, stage_names[s]);
     }
     for (int i = 0; i < c->nscenes; i++)
         for (int v = 0; v < c->nsolvers; v++) {
@@ -420,8 +420,8 @@ static int print_grading_table(const Options *o, const GradeConfig *c)
             }
             printf("| `%s` | `%s` run with %s; %d frames against the reference's | %g |\n",
                    run.name, c->scenes[i].scene, solver_words(c->solvers[v]), c->scenes[i].frames,
-                   c->scene_points);
-            total += c->scene_points;
+                   gradeconfig_scene_points(c, &c->scenes[i]));
+            total += gradeconfig_scene_points(c, &c->scenes[i]);
         }
     printf("| **total** | | **%g** |\n\n", total);
     printf("A stage scores its points times the fraction of its cases it passes. A scene run scores "

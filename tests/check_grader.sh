@@ -587,6 +587,24 @@ tail -n 1 "$fb/out/long-log/logs/p2g.log" | grep -q "more bytes not shown: feedb
     echo "feedback: $(grep '^feedback long-log' "$fb/make.txt")" ||
     fail "feedback: the long log was not cut to fit with a line saying so: $(tail -n 1 "$fb/out/long-log/logs/p2g.log" | cut -c1-100)"
 
+# 5j. Points per stage and per scene in the config (grader/README.md, "What is graded"):
+#     p2g weighted 15, gravity 5 and ball_drop 4 per run show in the grading table (what
+#     make handout-sync writes into the handout) and in the CSV's row of the reference.
+pts=$out/points
+mkdir -p "$pts"
+awk '/^stages:$/ { s = 1 } { print } s && /^\{$/ { print "  points_by_stage = { p2g = 15.0; gravity = 5; };"; s = 0 }' "$small" |
+    sed 's/frames = 8;$/frames = 8; points = 4.0;/' > "$pts/weighted.config"
+"$grade" --config "$pts/weighted.config" --print grading-table > "$pts/table.md" 2>&1
+for want in '| `p2g` |.*| 15 |' '| `gravity` |.*| 5 |' '| `advect` |.*| 10 |' '| `ball_drop.jacobi` |.*| 4 |' '| \*\*total\*\* | | \*\*88\*\* |'; do
+    grep -q "^$want\$" "$pts/table.md" || fail "points: the grading table has no row \"$want\": $(head -n 14 "$pts/table.md")"
+done
+"$grade" --quiet --config "$pts/weighted.config" --parts stages --out "$pts/ref" "$infra/subs/ok-1" > "$pts/grade.txt" 2>&1
+"$grade" --class-csv "$pts/grades.csv" "$pts/ref/report.json" > "$pts/csv.txt" 2>&1
+row=$(tr -d '\r' < "$pts/grades.csv" | grep '^ok-1,')
+[ "$row" = "ok-1,10.0,5.0,15.0,10.0,10.0,10.0,10.0,10.0,80.0,80.0,graded" ] &&
+    echo "points: per-stage points in the CSV: $row" ||
+    fail "points: the reference with p2g 15 and gravity 5 is \"$row\" in the CSV, not ok-1,10.0,5.0,15.0,...,80.0,80.0,graded"
+
 # 6. Attacks (tests/attacks/README.md): each appended to the reference's file of its stage and
 #    refused, with a reason the stage did not write; nothing outside the run changes. Run as
 #    root (when this is root) and as an unprivileged user, on a copy of the kit it can read.
