@@ -18,6 +18,7 @@
 #include "buildcache.h"
 #include "classrun.h"
 #include "escape.h"
+#include "feedback.h"
 #include "grading.h"
 #include "intake.h"
 #include "metrics.h"
@@ -36,6 +37,7 @@ typedef struct {
     const char *class_dir;              /* --class DIR: grade every entry of DIR */
     const char *reports;                /* --reports DIR: where a class's report directories go */
     const char *jobs;                   /* --jobs N: gradings of a class at once */
+    const char *feedback;               /* --feedback OUT: the reports made fit to hand back */
     bool list;                          /* --list: say what --class would grade, grade nothing */
     int nonly;
     char **only;                        /* --only NAMES, each a word list; argv's own strings */
@@ -52,6 +54,8 @@ static void usage(FILE *f)
 "                                           grade every entry of DIR (make grade SUBMISSIONS=DIR/)\n"
 "       flipgrade --class DIR --list [--only NAMES]...   what --class would grade; grades nothing\n"
 "       flipgrade --class-csv OUT.csv REPORT.json...   one row per student from these reports\n"
+"       flipgrade --feedback OUT [--reports DIR] [--only NAMES]...   each report of DIR made fit\n"
+"                                           to hand back, in OUT/<name>/ (make feedback)\n"
 "       flipgrade --print grading-table|reference-objects|job-limits   what make handout and\n"
 "                                           grader/slurm.sh take from the config\n"
 "Only the eight stage files are taken from SUBMISSION (assignment/<stage>.c preferred); each is\n"
@@ -86,6 +90,11 @@ static void usage(FILE *f)
 "  --reports DIR      --class: each entry's report goes in DIR/<name>/, with what its grading\n"
 "                     printed in DIR/<name>/flipgrade.txt [build/grades]\n"
 "  --class-csv OUT    --class: where the class's CSV goes [REPORTS/grades.csv]\n"
+"  --feedback OUT     for each DIR/<name>/report.json of --reports (names in the safe set,\n"
+"                     .reference left out), OUT/<name>/: report.json, report.html, report.txt,\n"
+"                     logs and pictures with no path of this machine, no make view line, no\n"
+"                     frames, at most feedback.max_kib in all; a report without a grade\n"
+"                     (status error) gets none; --only: just those names\n"
 "  --list             --class: print \"grade ENTRY NAME\" or \"skip ENTRY NAME\" (not in --only)\n"
 "                     for each safe entry, refuse the others by name, and grade nothing\n"
 "  --public           the students' self-check: the public golden cases, not the hidden ones [off]\n"
@@ -127,6 +136,13 @@ static int check_modes(const Options *o)
 {
     const char *class_only = o->list ? "--list" : o->nonly ? "--only" : o->jobs ? "--jobs"
                            : o->reports ? "--reports" : NULL;
+    if (o->feedback && (o->class_dir || o->nargs || o->prepare || o->print || o->csv || o->list)) {
+        fprintf(stderr, "flipgrade: --feedback OUT reads the reports of --reports DIR: no "
+                "SUBMISSION, --class, --class-csv, --prepare or --print with it (see --help)\n");
+        return 2;
+    }
+    if (o->feedback && !o->list && !o->jobs)
+        class_only = NULL;   /* --reports and --only choose whose feedback */
     if (!o->class_dir && class_only) {
         fprintf(stderr, "flipgrade: %s goes with --class DIR (see --help)\n", class_only);
         return 2;
@@ -145,7 +161,7 @@ static int check_modes(const Options *o)
             return 2;
         }
     }
-    if (!o->class_dir && !o->prepare && !o->csv && !o->print && o->nargs != 1) {
+    if (!o->class_dir && !o->prepare && !o->csv && !o->print && !o->feedback && o->nargs != 1) {
         fprintf(stderr, "flipgrade: expected one SUBMISSION (a directory or .tar.gz/.zip; see --help)\n");
         return 2;
     }
@@ -178,11 +194,12 @@ static int parse_options(int argc, char **argv, Options *o)
     static const char *const valued[] = { "--config", "--out", "--parts", "--kit", "--objects", "--data",
                                           "--work", "--mkgolden", "--flipsim", "--class-csv", "--print",
                                           "--cache", "--cache-mib", "--class", "--reports", "--jobs",
-                                          "--only" };
+                                          "--only", "--feedback" };
     const char *only_last = NULL;
     const char **slots[] = { &o->config, &o->out, &o->parts, &o->kit, &o->objs, &o->data,
                              &o->work_parent, &o->mkgolden, &o->flipsim, &o->csv, &o->print,
-                             &o->cache, &o->cache_mib, &o->class_dir, &o->reports, &o->jobs, &only_last };
+                             &o->cache, &o->cache_mib, &o->class_dir, &o->reports, &o->jobs, &only_last,
+                             &o->feedback };
     o->only = calloc((size_t)argc, sizeof *o->only);
     if (!o->only) {
         fprintf(stderr, "flipgrade: out of memory\n");
@@ -390,8 +407,8 @@ static int print_grading_table(const Options *o, const GradeConfig *c)
     printf("| part | graded on | points |\n|---|---|---:|\n");
     for (int s = 0; s < STAGE_COUNT; s++) {
         printf("| `%s` | the stage alone, on %d hidden cases (tolerances of `make test`) | %g |\n",
-               stage_names[s], c->ncases, c->stage_points);
-        total += c->stage_points;
+               stage_names[s], c->ncases, gradeconfig_stage_points(c, stage_names[s]));
+        total += gradeconfig_stage_points(c, stage_names[s]);
     }
     for (int i = 0; i < c->nscenes; i++)
         for (int v = 0; v < c->nsolvers; v++) {
@@ -403,8 +420,8 @@ static int print_grading_table(const Options *o, const GradeConfig *c)
             }
             printf("| `%s` | `%s` run with %s; %d frames against the reference's | %g |\n",
                    run.name, c->scenes[i].scene, solver_words(c->solvers[v]), c->scenes[i].frames,
-                   c->scene_points);
-            total += c->scene_points;
+                   gradeconfig_scene_points(c, &c->scenes[i]));
+            total += gradeconfig_scene_points(c, &c->scenes[i]);
         }
     printf("| **total** | | **%g** |\n\n", total);
     printf("A stage scores its points times the fraction of its cases it passes. A scene run scores "
@@ -1012,6 +1029,75 @@ static int grade_class(const Options *o, const GradeConfig *cfg)
     return rc;
 }
 
+/* ---- make feedback ------------------------------------------------------------------------------ */
+
+/* Whether --only names this report directory (every one without --only). */
+static bool feedback_wanted(const Options *o, const char *name)
+{
+    if (o->nonly == 0)
+        return true;
+    for (int i = 0; i < o->nonly; i++) {
+        const char *w = o->only[i];
+        size_t n = strlen(name);
+        for (const char *p = strstr(w, name); p; p = strstr(p + 1, name))
+            if ((p == w || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' '))
+                return true;
+    }
+    return false;
+}
+
+/* One student's feedback and its line: 0 written, 1 not (no grade), -1 failed. */
+static int feedback_one(const Options *o, const char *kit, long max, const char *name)
+{
+    char src[PATH_MAX], dst[PATH_MAX], err[1024];
+    textf(src, sizeof src, "%s/%s", o->reports, name);
+    textf(dst, sizeof dst, "%s/%s", o->feedback, name);
+    FeedbackResult r;
+    int rc = feedback_student(src, dst, kit, max, &r, err, sizeof err);
+    if (rc != 0) {
+        fprintf(stderr, "flipgrade: no feedback for %s: %s\n", name, err);
+        return rc;
+    }
+    printf("feedback %s: %ld KiB in %s/ (%d log%s, %d cut to fit; %d picture%s left out to fit)\n",
+           name, (r.bytes + 1023) / 1024, dst, r.logs, r.logs == 1 ? "" : "s", r.logs_cut,
+           r.images_dropped, r.images_dropped == 1 ? "" : "s");
+    return 0;
+}
+
+/* --feedback OUT: every safe report directory of --reports made fit to hand back. 0 when each
+ * got its feedback, 1 when some did not (a report without a grade, a file that failed),
+ * 2 when none did. */
+static int give_feedback(const Options *o, const GradeConfig *cfg)
+{
+    const char *reports = o->reports ? o->reports : "build/grades";
+    char kit[PATH_MAX];
+    DIR *d = opendir(reports);
+    if (!d || !realpath(o->kit, kit) || (mkdir(o->feedback, 0755) != 0 && errno != EEXIST)) {
+        fprintf(stderr, "flipgrade: --feedback: %s: %s\n", d ? o->feedback : reports, strerror(errno));
+        if (d)
+            closedir(d);
+        return 2;
+    }
+    Options with = *o;
+    with.reports = reports;
+    int written = 0, missed = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        char json[PATH_MAX];
+        struct stat st;
+        textf(json, sizeof json, "%s/%s/report.json", reports, e->d_name);
+        if (!escape_safe_name(e->d_name) || stat(json, &st) != 0 || !feedback_wanted(o, e->d_name))
+            continue;   /* .reference, the CSV, the slurm/ files: no student's report */
+        int rc = feedback_one(&with, kit, cfg->feedback_max_kib * 1024, e->d_name);
+        written += rc == 0;
+        missed += rc != 0;
+    }
+    closedir(d);
+    printf("flipgrade: feedback for %d student%s in %s/, at most %ld KiB each, fit to hand back; "
+           "the instructor's reports stay in %s/\n", written, written == 1 ? "" : "s", o->feedback,
+           cfg->feedback_max_kib, reports);
+    return written == 0 ? 2 : missed ? 1 : 0;
+}
+
 /* One submission's batch-job limits (grader/slurm.sh): its own wall-clock budget with room for
  * unpacking, the kit's link and the report; memory for one sandboxed process at its address-
  * space limit beside flipgrade itself; one core, which the sandbox pins every program to. */
@@ -1050,5 +1136,7 @@ int main(int argc, char **argv)
         return print_grading_table(&o, &cfg);
     if (o.class_dir)
         return grade_class(&o, &cfg);
+    if (o.feedback)
+        return give_feedback(&o, &cfg);
     return o.prepare ? prepare(&o, &cfg) : grade(&o, &cfg);
 }

@@ -11,8 +11,9 @@
 
 #include "scene.h"
 #include "sim.h"
+#include "stagetable.h"
 
-typedef enum { K_NUM, K_INT, K_BOOL, K_STRS, K_NUMS, K_SOLVERS, K_SCENES } KeyType;
+typedef enum { K_NUM, K_INT, K_BOOL, K_STRS, K_NUMS, K_SOLVERS, K_SCENES, K_STAGE_POINTS } KeyType;
 
 typedef struct {
     const char *group, *name;
@@ -25,11 +26,13 @@ typedef struct {
 #define OFF(f) offsetof(GradeConfig, f)
 static const Key keys[] = {
     { "stages", "points", K_NUM, OFF(stage_points), 0, 1e6, "points per stage" },
+    { "stages", "points_by_stage", K_STAGE_POINTS, OFF(stage_points_by), 0, 1e6,
+      "{ p2g = 15.0; ... }: these stages' own points instead of stages.points" },
     { "stages", "cases", K_STRS, OFF(cases), 1, GC_MAX_CASES, "hidden case scenes (grader/cases/*.json)" },
     { "stages", "public_cases", K_STRS, OFF(public_cases), 1, GC_MAX_CASES, "self-check case scenes (tests/golden/*.json)" },
     { "scenes", "points", K_NUM, OFF(scene_points), 0, 1e6, "points per scene and solver" },
     { "scenes", "solvers", K_SOLVERS, OFF(solvers), 0, GC_MAX_SOLVERS, "\"jacobi\" and/or \"gauss_seidel\"" },
-    { "scenes", "list", K_SCENES, OFF(scenes), 0, GC_MAX_SCENES, "({scene; frames; set}, ...)" },
+    { "scenes", "list", K_SCENES, OFF(scenes), 0, GC_MAX_SCENES, "({scene; frames; set; points}, ...): points per solver's run, else scenes.points" },
     { "metrics", "count", K_BOOL, OFF(metric_count), 0, 1, "same particle count as the reference" },
     { "metrics", "centre_cells", K_NUM, OFF(centre_cells), 0, 1e6, "centre of mass within this many cells" },
     { "metrics", "height_quantiles", K_NUMS, OFF(quantiles), 0, 1, "quantiles of particle height compared" },
@@ -52,6 +55,8 @@ static const Key keys[] = {
       "wall clock for all of one submission's builds and runs" },
     { "handout", "reference_objects", K_BOOL, OFF(reference_objects), 0, 1,
       "make handout ships compiled reference stages (--use-reference)" },
+    { "feedback", "max_kib", K_INT, OFF(feedback_max_kib), 64, 1 << 20,
+      "make feedback: at most this many KiB per student (logs cut, pictures dropped to fit)" },
 };
 #undef OFF
 enum { NKEYS = sizeof keys / sizeof keys[0] };
@@ -68,12 +73,14 @@ void gradeconfig_defaults(GradeConfig *c)
     for (c->npublic = 0; c->npublic < 4; c->npublic++)
         snprintf(c->public_cases[c->npublic], GC_PATH, "%s", pub[c->npublic]);
     c->scene_points = 5.0;
+    c->feedback_max_kib = 1024;
     c->nsolvers = 2;
     snprintf(c->solvers[0], sizeof c->solvers[0], "jacobi");
     snprintf(c->solvers[1], sizeof c->solvers[1], "gauss_seidel");
     c->nscenes = 1;
     snprintf(c->scenes[0].scene, GC_PATH, "scenes/ball_drop.json");
     c->scenes[0].frames = 20;
+    c->scenes[0].points = -1;   /* scenes.points */
     c->scenes[0].nset = 2;
     snprintf(c->scenes[0].set[0], 256, "pressure.solver=\"jacobi\"");
     snprintf(c->scenes[0].set[1], 256, "pressure.iterations=200");
@@ -192,6 +199,7 @@ static int read_scene(Ctx *x, const config_setting_t *e, int i, GradeScene *sc)
         return fail(x, e, "scenes.list[%d]: expected a group { scene = ...; frames = ...; }", i);
     memset(sc, 0, sizeof *sc);
     sc->frames = 20;
+    sc->points = -1;
     for (int m = 0; m < config_setting_length(e); m++) {
         const config_setting_t *s = config_setting_get_elem(e, (unsigned)m);
         const char *name = config_setting_name(s);
@@ -216,8 +224,15 @@ static int read_scene(Ctx *x, const config_setting_t *e, int i, GradeScene *sc)
                 snprintf(sc->set[j], 256, "%s", v);
             }
             sc->nset = n;
+        } else if (strcmp(name, "points") == 0) {
+            int t = config_setting_type(s);
+            double v = t == CONFIG_TYPE_FLOAT ? config_setting_get_float(s)
+                     : t == CONFIG_TYPE_INT ? config_setting_get_int(s) : -1;
+            if (v < 0 || v > 1e6)
+                return fail(x, s, "scenes.list[%d].points: expected a number from 0 to 1e6", i);
+            sc->points = v;
         } else {
-            return fail(x, s, "scenes.list[%d]: unknown key \"%s\" (scene, frames, set)", i, name);
+            return fail(x, s, "scenes.list[%d]: unknown key \"%s\" (scene, frames, set, points)", i, name);
         }
     }
     if (!sc->scene[0])
@@ -234,6 +249,44 @@ static int read_scenes(Ctx *x, const Key *k, const config_setting_t *s, GradeCon
     if (n >= 0)
         c->nscenes = n;
     return n < 0 ? -1 : 0;
+}
+
+/* stages.points_by_stage = { p2g = 15.0; gravity = 5.0; }: each name a stage of the table. */
+static int read_stage_points(Ctx *x, const Key *k, const config_setting_t *s, GradeConfig *c)
+{
+    if (!config_setting_is_group(s))
+        return fail(x, s, "stages.points_by_stage: expected a group { p2g = 15.0; ... }");
+    int n = config_setting_length(s);
+    for (int i = 0; i < n && i < 16; i++) {
+        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        const char *name = config_setting_name(e);
+        int t = config_setting_type(e);
+        double v = t == CONFIG_TYPE_FLOAT ? config_setting_get_float(e)
+                 : t == CONFIG_TYPE_INT ? config_setting_get_int(e) : -1;
+        if (!stage_find(name) || strlen(name) >= sizeof c->stage_points_by[0].stage)
+            return fail(x, e, "stages.points_by_stage: \"%s\" is not a stage (expected advect, "
+                        "gravity, p2g, g2p, divergence, laplacian, jacobi or gradient)", name);
+        if (v < k->min || v > k->max)
+            return fail(x, e, "stages.points_by_stage.%s: expected a number from %g to %g", name,
+                        k->min, k->max);
+        snprintf(c->stage_points_by[i].stage, sizeof c->stage_points_by[i].stage, "%s", name);
+        c->stage_points_by[i].points = v;
+        c->nstage_points = i + 1;
+    }
+    return 0;
+}
+
+double gradeconfig_stage_points(const GradeConfig *c, const char *stage)
+{
+    for (int i = 0; i < c->nstage_points; i++)
+        if (strcmp(c->stage_points_by[i].stage, stage) == 0)
+            return c->stage_points_by[i].points;
+    return c->stage_points;
+}
+
+double gradeconfig_scene_points(const GradeConfig *c, const GradeScene *sc)
+{
+    return sc->points >= 0 ? sc->points : c->scene_points;
 }
 
 static int read_key(Ctx *x, const Key *k, const config_setting_t *s, GradeConfig *c)
@@ -270,6 +323,8 @@ static int read_key(Ctx *x, const Key *k, const config_setting_t *s, GradeConfig
         return read_solvers(x, k, s, c);
     case K_SCENES:
         return read_scenes(x, k, s, c);
+    case K_STAGE_POINTS:
+        return read_stage_points(x, k, s, c);
     }
     return -1;
 }
@@ -289,7 +344,7 @@ static int read_group(Ctx *x, const config_setting_t *g, GradeConfig *c)
     for (int i = 0; i < NKEYS; i++)
         known |= strcmp(keys[i].group, group) == 0;
     if (!known || !config_setting_is_group(g))
-        return fail(x, g, "unknown key \"%s\" (expected the groups stages, scenes, metrics, limits, handout)",
+        return fail(x, g, "unknown key \"%s\" (expected the groups stages, scenes, metrics, limits, handout, feedback)",
                     group);
     for (int m = 0; m < config_setting_length(g); m++) {
         const config_setting_t *s = config_setting_get_elem(g, (unsigned)m);
@@ -343,6 +398,8 @@ void gradeconfig_print_defaults(FILE *f)
             snprintf(def, sizeof def, "%g, %g, %g", d.quantiles[0], d.quantiles[1], d.quantiles[2]);
         else if (k->type == K_SOLVERS)
             snprintf(def, sizeof def, "jacobi, gauss_seidel");
+        else if (k->type == K_STAGE_POINTS)
+            snprintf(def, sizeof def, "none: every stage stages.points");
         else
             snprintf(def, sizeof def, "ball_drop, 20 frames");
         fprintf(f, "  %s.%-18s %-44s [%s]\n", k->group, k->name, k->help, def);

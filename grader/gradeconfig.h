@@ -16,10 +16,13 @@ typedef struct {
     int frames;
     int nset;
     char set[GC_MAX_SET][256];      /* flipsim --set KEY=JSON overrides */
+    double points;                  /* per solver's run of it; < 0: scenes.points */
 } GradeScene;
 
 typedef struct {
     double stage_points;
+    int nstage_points;                        /* stages.points_by_stage: these stages' own */
+    struct { char stage[16]; double points; } stage_points_by[16];
     int ncases, npublic;
     char cases[GC_MAX_CASES][GC_PATH];        /* hidden case scenes */
     char public_cases[GC_MAX_CASES][GC_PATH]; /* the self-check's case scenes */
@@ -40,6 +43,7 @@ typedef struct {
     double submission_seconds;
 
     bool reference_objects;   /* make handout: ship the reference stages as objects */
+    long feedback_max_kib;    /* make feedback: what one student's copy may hold */
 } GradeConfig;
 
 /* One graded run of a scene with a solver, as the student's pipeline, the reference's data
@@ -71,6 +75,11 @@ char *gradeconfig_run_json(const GradeRun *run, const GradeScene *sc, const char
  * the scene file. It points into run, sc, pre and out, which must outlive it. */
 void gradeconfig_run_argv(GradeRun *run, const GradeScene *sc, const char *solver,
                           const char *program, const char *const *pre, const char *out);
+
+/* A stage's points: its stages.points_by_stage entry, else stages.points. */
+double gradeconfig_stage_points(const GradeConfig *c, const char *stage);
+/* A scene run's points: its scenes.list entry's points, else scenes.points. */
+double gradeconfig_scene_points(const GradeConfig *c, const GradeScene *sc);
 
 void gradeconfig_defaults(GradeConfig *c);
 /* Loads path over the defaults. Returns 0, or -1 with one line in err ("FILE:LINE: ..."). */

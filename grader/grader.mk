@@ -63,5 +63,13 @@ grade: grade-kit $(GRADE_DATA)/.made
 	    --class-csv $(call grade_q,$(GRADES_CSV)) $(grade_common)
 endif
 
+# make feedback, after make grade SUBMISSIONS=dir/: each student's report made fit to hand back
+# (no path of this machine, no make view line, no frames, at most feedback.max_kib of the config),
+# in build/feedback/<name>/, apart from the instructor's full reports; ONLY='a b' just those.
+FEEDBACK_DIR  ?= build/feedback
+feedback: $(GRADER) ## after make grade SUBMISSIONS=dir/: each report fit to hand back, in build/feedback/<name>/ [ONLY='a b']
+	@$(GRADER) --feedback $(call grade_q,$(FEEDBACK_DIR)) --reports $(call grade_q,$(GRADE_REPORTS)) \
+	    --config $(call grade_q,$(GRADE_CONFIG)) $(if $(ONLY),--only $(call grade_q,$(ONLY)))
+
 check-slurm: grade-kit $(GRADE_DATA)/.made ## a real one-node Slurm cluster (installed, started, stopped here) grades a class: same grades.csv as locally
 	@tests/check_slurm.sh

@@ -512,6 +512,11 @@ static int report_html_body(FILE *f, const void *ctx)
     return 0;
 }
 
+int report_print_html(FILE *f, const GradeReport *r)
+{
+    return report_html_body(f, r);
+}
+
 int report_write_html(const char *path, const GradeReport *r, char *err, size_t errlen)
 {
     return report_write_file(path, report_html_body, r, err, errlen);

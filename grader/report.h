@@ -36,6 +36,8 @@ int report_write_json(const char *path, const GradeReport *r, char *err, size_t 
  * should sit in that directory. Every string from the report is HTML-escaped. Atomic write
  * and errors as report_write_json. */
 int report_write_html(const char *path, const GradeReport *r, char *err, size_t errlen);
+/* The same page to f (feedback.c measures it before it writes). Returns 0. */
+int report_print_html(FILE *f, const GradeReport *r);
 
 /* Writes body(f, ctx) to path.tmp, flushes it to disk and renames it into place, so a crash
  * leaves the old file or the new one, whole (the reports, grades.csv and render.c's PNGs).

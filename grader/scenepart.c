@@ -402,13 +402,13 @@ static void grade_run(Grading *gr, const GradeScene *sc, const char *solver, Sce
     SceneRun r = { .gr = gr, .sc = sc, .solver = solver };
     char err[1024], why[GRADE_REASON_MAX];
     if (gradeconfig_run(gr->kit, sc, solver, &r.run, err, sizeof err) != 0) {
-        GradePart *p = grading_add_part(gr, sc->scene, true, gr->cfg->scene_points);
+        GradePart *p = grading_add_part(gr, sc->scene, true, gradeconfig_scene_points(gr->cfg, sc));
         textf(p->reason, sizeof p->reason, "grader/config: %s", err);
         return;
     }
     r.name = r.run.name;
     r.grid = (MetricGrid){ { r.run.n[0], r.run.n[1], r.run.n[2] }, r.run.dx };
-    r.part = grading_add_part(gr, r.name, true, gr->cfg->scene_points);
+    r.part = grading_add_part(gr, r.name, true, gradeconfig_scene_points(gr->cfg, sc));
     r.part->total = sc->frames;
     if (!grading_time_left(gr, why, sizeof why)) {
         textf(r.part->reason, sizeof r.part->reason, "%s", why);

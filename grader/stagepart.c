@@ -189,7 +189,7 @@ done:
 static void grade_stage(Grading *gr, int s)
 {
     const char *stage = stage_names[s];
-    GradePart *part = grading_add_part(gr, stage, false, gr->cfg->stage_points);
+    GradePart *part = grading_add_part(gr, stage, false, gradeconfig_stage_points(gr->cfg, stage));
     char names[MAX_CASES][128];
     part->total = list_cases(gr, stage, names);
     if (part->total == 0) {

@@ -550,6 +550,61 @@ grep -q "^the first stage of the substep that fails its own cases: p2g (see its 
     echo "nobuild: a p2g bug's scene log: $(grep '^the first stage' "$nobuild/p2g-report/logs/ball_drop.jacobi.log" | cut -c1-80)..." ||
     fail "nobuild: the scene log of a p2g bug does not name p2g as the first stage that fails its cases: $(tail -n 2 "$nobuild/p2g-report/logs/ball_drop.jacobi.log" 2>&1)"
 
+# 5i. make feedback (grader/README.md, "Handing reports back"): a copy of each report fit to hand
+#     back, apart from the instructor's: no absolute path of this machine (the kit's, TMPDIR,
+#     /tmp/, /root, /home) in any file, no make view line, no frames, at most feedback.max_kib
+#     per student (a log cut to fit says so); a report without a grade gets none. The same
+#     search over the plain reports must find such paths, or it proves nothing.
+fb=$out/feedback
+mkdir -p "$fb/reports"
+cp -r "$nobuild/p2g-report" "$fb/reports/p2g-bug"
+cp -r "$nobuild/report" "$fb/reports/no-jacobi"
+cp -r "$nobuild/p2g-report" "$fb/reports/long-log"
+for i in $(seq 4000); do echo "case $i: $(pwd)/x.c, $TMPDIR/y, /tmp/z, /root/w and /home/v/$i.c"; done >> "$fb/reports/long-log/logs/p2g.log"
+cp -r "$nobuild/report" "$fb/reports/err-1"
+sed -i 's/^  "status": "graded",$/  "status": "error",/' "$fb/reports/err-1/report.json"
+{ cat "$small"; echo 'feedback: { max_kib = 64; };'; } > "$fb/cap.config"
+machine_paths() { grep -rlF -e "$(pwd)" -e "$TMPDIR" -e /tmp/ -e /root -e /home "$@" 2>/dev/null; }
+[ -n "$(machine_paths "$fb/reports/p2g-bug")" ] ||
+    fail "feedback: the plain report $fb/reports/p2g-bug names no path of this machine: the search below proves nothing"
+echo "feedback: the plain reports name this machine in $(machine_paths "$fb/reports" | wc -l) files, e.g. $(grep -o 'make view RUN=[^ ]*' "$fb/reports/p2g-bug/report.html" | head -n 1 | cut -c1-70)..."
+MAKEFLAGS= make -s --no-print-directory feedback GRADE_REPORTS="$fb/reports" FEEDBACK_DIR="$fb/out" \
+    GRADE_CONFIG="$fb/cap.config" > "$fb/make.txt" 2>&1; rc=$?
+[ "$rc" -ne 0 ] && grep -q '^flipgrade: no feedback for err-1: .*no grade (status error' "$fb/make.txt" && [ ! -e "$fb/out/err-1" ] ||
+    fail "feedback: make feedback with a report without a grade: exit 0, or err-1 got feedback: $(cat "$fb/make.txt")"
+for n in p2g-bug no-jacobi long-log; do
+    [ -f "$fb/out/$n/report.json" ] && [ -f "$fb/out/$n/report.html" ] &&
+        head -n 1 "$fb/out/$n/report.txt" | grep -q "^flipkit grade for [a-z0-9]* ([a-z0-9]*), graded " ||
+        fail "feedback: $fb/out/$n lacks report.json, report.html or a report.txt headed by the student's name"
+    bytes=$(find "$fb/out/$n" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
+    [ "$bytes" -le 65536 ] || fail "feedback: $fb/out/$n holds $bytes bytes, more than feedback.max_kib = 64 KiB"
+done
+[ -z "$(machine_paths "$fb/out")" ] && echo "feedback: no path of this machine in $(find "$fb/out" -type f | wc -l) files" ||
+    fail "feedback: a path of this machine in: $(machine_paths "$fb/out" | tr '\n' ' ')"
+[ -z "$(find "$fb/out" -name 'run-*')" ] && ! grep -rq 'make view' "$fb/out" ||
+    fail "feedback: frames (run-*) or a make view line in $fb/out"
+tail -n 1 "$fb/out/long-log/logs/p2g.log" | grep -q "more bytes not shown: feedback holds at most 64 KiB per student" &&
+    echo "feedback: $(grep '^feedback long-log' "$fb/make.txt")" ||
+    fail "feedback: the long log was not cut to fit with a line saying so: $(tail -n 1 "$fb/out/long-log/logs/p2g.log" | cut -c1-100)"
+
+# 5j. Points per stage and per scene in the config (grader/README.md, "What is graded"):
+#     p2g weighted 15, gravity 5 and ball_drop 4 per run show in the grading table (what
+#     make handout-sync writes into the handout) and in the CSV's row of the reference.
+pts=$out/points
+mkdir -p "$pts"
+awk '/^stages:$/ { s = 1 } { print } s && /^\{$/ { print "  points_by_stage = { p2g = 15.0; gravity = 5; };"; s = 0 }' "$small" |
+    sed 's/frames = 8;$/frames = 8; points = 4.0;/' > "$pts/weighted.config"
+"$grade" --config "$pts/weighted.config" --print grading-table > "$pts/table.md" 2>&1
+for want in '| `p2g` |.*| 15 |' '| `gravity` |.*| 5 |' '| `advect` |.*| 10 |' '| `ball_drop.jacobi` |.*| 4 |' '| \*\*total\*\* | | \*\*88\*\* |'; do
+    grep -q "^$want\$" "$pts/table.md" || fail "points: the grading table has no row \"$want\": $(head -n 14 "$pts/table.md")"
+done
+"$grade" --quiet --config "$pts/weighted.config" --parts stages --out "$pts/ref" "$infra/subs/ok-1" > "$pts/grade.txt" 2>&1
+"$grade" --class-csv "$pts/grades.csv" "$pts/ref/report.json" > "$pts/csv.txt" 2>&1
+row=$(tr -d '\r' < "$pts/grades.csv" | grep '^ok-1,')
+[ "$row" = "ok-1,10.0,5.0,15.0,10.0,10.0,10.0,10.0,10.0,80.0,80.0,graded" ] &&
+    echo "points: per-stage points in the CSV: $row" ||
+    fail "points: the reference with p2g 15 and gravity 5 is \"$row\" in the CSV, not ok-1,10.0,5.0,15.0,...,80.0,80.0,graded"
+
 # 6. Attacks (tests/attacks/README.md): each appended to the reference's file of its stage and
 #    refused, with a reason the stage did not write; nothing outside the run changes. Run as
 #    root (when this is root) and as an unprivileged user, on a copy of the kit it can read.
