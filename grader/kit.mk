@@ -70,7 +70,16 @@ $(HANDIN): $(BUILD)/grader/handin.o $(BUILD)/grader/intake.o $(BUILD)/grader/esc
 	$(call say,LD,$@)
 	$(CC) $(ALL_LDFLAGS) $^ $(shell pkg-config --libs libarchive 2>/dev/null) -o $@
 
-#:Handing in:
+# make check-physics: the handout's physics checks with the student's stages (tests/checkphysics.c).
+CHECKPHYSICS := $(BUILD)/checkphysics
+$(CHECKPHYSICS): $(BUILD)/tests/checkphysics.o $(SIM_OBJ)
+	$(call say,LD,$@)
+	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -o $@
+
+#:Checking and handing in your work:
+check-physics: $(CHECKPHYSICS) ## the handout's physics checks with your stages: still tank, Martin & Moyce's front, volume (under a minute)
+	@$(CHECKPHYSICS)
+
 submission: $(HANDIN) ## pack your eight assignment/<stage>.c into submission.tar.gz and check it as the grader's intake will
 	@rm -f $(SUBMISSION)
 	@files=; for s in $(STAGES); do [ -f assignment/$$s.c ] && files="$$files assignment/$$s.c"; done; \

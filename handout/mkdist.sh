@@ -52,7 +52,7 @@ put handout/figures handout/figures/*.svg
 # golden cases, recorded (the reference that records them does not ship).
 for s in $STAGES; do put tests "tests/test_$s.c"; done
 put tests tests/harness.c tests/harness.h tests/golden.c tests/golden.h tests/compare.c tests/compare.h \
-          tests/run_suites.sh
+          tests/run_suites.sh tests/checkphysics.c
 put tests/lib tests/lib/fielddiff.c tests/lib/fielddiff.h tests/lib/stagecase.c tests/lib/stagecase.h
 put tests/golden tests/golden/*.json
 for s in $STAGES; do

@@ -34,7 +34,7 @@ include common/build.mk
 include grader/kit.mk
 
 # After the fragments: STAGES is common/build.mk's.
-.PHONY: all run movie view test $(STAGES:%=test-%) golden grade grade-kit submission coverage deps help clean pylib python-examples
+.PHONY: all run movie view test $(STAGES:%=test-%) golden grade grade-kit submission check-physics coverage deps help clean pylib python-examples
 
 $(FLIPSIM): $(SIM_OBJ) $(BUILD)/common/flipsim_main.o $(REF_LIB)
 	$(call say,LD,$@)
