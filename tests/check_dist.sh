@@ -142,6 +142,23 @@ if [ "$rc" -eq 0 ] && [ -n "$total" ] && grep -q "^ball_drop.jacobi .* all 20 fr
 else
     bad "make grade with the reference's stage files: exit $rc (0 is full marks):"; tail -n 15 "$work/log"
 fi
+# make check-physics: the handout's three verdicts pass on the reference's files within a minute,
+# and a planted gravity bug fails them.
+start=$(date +%s)
+run make check-physics; rc=$?; took=$(( $(date +%s) - start ))
+if [ "$rc" -eq 0 ] && [ "$took" -lt 60 ] && [ "$(grep -c '^ok   ' "$work/log")" -eq 3 ] &&
+   grep -q "^check-physics: all 3 checks pass" "$work/log"; then
+    ok "make check-physics with the reference's files: 3 verdicts in ${took} s; $(grep 'Martin' "$work/log" | cut -c1-90)"
+else
+    bad "make check-physics with the reference's files: exit $rc in ${took} s:"; tail -n 6 "$work/log"
+fi
+patch -s assignment/gravity.c < "$kit/tests/mutants/gravity-swapped-axis.patch"
+if ! run make check-physics && grep -q "^FAIL still tank" "$work/log" && grep -q "^check-physics: [1-3] of 3 checks failed" "$work/log"; then
+    ok "make check-physics with gravity-swapped-axis fails: $(grep -m 1 '^FAIL' "$work/log" | cut -c1-90)"
+else
+    bad "make check-physics with gravity-swapped-axis does not fail:"; tail -n 6 "$work/log"
+fi
+cp "$kit/reference/gravity.c" assignment/gravity.c
 # make submission: exactly the eight files the grader reads, taken by the grader's own intake;
 # then with one stage file gone it says which, and fails.
 if run make submission && [ "$(tar -tzf submission.tar.gz | sort | tr '\n' ' ')" = "$(for s in $stages; do echo "assignment/$s.c"; done | sort | tr '\n' ' ')" ] &&
