@@ -59,3 +59,29 @@ $(GRADE_KIT)/%.o: $(BUILD)/grader/%.o
 
 #:Grading:
 grade-kit: $(GRADER) $(GRADE_KIT_FILES) ## the grader and the objects and headers it links student code with
+
+# ---- handing in ---------------------------------------------------------------------------
+# The archive holds the eight files the grader reads and nothing else; handin reads it back with
+# the grader's own intake (grader/handin.c). Files are dereferenced (-h): the intake refuses a link.
+# SUBMISSION_STUBS: where the untouched stubs are, to say which stages are still stubs.
+SUBMISSION := submission.tar.gz
+HANDIN     := $(BUILD)/handin
+$(HANDIN): $(BUILD)/grader/handin.o $(BUILD)/grader/intake.o $(BUILD)/grader/escape.o $(BUILD)/common/stagetable.o
+	$(call say,LD,$@)
+	$(CC) $(ALL_LDFLAGS) $^ $(shell pkg-config --libs libarchive 2>/dev/null) -o $@
+
+# make check-physics: the handout's physics checks with the student's stages (tests/checkphysics.c).
+CHECKPHYSICS := $(BUILD)/checkphysics
+$(CHECKPHYSICS): $(BUILD)/tests/checkphysics.o $(SIM_OBJ)
+	$(call say,LD,$@)
+	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -o $@
+
+#:Checking and handing in your work:
+check-physics: $(CHECKPHYSICS) ## the handout's physics checks with your stages: still tank, Martin & Moyce's front, volume (under a minute)
+	@$(CHECKPHYSICS)
+
+submission: $(HANDIN) ## pack your eight assignment/<stage>.c into submission.tar.gz and check it as the grader's intake will
+	@rm -f $(SUBMISSION)
+	@files=; for s in $(STAGES); do [ -f assignment/$$s.c ] && files="$$files assignment/$$s.c"; done; \
+	  tar -czhf $(SUBMISSION) --files-from=/dev/null $$files
+	@$(HANDIN) $(SUBMISSION) assignment $(SUBMISSION_STUBS)

@@ -52,6 +52,10 @@ $(BUILD)/handout/stubs/%.c: reference/%.c reference/mkstub.awk
 	@mkdir -p $(@D)
 	awk -v stage=$* -v stages="$(STAGES)" -f reference/mkstub.awk $< > $@
 
+# In the kit, make submission compares with the stubs make handout ships.
+SUBMISSION_STUBS := $(BUILD)/handout/stubs
+submission: $(HANDOUT_STUBS)
+
 # Only when grader/config says handout.reference_objects = true: the reference's stages,
 # compiled without debug information (no source lines) for the students' --use-reference.
 $(REF_STAGES_LIB): $(STAGES:%=reference/%.c) handout/refstages.c | $(PKGS_FOUND)

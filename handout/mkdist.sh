@@ -52,7 +52,7 @@ put handout/figures handout/figures/*.svg
 # golden cases, recorded (the reference that records them does not ship).
 for s in $STAGES; do put tests "tests/test_$s.c"; done
 put tests tests/harness.c tests/harness.h tests/golden.c tests/golden.h tests/compare.c tests/compare.h \
-          tests/run_suites.sh
+          tests/run_suites.sh tests/checkphysics.c
 put tests/lib tests/lib/fielddiff.c tests/lib/fielddiff.h tests/lib/stagecase.c tests/lib/stagecase.h
 put tests/golden tests/golden/*.json
 for s in $STAGES; do
@@ -78,7 +78,7 @@ put grader grader/flipgrade.c grader/grading.c grader/grading.h grader/gradeconf
            grader/feedback.h grader/render.c \
            grader/render.h grader/sandbox.c grader/sandbox.h grader/sbjail.c grader/sbjail.h \
            grader/sbcalls.c grader/sbcalls.h grader/guard.c grader/guard.h grader/runsettings.h \
-           grader/stagerun.c grader/scenerun.c grader/solvertrap.c grader/escape.c grader/escape.h \
+           grader/stagerun.c grader/scenerun.c grader/solvertrap.c grader/handin.c \
            grader/grade.h grader/kit.mk
 # The config without the hidden cases (their list is the instructor's business), and a README
 # for the self-check instead of grader/README.md, which is the instructor's manual.
@@ -123,6 +123,7 @@ make run     # installs what is missing (Debian/Ubuntu), builds, runs scenes/fir
              # your stages on a small ball of water, about a second; particles and previews in
              # out/first_drop/ (SCENE=scenes/ball_drop.json for the full-size one)
 make test    # all eight stage suites on your assignment/, then a table
+make submission  # submission.tar.gz: your eight stage files, checked as the grader will take them
 make help    # everything else
 ```
 EOF

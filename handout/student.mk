@@ -23,6 +23,8 @@ KIT_CFLAGS := -DFLIPKIT_GOLDEN_DIR='"tests/golden/public"' $(if $(REF_LIB),-DFLI
 SIM_OBJ  = $(COMMON_OBJ) $(STU_OBJ)
 # The Python package's library has your stages only: a shipped reference archive is not -fPIC.
 PYLIB_MAKEFLAGS := REF_LIB=
+# make submission says which stages are still these untouched stubs.
+SUBMISSION_STUBS := grader/stubs
 FLIPSIM  = $(BUILD)/flipsim
 
 .DEFAULT_GOAL := all
@@ -32,7 +34,7 @@ include common/build.mk
 include grader/kit.mk
 
 # After the fragments: STAGES is common/build.mk's.
-.PHONY: all run movie view test $(STAGES:%=test-%) golden grade grade-kit coverage deps help clean pylib python-examples
+.PHONY: all run movie view test $(STAGES:%=test-%) golden grade grade-kit submission check-physics coverage deps help clean pylib python-examples
 
 $(FLIPSIM): $(SIM_OBJ) $(BUILD)/common/flipsim_main.o $(REF_LIB)
 	$(call say,LD,$@)

@@ -142,6 +142,48 @@ if [ "$rc" -eq 0 ] && [ -n "$total" ] && grep -q "^ball_drop.jacobi .* all 20 fr
 else
     bad "make grade with the reference's stage files: exit $rc (0 is full marks):"; tail -n 15 "$work/log"
 fi
+# make check-physics: the handout's three verdicts pass on the reference's files within a minute,
+# and a planted gravity bug fails them.
+start=$(date +%s)
+run make check-physics; rc=$?; took=$(( $(date +%s) - start ))
+if [ "$rc" -eq 0 ] && [ "$took" -lt 60 ] && [ "$(grep -c '^ok   ' "$work/log")" -eq 3 ] &&
+   grep -q "^check-physics: all 3 checks pass" "$work/log"; then
+    ok "make check-physics with the reference's files: 3 verdicts in ${took} s; $(grep 'Martin' "$work/log" | cut -c1-90)"
+else
+    bad "make check-physics with the reference's files: exit $rc in ${took} s:"; tail -n 6 "$work/log"
+fi
+patch -s assignment/gravity.c < "$kit/tests/mutants/gravity-swapped-axis.patch"
+if ! run make check-physics && grep -q "^FAIL still tank" "$work/log" && grep -q "^check-physics: [1-3] of 3 checks failed" "$work/log"; then
+    ok "make check-physics with gravity-swapped-axis fails: $(grep -m 1 '^FAIL' "$work/log" | cut -c1-90)"
+else
+    bad "make check-physics with gravity-swapped-axis does not fail:"; tail -n 6 "$work/log"
+fi
+cp "$kit/reference/gravity.c" assignment/gravity.c
+# make submission: exactly the eight files the grader reads, taken by the grader's own intake;
+# then with one stage file gone it says which, and fails.
+if run make submission && [ "$(tar -tzf submission.tar.gz | sort | tr '\n' ' ')" = "$(for s in $stages; do echo "assignment/$s.c"; done | sort | tr '\n' ' ')" ] &&
+   [ "$(grep -c ': taken$' "$work/log")" -eq 8 ] && grep -q "^make submission: hand in .*/submission.tar.gz: this one file" "$work/log"; then
+    ok "make submission: the 8 stage files and nothing else, each taken by the grader's intake; $(grep "^make submission: hand in" "$work/log" | cut -c1-70)"
+else
+    bad "make submission with the reference's files:"; tail -n 12 "$work/log"
+fi
+mv assignment/g2p.c "$work/g2p.c"
+if ! run make submission && grep -q "^  g2p *MISSING: no assignment/g2p.c" "$work/log" &&
+   [ "$(tar -tzf submission.tar.gz | wc -l)" -eq 7 ] && ! grep -q "hand in" "$work/log"; then
+    ok "make submission without assignment/g2p.c fails and says: $(grep MISSING "$work/log" | sed 's/^ *//' | cut -c1-80)"
+else
+    bad "make submission without assignment/g2p.c:"; tail -n 12 "$work/log"
+fi
+mv "$work/g2p.c" assignment/g2p.c
+# A file the intake refuses (over its 1 MiB cap) is named with the intake's own reason.
+cp assignment/gradient.c "$work/gradient.c"
+head -c 1100000 /dev/zero | tr '\0' ' ' >> assignment/gradient.c
+if ! run make submission && grep -q "^  gradient *REFUSED by the grader's intake: .*larger than 1 MiB" "$work/log"; then
+    ok "make submission with a 1.1 MB gradient.c says: $(grep REFUSED "$work/log" | sed 's/^ *//' | cut -c1-90)"
+else
+    bad "make submission with a 1.1 MB assignment/gradient.c:"; tail -n 12 "$work/log"
+fi
+mv "$work/gradient.c" assignment/gradient.c && rm -f submission.tar.gz
 # Python over the student's own stages (the reference's files, here): flipsim's bytes.
 pyframe='import flipkit, sys
 s = flipkit.Simulation("scenes/first_drop.json")
