@@ -325,12 +325,15 @@ static int prepare_cases(const Options *o, const char *sub, char (*cases)[GC_PAT
     textf(dir, sizeof dir, "%s/%s", o->data, sub);
     remove_tree(dir);
     grading_mkdirs(dir);
-    char *argv[GC_MAX_CASES + 3];
-    argv[0] = (char *)o->mkgolden;
-    argv[1] = dir;
+    char *argv[GC_MAX_CASES + 4];
+    int a = 0;
+    argv[a++] = (char *)o->mkgolden;
+    if (strcmp(sub, "hidden") == 0)   /* the public ones are the students' golden scenes */
+        argv[a++] = "--every-boundary";
+    argv[a++] = dir;
     for (int i = 0; i < n; i++)
-        argv[2 + i] = cases[i];
-    argv[2 + n] = NULL;
+        argv[a++] = cases[i];
+    argv[a] = NULL;
     return run_reference(argv, sub);
 }
 
