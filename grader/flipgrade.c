@@ -116,7 +116,8 @@ static void usage(FILE *f)
 "  --mkgolden PATH    --prepare: the reference's case maker [build/tests/mkgolden]\n"
 "  --flipsim PATH     --prepare: the reference's simulator [build/flipsim]\n"
 "  --quiet            print only the table\n"
-"  --print WHAT       grading-table: the parts and points as Markdown (the handout's table);\n"
+"  --print WHAT       grading-table: the graded scenes, parts and points as Markdown (the\n"
+"                     handout's block under How it is graded);\n"
 "                     reference-objects: true or false (handout.reference_objects);\n"
 "                     job-limits: a batch job's limits for one submission, as shell words\n"
 "                     (minutes= the submission budget plus a quarter and a minute,\n"
@@ -324,12 +325,15 @@ static int prepare_cases(const Options *o, const char *sub, char (*cases)[GC_PAT
     textf(dir, sizeof dir, "%s/%s", o->data, sub);
     remove_tree(dir);
     grading_mkdirs(dir);
-    char *argv[GC_MAX_CASES + 3];
-    argv[0] = (char *)o->mkgolden;
-    argv[1] = dir;
+    char *argv[GC_MAX_CASES + 4];
+    int a = 0;
+    argv[a++] = (char *)o->mkgolden;
+    if (strcmp(sub, "hidden") == 0)   /* the public ones are the students' golden scenes */
+        argv[a++] = "--every-boundary";
+    argv[a++] = dir;
     for (int i = 0; i < n; i++)
-        argv[2 + i] = cases[i];
-    argv[2 + n] = NULL;
+        argv[a++] = cases[i];
+    argv[a] = NULL;
     return run_reference(argv, sub);
 }
 
@@ -400,10 +404,55 @@ static const char *solver_words(const char *solver)
                                          : "your stages, the given Gauss-Seidel (SOR, `pressure.sor_omega`) in place of `jacobi`";
 }
 
+/* The scene's name as the handout says it: its file's name without folder or .json. */
+static void scene_short_name(const char *scene, char *out, size_t cap)
+{
+    const char *base = strrchr(scene, '/');
+    textf(out, cap, "%s", base ? base + 1 : scene);
+    char *dot = strrchr(out, '.');
+    if (dot && strcmp(dot, ".json") == 0)
+        *dot = '\0';
+}
+
+/* Which runs a scene gets, in words that hold for any solvers list the config may give. */
+static const char *solvers_sentence(const GradeConfig *c)
+{
+    bool jacobi = false, gs = false;
+    for (int v = 0; v < c->nsolvers; v++) {
+        jacobi |= strcmp(c->solvers[v], "jacobi") == 0;
+        gs |= strcmp(c->solvers[v], "gauss_seidel") == 0;
+    }
+    if (jacobi && gs)
+        return "Each runs twice: once with your `jacobi` and once with the given Gauss-Seidel, so a "
+               "wrong `jacobi` does not hide whether the other seven stages are right.";
+    return jacobi ? "Each runs once, with your `jacobi`."
+                  : "Each runs once, with the given Gauss-Seidel in place of your `jacobi`.";
+}
+
+/* The handout's sentence on the whole scenes: which, how many frames, what the config sets.
+ * Made here, not written in the handout, so a scene dropped from the config leaves it too. */
+static void print_scenes_prose(const GradeConfig *c)
+{
+    printf("**The whole scenes graded** (`scenes.list` in `grader/config`)%s\n\n", c->nscenes ? ":" : ": none.");
+    for (int i = 0; i < c->nscenes; i++) {
+        char name[GC_PATH];
+        scene_short_name(c->scenes[i].scene, name, sizeof name);
+        printf("- `%s`: %d frames", name, c->scenes[i].frames);
+        for (int k = 0; k < c->scenes[i].nset; k++)
+            printf("%s`%s`", k == 0 ? ", the scene file with " : k + 1 == c->scenes[i].nset ? " and " : ", ",
+                   c->scenes[i].set[k]);
+        printf("\n");
+    }
+    if (c->nscenes)
+        printf("\n%s\n", solvers_sentence(c));
+    printf("\n");
+}
+
 /* The handout's grading table, made from the config so the two cannot disagree. */
 static int print_grading_table(const Options *o, const GradeConfig *c)
 {
     double total = 0;
+    print_scenes_prose(c);
     printf("| part | graded on | points |\n|---|---|---:|\n");
     for (int s = 0; s < STAGE_COUNT; s++) {
         printf("| `%s` | the stage alone, on %d hidden cases (tolerances of `make test`) | %g |\n",

@@ -28,6 +28,7 @@ $(GRADE_DATA)/.made: $(GRADER) $(MKGOLDEN) $(FLIPSIM) grader/config $(GRADE_CASE
 grade-data: $(GRADE_DATA)/.made ## (re)make the reference's cases and frames for the grader
 
 check-grader: grade-kit $(CALIBRATE) $(GRADE_DATA)/.made ## the grader calibrated: reference, OpenCL, planted bugs, hostile code, sandbox attacks
+	@tests/check_cases.sh $(MKGOLDEN)
 	@tests/check_grader.sh $(GRADER) $(CALIBRATE)
 
 # make grade: the self-check on the public cases. make grade SUBMISSIONS=dir/: a class, graded by

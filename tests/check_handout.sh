@@ -127,5 +127,78 @@ if [ -z "${FLIPKIT_PLANTED:-}" ] && [ "$fail" -eq 0 ]; then
     rm -rf "$planted"
     [ "$caught" -eq 5 ] && ok "each of 5 planted mistakes (section, quote, target, 1/dt, identifier) is caught on its own"
 fi
+
+# ==== issue 37: the prose of "## How it is graded" against grader/config ======================
+# The scenes, frames, solvers and points are made from the config into the section's
+# generated block (flipgrade --print grading-table; sync.sh --check keeps it current). The
+# hand-written prose around it must not contradict that block: no scene, frame count, case
+# count, total or solver the config does not grade. The block's rows are the config's word.
+grading_section() {   # grading_section FILE [outside|inside]: the section, without/only the block
+    awk -v want="$2" '
+    /^## / { on = ($0 == "## How it is graded") }
+    !on { next }
+    /^<!-- BEGIN grader\/config: grading -->$/ { block = 1; next }
+    /^<!-- END grader\/config -->$/ { block = 0; next }
+    (want == "inside") == block { print }' "$1"
+}
+prose_must_fit_config() {   # one FAIL line per claim of the prose that the block contradicts
+    prose=$(grading_section "$readme" outside)
+    block=$(grading_section "$readme" inside)
+    runs=$(echo "$block" | sed -n 's/^| `\([a-z0-9_]*\)\.\([a-z_]*\)` |.*/\1 \2/p')
+    [ -n "$block" ] || { bad "README.md: \"## How it is graded\" has no generated grader/config block"; return; }
+    graded=$(echo "$runs" | cut -d' ' -f1 | sort -u)
+    for f in scenes/*.json; do
+        s=$(basename "$f" .json)
+        echo "$prose" | grep -q -w -- "$s" || continue
+        echo "$graded" | grep -q -x -- "$s" ||
+            bad "README.md, How it is graded: the prose names scene $s, which grader/config does not grade (it grades: $(echo $graded))"
+    done
+    frames=$(echo "$block" | grep -o '; [0-9]* frames against' | grep -o '[0-9]*' | sort -u)
+    for n in $(echo "$prose" | grep -o -E '\b[0-9]+ frames' | grep -o -E '^[0-9]+' | sort -u); do
+        echo "$frames" | grep -q -x "$n" ||
+            bad "README.md, How it is graded: the prose says $n frames; grader/config's scenes run $(echo $frames) frames"
+    done
+    cases=$(echo "$block" | grep -o 'on [0-9]* hidden cases' | grep -o '[0-9]*' | sort -u)
+    for n in $(echo "$prose" | grep -o -E '\b[0-9]+ hidden cases' | grep -o -E '^[0-9]+' | sort -u); do
+        echo "$cases" | grep -q -x "$n" ||
+            bad "README.md, How it is graded: the prose says $n hidden cases; grader/config has $(echo $cases)"
+    done
+    total=$(echo "$block" | sed -n 's/^| \*\*total\*\* | | \*\*\([0-9.]*\)\*\* |$/\1/p')
+    for t in $(echo "$prose" | grep -o -E 'total [0-9.]+ / [0-9.]+' | awk '{ print $4 }' | sort -u); do
+        awk -v a="$t" -v b="$total" 'BEGIN { exit !(a + 0 == b + 0) }' ||
+            bad "README.md, How it is graded: the prose gives a total out of $t; grader/config's total is $total"
+    done
+    echo "$prose" | grep -q 'given Gauss-Seidel' && ! echo "$runs" | grep -q ' gauss_seidel$' &&
+        bad "README.md, How it is graded: the prose speaks of a run with the given Gauss-Seidel; grader/config's scenes.solvers has no gauss_seidel"
+    echo "$prose" | grep -q 'with your `jacobi`' && ! echo "$runs" | grep -q ' jacobi$' &&
+        bad "README.md, How it is graded: the prose speaks of a run with your \`jacobi\`; grader/config's scenes.solvers has no jacobi"
+    return 0
+}
+before=$fail
+prose_must_fit_config
+[ "$fail" -eq "$before" ] &&
+    ok "the grading prose names only scenes, frame counts, case counts, totals and solvers grader/config grades"
+if [ -z "${FLIPKIT_PLANTED:-}" ] && [ "$fail" -eq 0 ]; then
+    planted=$(mktemp -d) || exit 1
+    caught=0
+    # plant_prose SED_SCRIPT WHAT EXPECTED_FAILURE_TEXT: README.md changed in a copy of DIR
+    plant_prose() {
+        rm -rf "$planted/h"; cp -r "$dir" "$planted/h"
+        sed -e "$1" "$readme" > "$planted/h/README.md"
+        if FLIPKIT_PLANTED=1 "$0" "$planted/h" "$mutlogs" 2>&1 | grep '^FAIL' | grep -q -F -- "$3"; then
+            caught=$((caught + 1))
+        else
+            echo "FAIL the checks miss a planted contradiction of grader/config: $2"; fail=1
+        fi
+    }
+    plant_prose '/^## How it is graded$/,/^## /s/`ball_drop\.jacobi: first failing/`maze.jacobi: first failing/' \
+        "a scene the config does not grade" "names scene maze, which grader/config does not grade"
+    plant_prose '/^## How it is graded$/,/^## /s/total 100\.0 \/ 100\.0/total 110.0 \/ 110.0/' \
+        "another point total" "a total out of 110.0"
+    plant_prose '/^## How it is graded$/,/^## /s/runs each scene listed below/runs each scene listed below for 30 frames/' \
+        "another frame count" "the prose says 30 frames"
+    rm -rf "$planted"
+    [ "$caught" -eq 3 ] && ok "each of 3 planted contradictions of grader/config (scene, total, frames) is caught on its own"
+fi
 [ "$fail" -eq 0 ] && echo "check-handout: $dir (README.md and stages/) agrees with the kit"
 exit "$fail"

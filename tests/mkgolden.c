@@ -1,6 +1,8 @@
 /* mkgolden.c — writes golden cases: each stage's input and the reference's output, taken from
  * one substep of a real run. flipkit tests/: `make golden` runs it on the scenes in tests/golden/.
- * Usage: mkgolden OUTDIR SCENE.json...   (format in golden.h; deterministic, byte for byte)
+ * Usage: mkgolden [--every-boundary] OUTDIR SCENE.json...   (format in golden.h; deterministic)
+ * --every-boundary (the grader's hidden cases): refuse a scene whose recorded substep has no
+ * FLUID cell beside SOLID or none beside AIR, which would leave stages' boundary rules untested.
  *
  * A golden scene runs its `frames` frames with the reference, so the fluid is moving; then
  * the first substep of the next frame runs with every stage wrapped: the wrapper saves what
@@ -9,6 +11,7 @@
  * run too; jacobi is caught at its fifth sweep and laplacian at its second call, when p is no
  * longer the warm start, and both are recorded with junk in p outside FLUID cells. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,7 +265,45 @@ static const Track recording_track = {
 
 /* ---- one scene -------------------------------------------------------------------------- */
 
-static int mkgolden_scene(const char *outdir, const char *path)
+/* How many FLUID cells of the grid have a SOLID face neighbour, and how many an AIR one. */
+static void count_fluid_beside(const MacGrid *g, int *by_solid, int *by_air)
+{
+    static const int nb[6][3] = { { -1, 0, 0 }, { 1, 0, 0 }, { 0, -1, 0 },
+                                  { 0, 1, 0 },  { 0, 0, -1 }, { 0, 0, 1 } };
+    *by_solid = *by_air = 0;
+    for (int k = 1; k < g->nz - 1; k++)
+        for (int j = 1; j < g->ny - 1; j++)
+            for (int i = 1; i < g->nx - 1; i++) {
+                if (grid_cell_type(g, i, j, k) != CELL_FLUID)
+                    continue;
+                bool solid = false, air = false;
+                for (int q = 0; q < 6; q++) {
+                    int t = grid_cell_type(g, i + nb[q][0], j + nb[q][1], k + nb[q][2]);
+                    solid |= t == CELL_SOLID;
+                    air |= t == CELL_AIR;
+                }
+                *by_solid += solid;
+                *by_air += air;
+            }
+}
+
+/* A grader case must exercise every stage's boundary rules: FLUID beside SOLID (the Neumann
+ * rule, the zeroed solid faces) and beside AIR (p = 0, the extrapolated faces). */
+static int check_every_boundary(const char *path, const MacGrid *g)
+{
+    int by_solid, by_air;
+    count_fluid_beside(g, &by_solid, &by_air);
+    if (by_solid > 0 && by_air > 0)
+        return 0;
+    fprintf(stderr, "mkgolden: %s: in the recorded substep %s (%d FLUID cells beside SOLID, %d beside "
+                    "AIR); a grader case needs both, so that every stage's boundary rules are "
+                    "exercised\n", path, by_solid == 0 && by_air == 0 ? "no FLUID cell is beside SOLID or AIR"
+                    : by_solid == 0 ? "no FLUID cell is beside SOLID" : "no FLUID cell is beside AIR",
+            by_solid, by_air);
+    return -1;
+}
+
+static int mkgolden_scene(const char *outdir, const char *path, bool every_boundary)
 {
     Scene sc;
     char err[SCENE_ERR_MAX];
@@ -300,6 +341,8 @@ static int mkgolden_scene(const char *outdir, const char *path)
         goto done;
     }
     rec.active = 0;
+    if (every_boundary && check_every_boundary(path, &s.grid) != 0)
+        goto done;
     if (rec.written != STAGE_COUNT || rec.failed) {
         fprintf(stderr, "mkgolden: %s: wrote %d of %d stages (jacobi ran %d times, laplacian %d; "
                         "a golden scene must need at least %d and %d)\n", path, rec.written,
@@ -316,8 +359,13 @@ done:
 
 int main(int argc, char **argv)
 {
+    bool every_boundary = argc > 1 && strcmp(argv[1], "--every-boundary") == 0;
+    if (every_boundary) {
+        argv++;
+        argc--;
+    }
     if (argc < 3) {
-        fprintf(stderr, "usage: mkgolden OUTDIR SCENE.json...\n");
+        fprintf(stderr, "usage: mkgolden [--every-boundary] OUTDIR SCENE.json...\n");
         return 2;
     }
     if (mkdir(argv[1], 0777) != 0 && errno != EEXIST) {
@@ -325,7 +373,7 @@ int main(int argc, char **argv)
         return 1;
     }
     for (int i = 2; i < argc; i++)
-        if (mkgolden_scene(argv[1], argv[i]) != 0)
+        if (mkgolden_scene(argv[1], argv[i], every_boundary) != 0)
             return 1;
     return 0;
 }

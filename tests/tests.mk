@@ -55,10 +55,12 @@ check: deps ## the whole self-check (what CI runs); installs missing packages fi
 	@$(MAKE) --no-print-directory -j2 --output-sync=target $(CHECK_PARTS)
 	@echo "make check: all passed"
 
-check-make: ## every phony target has a rule and a line in make help (kit and student kit)
+check-make: ## every phony target has a rule and a line in make help (kit and student kit); the instructor's guide names only targets and files that exist
 	@tests/check_make.sh Makefile
 	@tests/check_make.sh handout/student.mk
 	@tests/check_make.sh --planted
+	@tests/check_guide.sh grader/GUIDE.md
+	@tests/check_guide.sh --planted
 
 test-common: $(COMMON_TESTS:%=$(BUILD)/tests/test_%) ## the Check suites of common/ and the grader's parts
 	@for t in $^; do $$t || exit 1; done
