@@ -645,8 +645,10 @@ attacks() {      # attacks WHO RUNAS... : grade the attack submissions as WHO, t
     attack_sub "$base/hostile-k" divergence-spins-threads gravity-fills-disk laplacian-big-object
     { printf '#define ATTACK_KIT "%s"\n' "$kitcopy"; cat tests/attacks/p2g-looks-around.c; } >> "$base/hostile-k/assignment/p2g.c"
     attack_sub "$base/hostile-h" advect-holds-threads
-    attack_sub "$base/honest"   # correct, with a stage that starts a thread, as students' may
-    cat tests/grader/honest-uses-a-thread.c >> "$base/honest/assignment/g2p.c"
+    for h in honest-a honest-b; do   # a class: correct, with a stage that starts a thread
+        attack_sub "$base/honestclass/$h"
+        cat tests/grader/honest-uses-a-thread.c >> "$base/honestclass/$h/assignment/g2p.c"
+    done
     mkdir -p "$kitcopy/build/grader" "$kitcopy/tests"
     cp -r scenes grader "$kitcopy/"; cp -r tests/grader "$kitcopy/tests/"
     cp -r build/grader/kit build/grader/data "$kitcopy/build/grader/"
@@ -838,19 +840,22 @@ contained() {    # contained RUNAS... : inside attacks(), with its variables
         sleep 0.1; waited=$((waited + 1))
     done
     held=$(ps -eLo comm= | grep -c '^stagerun$')
-    (cd "$kitcopy" && "$@" ./flipgrade --quiet $quick --out "$base/reports/honest" "$base/honest") > "$base/honest.txt" 2>&1
+    (cd "$kitcopy" && "$@" ./flipgrade --class "$base/honestclass" --jobs 2 $quick --reports "$r/honestclass" \
+         --class-csv "$r/honestclass/grades.csv") > "$base/honest.txt" 2>&1
+    classrc=$?
     wait "$holder"
-    for h in hostile-h honest; do
+    for h in hostile-h honestclass/honest-a honestclass/honest-b; do
         if [ ! -f "$r/$h/report.json" ]; then
-            fail "$who: flipgrade did not grade $h: $(head -c 600 "$base/$h.txt")"; continue
+            fail "$who: flipgrade did not grade $h: $(head -c 600 "$base/honest.txt")"; continue
         fi
         parts "$r/$h/report.json" > "$r/$h/parts.tsv"
         for s in $STAGES; do
             grep -q "^$s	10.0	10.0	" "$r/$h/parts.tsv" || fail "$who: $h lost points beside a stage holding $held tasks: $(line "$h" "$s")"
         done
     done
+    [ "$classrc" -eq 0 ] || fail "$who: the class graded beside the holder exited $classrc: $(tail -n 3 "$base/honest.txt")"
     [ "$held" -ge 48 ] || fail "$who: the holding stage never held its tasks (saw $held threads)"
-    echo "contained ($who): an honest submission graded with full marks beside a stage holding $held tasks"
+    echo "contained ($who): a class of two, each starting a thread, graded with full marks beside a stage holding $held tasks"
 }
 if [ "$(id -u)" -eq 0 ]; then
     attacks root env
