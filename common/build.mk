@@ -46,7 +46,10 @@ ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 LIBS        = $(PKG_LIBS) -lm
 
 COMMON_SRC := $(filter-out common/flipsim_main.c,$(wildcard common/*.c common/writers/*.c))
-COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
+# A student kit made with handout.given_objects has the given solve compiled (lib/given_sor.o,
+# position-independent, no debug information) where its source would be.
+GIVEN_SOR_SHIPPED := $(if $(wildcard common/given_sor.c),,$(wildcard lib/given_sor.o))
+COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o) $(GIVEN_SOR_SHIPPED)
 STU_OBJ    := $(STAGES:%=$(BUILD)/assignment/%.o) $(BUILD)/assignment/track.o
 
 # What the stage suites and the grader share (stage cases, field diffs): one library, both link it.

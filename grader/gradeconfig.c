@@ -53,6 +53,8 @@ static const Key keys[] = {
       "what one submission's builds and runs may keep in the work directory at once, MiB" },
     { "limits", "submission_seconds", K_NUM, OFF(submission_seconds), 1, 360000,
       "wall clock for all of one submission's builds and runs" },
+    { "handout", "given_objects", K_BOOL, OFF(given_objects), 0, 1,
+      "make handout ships common/given_sor.c compiled (lib/given_sor.o), not its source" },
     { "handout", "reference_objects", K_BOOL, OFF(reference_objects), 0, 1,
       "make handout ships compiled reference stages (--use-reference)" },
     { "feedback", "max_kib", K_INT, OFF(feedback_max_kib), 64, 1 << 20,

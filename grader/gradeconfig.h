@@ -43,6 +43,7 @@ typedef struct {
     double submission_seconds;
 
     bool reference_objects;   /* make handout: ship the reference stages as objects */
+    bool given_objects;       /* make handout: ship the given SOR solve compiled, not as source */
     long feedback_max_kib;    /* make feedback: what one student's copy may hold */
 } GradeConfig;
 

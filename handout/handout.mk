@@ -70,10 +70,22 @@ $(REF_STAGES_LIB): $(STAGES:%=reference/%.c) handout/refstages.c | $(PKGS_FOUND)
 	ar rcs $@ $(STAGES:%=$(@D)/obj/%.o) $(@D)/obj/refstages.o
 	strip --strip-debug $@
 
+# Only when grader/config says handout.given_objects = true: the given SOR solve compiled,
+# shipped as lib/given_sor.o in place of common/given_sor.c (-fPIC: the students' Python
+# library links it too).
+GIVEN_SOR_OBJ := $(BUILD)/handout/lib/given_sor.o
+$(GIVEN_SOR_OBJ): common/given_sor.c | $(PKGS_FOUND)
+	@mkdir -p $(@D)
+	$(call say,CC,$< (shipped compiled))
+	$(CC) $(STD) -O2 -g0 -fPIC -Icommon -Icommon/writers $(PKG_CFLAGS) -c $< -o $@
+	strip --strip-debug $@
+
 handout: $(GRADER) $(GOLDEN_STAMP) $(GRADE_DATA)/.made $(HANDOUT_STUBS) check-handout-fresh ## the student tarball: dist/flipkit-student.tar.gz
 	@if [ "$$($(GRADER) --print reference-objects)" = true ]; then \
 	  $(MAKE) --no-print-directory $(REF_STAGES_LIB) || exit 1; lib=$(REF_STAGES_LIB); else lib=-; fi; \
-	STAGES="$(STAGES)" METRICS=$(GRADE_DATA)/metrics handout/mkdist.sh $(DIST) $(GOLDEN_DIR) $(BUILD)/handout/stubs $$lib
+	if [ "$$($(GRADER) --print given-objects)" = true ]; then \
+	  $(MAKE) --no-print-directory $(GIVEN_SOR_OBJ) || exit 1; given=$(GIVEN_SOR_OBJ); else given=; fi; \
+	GIVEN_OBJ=$$given STAGES="$(STAGES)" METRICS=$(GRADE_DATA)/metrics handout/mkdist.sh $(DIST) $(GOLDEN_DIR) $(BUILD)/handout/stubs $$lib
 
 # The handout ships as committed; a stale one is an error, not something to fix silently.
 check-handout-fresh: $(HANDOUT_TABLE) ## the handout's quoted blocks are current
@@ -81,8 +93,9 @@ check-handout-fresh: $(HANDOUT_TABLE) ## the handout's quoted blocks are current
 
 # The tarball as a student gets it: no solution code in it; unpacked in an empty directory it
 # runs, its tests fail on the stubs and pass on the reference's files, and make grade agrees.
-# The other setting of handout.reference_objects is checked too, on a second tarball.
+# The other settings of handout.reference_objects and handout.given_objects are checked too,
+# on a second tarball.
 DIST_WITH_REF := $(BUILD)/handout/flipkit-student-with-reference.tar.gz
-check-dist: handout $(REF_STAGES_LIB) ## the tarball: no solution code; it builds, tests and grades
-	@STAGES="$(STAGES)" METRICS=$(GRADE_DATA)/metrics handout/mkdist.sh $(DIST_WITH_REF) $(GOLDEN_DIR) $(BUILD)/handout/stubs $(REF_STAGES_LIB) >/dev/null
+check-dist: handout $(REF_STAGES_LIB) $(GIVEN_SOR_OBJ) ## the tarball: no solution code; it builds, tests and grades
+	@GIVEN_OBJ=$(GIVEN_SOR_OBJ) STAGES="$(STAGES)" METRICS=$(GRADE_DATA)/metrics handout/mkdist.sh $(DIST_WITH_REF) $(GOLDEN_DIR) $(BUILD)/handout/stubs $(REF_STAGES_LIB) >/dev/null
 	@STAGES="$(STAGES)" REF_TARBALL=$(DIST_WITH_REF) tests/check_dist.sh $(DIST)

@@ -10,7 +10,9 @@
 #   REFERENCE_OBJECTS_LIB: lib/reference_stages.a to ship (grader/config handout.reference_objects),
 #   or - for none
 # Environment: STAGES (the eight stage names), METRICS (the reference's scene metrics,
-# build/grader/data/metrics). Run from the kit's root.
+# build/grader/data/metrics), GIVEN_OBJ (when set: the given SOR solve compiled, shipped as
+# lib/given_sor.o in place of common/given_sor.c; grader/config handout.given_objects). Run
+# from the kit's root.
 set -eu
 [ $# -eq 4 ] || { echo "usage: mkdist.sh OUT.tar.gz GOLDEN_DIR STUBS_DIR REFERENCE_OBJECTS_LIB|-" >&2; exit 2; }
 out=$1 golden=$2 stubs=$3 reflib=$4
@@ -34,6 +36,10 @@ mkdir -p "$root"
 mv "$stage/Makefile.tmp" "$root/Makefile"
 
 put common common/*.c common/*.h common/movie.sh common/build.mk
+if [ -n "${GIVEN_OBJ:-}" ]; then   # common/build.mk links lib/given_sor.o where the source is not
+    rm "$root/common/given_sor.c"
+    put lib "$GIVEN_OBJ"
+fi
 put common/writers common/writers/*.c common/writers/*.h common/writers/README.md
 # The viewer (make view): its page, server and npm lockfile; three.js itself comes from npm.
 put common/viewer common/viewer/index.html common/viewer/viewer.js common/viewer/viewer.css \

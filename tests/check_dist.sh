@@ -212,6 +212,16 @@ if [ -n "${REF_TARBALL:-}" ]; then
     else
         bad "with reference objects ($REF_TARBALL):"; tail -n 10 "$work/log"
     fi
+    # made with handout.given_objects too: the given solve is lib/given_sor.o, not its source,
+    # and a run that asks for it (use_gauss_seidel) solves with it
+    if [ ! -e common/given_sor.c ] && [ -f lib/given_sor.o ] && ! grep -q "^SolveResult given_solve_sor" common/*.c &&
+       build/flipsim --quiet --frames 3 --out o3 --use-reference=all --set use_gauss_seidel=true \
+           scenes/ball_drop.json > "$work/log" 2>&1 && grep -q -E "iterations=[1-9]" o3/log.txt; then
+        ok "with the given solve compiled: no common/given_sor.c, lib/given_sor.o linked, Gauss-Seidel runs"
+    else
+        bad "with the given solve compiled ($REF_TARBALL): $(ls common/given_sor.c lib/given_sor.o 2>&1 | tr '\n' ' ')"
+        tail -n 10 "$work/log"
+    fi
     cd "$kit" || exit 1
 fi
 [ "$fail" -eq 0 ] && echo "check-dist: $tarball passes"
