@@ -1,6 +1,6 @@
 /* advect.c — move the particles with their own velocity for one substep.
  * flipkit assignment/: yours to write; replace the TODO block (`make test-advect` checks it).
- * The contract is in common/stages.h; handout/README.md, "Stage 1: advect", explains it. */
+ * The contract is in common/stages.h; handout/stages/advect.md explains it. */
 #include "stages.h"
 
 void advect(Particles *ps, float dt)

@@ -1,6 +1,6 @@
 /* divergence.c — the net outflow per second of every FLUID cell; solid faces count as 0.
  * flipkit assignment/: yours to write; replace the TODO block (`make test-divergence` checks it).
- * The contract is in common/stages.h; handout/README.md, "Stage 5: divergence", explains it. */
+ * The contract is in common/stages.h; handout/stages/divergence.md explains it. */
 #include <string.h>
 
 #include "stages.h"

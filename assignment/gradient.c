@@ -1,6 +1,6 @@
 /* gradient.c — projection: subtract (dt/rho) grad p from the face velocities.
  * flipkit assignment/: yours to write; replace the TODO block (`make test-gradient` checks it).
- * The contract is in common/stages.h; handout/README.md, "Stage 8: gradient", explains it. */
+ * The contract is in common/stages.h; handout/stages/gradient.md explains it. */
 #include "stages.h"
 
 void gradient(MacGrid *g, const float *p, float scale)

@@ -1,6 +1,6 @@
 /* gravity.c — the body force: every non-solid face velocity gains dt * g.
  * flipkit assignment/: yours to write; replace the TODO block (`make test-gravity` checks it).
- * The contract is in common/stages.h; handout/README.md, "Stage 2: gravity", explains it. */
+ * The contract is in common/stages.h; handout/stages/gravity.md explains it. */
 #include "stages.h"
 
 void gravity(MacGrid *g, Vec3 gravity_ms2, float dt)

@@ -1,6 +1,6 @@
 /* jacobi.c — one weighted Jacobi sweep for the pressure equation L p = rhs.
  * flipkit assignment/: yours to write; replace the TODO block (`make test-jacobi` checks it).
- * The contract is in common/stages.h; handout/README.md, "Stage 7: jacobi", explains it. */
+ * The contract is in common/stages.h; handout/stages/jacobi.md explains it. */
 #include <string.h>
 
 #include "stages.h"

@@ -1,6 +1,6 @@
 /* laplacian.c — the discrete Laplacian of the pressure with air (p = 0) and solid walls.
  * flipkit assignment/: yours to write; replace the TODO block (`make test-laplacian` checks it).
- * The contract is in common/stages.h; handout/README.md, "Stage 6: laplacian", explains it. */
+ * The contract is in common/stages.h; handout/stages/laplacian.md explains it. */
 #include <string.h>
 
 #include "stages.h"

@@ -1,6 +1,6 @@
 /* p2g.c — particle to grid: each face velocity is the tent-weighted average of the particles.
  * flipkit assignment/: yours to write; replace the TODO block (`make test-p2g` checks it).
- * The contract is in common/stages.h; handout/README.md, "Stage 3: p2g", explains it. */
+ * The contract is in common/stages.h; handout/stages/p2g.md explains it. */
 #include <string.h>
 
 #include "stages.h"

@@ -1,7 +1,7 @@
 /* stagepart.c — the stage-isolated parts: each student stage alone on cases it has not seen.
  * flipkit grader/: a case is the reference's input and output of one stage (golden.h format);
  * the student's stage runs in the sandbox on the input only and the grader checks the output
- * with the stage suites' tolerances (tests/stagecase.c), so one wrong stage costs only itself. */
+ * with the stage suites' tolerances (tests/lib/stagecase.c), so one wrong stage costs only itself. */
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 # mkstub.awk — makes a student stub (assignment/STAGE.c) from a reference stage file.
-# flipkit reference/: `make stubs` runs it (awk -v stage=S -v stages="$(STAGES)"); `make check`
+# flipkit reference/: `make stubs` runs it (awk -v stage=S; stages is no longer read); `make check`
 # fails if assignment/ differs.
 # Between "// BEGIN SOLUTION" and "// END SOLUTION" every line is dropped except "// STUB: "
 # lines, which are kept without that prefix (the stub's documented "not done" behaviour).
@@ -8,9 +8,8 @@
     next
 }
 /^ \* The contract — .* is in common\/stages\.h\. \*\/$/ {
-    n = split(stages, order, " ")   # -v stages="$(STAGES)": common/stagelist.h's order
-    for (i = 1; i <= n; i++) if (order[i] == stage) number = i
-    print " * The contract is in common/stages.h; handout/README.md, \"Stage " number ": " stage "\", explains it. */"
+    # The stage's own page, not a section number: check-handout checks the page is there.
+    print " * The contract is in common/stages.h; handout/stages/" stage ".md explains it. */"
     next
 }
 /^[ \t]*\/\/ BEGIN SOLUTION/ {

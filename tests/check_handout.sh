@@ -200,5 +200,101 @@ if [ -z "${FLIPKIT_PLANTED:-}" ] && [ "$fail" -eq 0 ]; then
     rm -rf "$planted"
     [ "$caught" -eq 3 ] && ok "each of 3 planted contradictions of grader/config (scene, total, frames) is caught on its own"
 fi
+# ==== issue 38, item 5: one source for what the tests check ==================================
+# Each stage page's "What the tests check" must name every START_TEST of tests/test_STAGE.c
+# (golden aside: its cases are listed by file), and name no test that is not there: a test left
+# out is a diagnosis the student never reads. The stubs must point at their stage's page, every
+# `handout/README.md, "Section"` a student's file names must be a heading, every kit path the
+# handout names must be in the kit (or shipped by mkdist.sh), and what it says plain `make run`
+# prints must be what the stubs' run prints (FLIPKIT_STUBS: the stub folder, for planting).
+before=$fail
+stubdir=${FLIPKIT_STUBS:-assignment}
+for s in $stages; do
+    page=$dir/stages/$s.md suite=tests/test_$s.c
+    [ -f "$page" ] && [ -f "$suite" ] || continue
+    listed=$(sed -n '/^## What the tests check$/,/^## /p' "$page" | grep '^- `' | sed 's/: .*//' |
+             grep -o '`[a-z_][a-z0-9_]*`' | tr -d '`' | sort -u)
+    tests=$(sed -n 's/^START_TEST(\([a-z_0-9]*\)).*/\1/p' "$suite" | grep -v -x golden | sort -u)
+    for t in $tests; do
+        echo "$listed" | grep -q -x "$t" ||
+            bad "stages/$s.md, \"What the tests check\": leaves out $t, a START_TEST of $suite (add a \"- \`$t\`: ...\" line)"
+    done
+    for t in $listed; do
+        echo "$tests" | grep -q -x "$t" ||
+            bad "stages/$s.md, \"What the tests check\": lists $t, which $suite has no START_TEST for"
+    done
+    stub=$stubdir/$s.c
+    if [ -f "$stub" ]; then
+        grep -q "handout/stages/$s\.md" "$stub" ||
+            bad "$stub: its header does not point at handout/stages/$s.md (reference/mkstub.awk writes it; make stubs)"
+    fi
+done
+for f in $stubdir/*.c; do
+    for p in $(grep -o 'handout/stages/[a-z0-9_]*\.md' "$f" | sort -u); do
+        [ -f "$dir/stages/$(basename "$p")" ] || bad "$f points at $p, which is not there"
+    done
+done
+headings=$(sed -n 's/^##* //p' "$readme")
+grep -o 'handout/README\.md, \\*"[^"\\]*' $stubdir/*.c common/*.c common/*.h tests/*.c tests/lib/*.c grader/*.c handout/student.mk 2>/dev/null |
+while IFS= read -r hit; do
+    h=${hit#*\"}; src=${hit%%:*}
+    echo "$headings" | grep -q -x -F -- "$h" ||
+        echo "FAIL $dir: $src points at handout/README.md, \"$h\", which is no heading of $readme"
+done | grep . && fail=1
+for f in $files; do
+    for p in $(grep -o -E '(^|[^A-Za-z0-9_./-])(common|assignment|tests|scenes|grader|handout|reference|kernels|lib)(/[A-Za-z0-9_.<>*-]+)+' "$f" 2>/dev/null |
+               sed -E 's/^[^a-z]//; s/[.]$//' | sort -u); do
+        q=$(echo "$p" | sed 's/<stage>/p2g/g')
+        ls -d $q >/dev/null 2>&1 && continue
+        grep -q -F -- "${p%/}" handout/mkdist.sh && continue   # shipped or made by make handout
+        bad "$f names $p, which is not in the kit"
+    done
+done
+# What plain `make run` prints: the scene and notes "## Getting started" promises.
+started=$(sed -n '/^## Getting started$/,/^## /p' "$readme")
+first_solver=$(sed -n 's/.*"solver": *"\([a-z_]*\)".*/\1/p' scenes/first_drop.json)
+first_solver=${first_solver:-jacobi}
+for x in $(echo "$started" | grep -o 'asks for the `[a-z_]*` solver' | cut -d'`' -f2 | sort -u); do
+    [ "$x" = "$first_solver" ] ||
+        bad "README.md, Getting started: says make run's scene asks for the \`$x\` solver; scenes/first_drop.json asks for $first_solver"
+done
+[ "$first_solver" = jacobi ] && echo "$started" | grep -q 'pressure.solver.*is not in' &&
+    bad "README.md, Getting started: promises a note that pressure.solver is not in the student track; scenes/first_drop.json asks for jacobi, which is"
+echo "$started" | tr '\n' ' ' | grep -o '`flipsim: note: [^`.]*' | cut -c2- |
+while IFS= read -r note; do
+    fixed=$(echo "$note" | sed 's/in frame [0-9]*:.*/in frame /')
+    grep -q -F -- "\"$fixed" common/cli.c common/sim.c ||
+        echo "FAIL $dir: README.md, Getting started: quotes \"$fixed...\", which flipsim (common/cli.c) does not print"
+done | grep . && fail=1
+[ "$fail" -eq "$before" ] &&
+    ok "each stage page lists every test of its suite; the stubs point at their pages; every path and README section named is there; make run's notes are what it prints"
+if [ -z "${FLIPKIT_PLANTED:-}" ] && [ "$fail" -eq 0 ]; then
+    planted=$(mktemp -d) || exit 1
+    caught=0
+    # plant_drift FILE SED_SCRIPT WHAT EXPECTED_FAILURE_TEXT: FILE under DIR, or a stub when it
+    # starts "assignment/", changed in a copy
+    plant_drift() {
+        rm -rf "$planted/h" "$planted/a"; cp -r "$dir" "$planted/h"; cp -r "$stubdir" "$planted/a"
+        case $1 in
+            assignment/*) sed -e "$2" "$stubdir/${1#assignment/}" > "$planted/a/${1#assignment/}" ;;
+            *) sed -e "$2" "$dir/$1" > "$planted/h/$1" ;;
+        esac
+        if FLIPKIT_PLANTED=1 FLIPKIT_STUBS="$planted/a" "$0" "$planted/h" "$mutlogs" 2>&1 | grep '^FAIL' | grep -q -F -- "$4"; then
+            caught=$((caught + 1))
+        else
+            echo "FAIL the checks miss a planted drift: $3"; fail=1
+        fi
+    }
+    plant_drift stages/g2p.md '/^- `each_component_on_its_own_staggering`:/,/^- /{/^- `each_component/d;/^  /d}' \
+        "a test left out of g2p's list" "leaves out each_component_on_its_own_staggering"
+    plant_drift assignment/g2p.c 's#handout/stages/g2p\.md#handout/README.md, "Stage 4: g2p"#' \
+        "a stub pointing at the README's old stage section" "does not point at handout/stages/g2p.md"
+    plant_drift README.md 's#`tests/lib/stagecase\.c`#`tests/stagecase.c`#' \
+        "a path that moved" "names tests/stagecase.c, which is not in the kit"
+    plant_drift README.md '/^## Getting started$/,/^## /s/which asks for your$/which asks for the `mgpcg` solver, not your/' \
+        "a note plain make run never prints" 'asks for the `mgpcg` solver; scenes/first_drop.json asks for jacobi'
+    rm -rf "$planted"
+    [ "$caught" -eq 4 ] && ok "each of 4 planted drifts (test list, stub pointer, path, make run's note) is caught on its own"
+fi
 [ "$fail" -eq 0 ] && echo "check-handout: $dir (README.md and stages/) agrees with the kit"
 exit "$fail"

@@ -172,7 +172,7 @@ END_TEST
 
 START_TEST(golden)
 {
-    /* The reference's output on a golden case, with the tolerances in tests/stagecase.c. */
+    /* The reference's output on a golden case, with the tolerances in tests/lib/stagecase.c. */
     golden_check(harness_track(), "divergence", _i);
 }
 END_TEST

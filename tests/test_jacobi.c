@@ -255,9 +255,33 @@ START_TEST(a_second_grid_in_the_same_process)
 }
 END_TEST
 
+START_TEST(cell_types_changed_on_the_same_grid)
+{
+    /* The driver classifies the cells again every substep, on the same MacGrid at the same
+     * address, before it calls jacobi; a stage that keeps the FLUID cells it found in a static,
+     * keyed by the grid's address or size, still sweeps the old liquid. First a sweep with
+     * every inner cell FLUID, then the same grid with only (3,3,4) FLUID among AIR, rhs = 4
+     * in every cell, p = 0, dx = 0.5, omega = 1: as in one_cell_in_air, p_out = -0.25 * 4 / 6
+     * there, and 0 in the cells that were FLUID a sweep ago (a stale list gives them -1/6). */
+    sweep(1.0f);
+    for (size_t q = 0; q < grid_cells(&g); q++) {
+        if (g.cell[q] == CELL_FLUID)
+            g.cell[q] = CELL_AIR;
+        rhs[q] = 4.0f;
+    }
+    g.cell[at(3, 3, 4)] = CELL_FLUID;
+    for (size_t q = 0; q < grid_cells(&g); q++)
+        out[q] = 999.0f;
+    sweep(1.0f);
+    want[at(3, 3, 4)] = -1.0f / 6.0f;
+    check("p_out on the same grid after its cell types changed (now one FLUID cell among AIR, "
+          "rhs = 4 everywhere): read g->cell on every call", 1e-6f);
+}
+END_TEST
+
 START_TEST(golden)
 {
-    /* The reference's output on a golden case, with the tolerances in tests/stagecase.c. */
+    /* The reference's output on a golden case, with the tolerances in tests/lib/stagecase.c. */
     golden_check(harness_track(), "jacobi", _i);
 }
 END_TEST
@@ -277,6 +301,7 @@ static Suite *jacobi_suite(void)
     tcase_add_test(tc, walled_in_cell_gets_zero);
     tcase_add_test(tc, omega_weights_the_rhs_too);
     tcase_add_test(tc, a_second_grid_in_the_same_process);
+    tcase_add_test(tc, cell_types_changed_on_the_same_grid);
     suite_add_tcase(s, tc);
     golden_add_tcase(s, "jacobi", golden);
     return s;
