@@ -899,9 +899,12 @@ static void class_finished(const ClassrunEntry *e, const char *log_path, void *c
         fclose(f);
     buf[got] = '\0';
     char *text = escape_dup(buf, got, sizeof buf * 4, ESCAPE_KEEP_NEWLINES, NULL);
+    escape_text(shown, sizeof shown, e->entry, strlen(e->entry), 0);
+    const char *slash = strrchr(log_path, '/');   /* its report directory holds the log */
+    printf("== %s: %.*s/\n", shown, slash ? (int)(slash - log_path) : 0, log_path);   /* tables
+                                                      * that come in parallel name their student */
     fputs(text ? text : "", stdout);
     fflush(stdout);
-    escape_text(shown, sizeof shown, e->entry, strlen(e->entry), 0);
     last_line(text ? text : "", line, sizeof line);
     if (e->status == -1)
         fprintf(stderr, "flipgrade: \"%s\" not graded: its grading could not be started (%s)\n",
