@@ -5,7 +5,6 @@
 #include "feedback.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 
 #include "fileerr.h"
 #include "grade.h"
+#include "grading.h"
 #include "report.h"
 
 #define FEEDBACK_LOG_MAX (512L << 10)   /* a part's log is at most 256 KiB as grading.c writes it */
@@ -425,22 +425,11 @@ static int feedback_put_body(const char *dir, const char *rel, int (*body)(FILE 
     return report_write_file(path, body, ctx, err, errlen);
 }
 
-static int feedback_unlink_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    remove(path);
-    return 0;
-}
-
-static void feedback_remove_tree(const char *path)
-{
-    nftw(path, feedback_unlink_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 static int feedback_write_dir(const Feedback *fb, const char *tmp, char *err, size_t errlen)
 {
     char sub[2 * GRADE_PATH_MAX];
-    feedback_remove_tree(tmp);
+    grading_remove_tree(tmp);
     textf(sub, sizeof sub, "%s/logs", tmp);
     if (mkdir(tmp, 0755) != 0 || (fb->nlogs && mkdir(sub, 0755) != 0)) {
         fileerr_set(err, errlen, tmp, "cannot make it: %s", strerror(errno));
@@ -539,7 +528,7 @@ int feedback_student(const char *report_dir, const char *out_dir, const char *ki
         textf(tmp, sizeof tmp, "%s.tmp", out_dir);
         rc = feedback_write_dir(&fb, tmp, err, errlen);
         if (rc == 0) {
-            feedback_remove_tree(out_dir);
+            grading_remove_tree(out_dir);
             if (rename(tmp, out_dir) != 0) {
                 fileerr_set(err, errlen, out_dir, "cannot rename %s to it: %s", tmp, strerror(errno));
                 rc = -1;

@@ -4,7 +4,6 @@
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <math.h>
@@ -262,17 +261,6 @@ static int parse_options(int argc, char **argv, Options *o)
 
 /* ---- the work directory ------------------------------------------------------------------------ */
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    remove(path);
-    return 0;
-}
-
-static void remove_tree(const char *path)
-{
-    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 /* What a grading writes into its report directory, and nothing else there. */
 static void clear_report(const char *outdir)
@@ -281,7 +269,7 @@ static void clear_report(const char *outdir)
     for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
         char path[PATH_MAX];
         textf(path, sizeof path, "%s/%s", outdir, ours[i]);
-        remove_tree(path);
+        grading_remove_tree(path);
     }
     DIR *d = opendir(outdir); /* and run-<part>/, the first failing scene's run (scenepart.c) */
     for (struct dirent *e; d && (e = readdir(d));) {
@@ -289,7 +277,7 @@ static void clear_report(const char *outdir)
             continue;
         char path[PATH_MAX];
         textf(path, sizeof path, "%s/%s", outdir, e->d_name);
-        remove_tree(path);
+        grading_remove_tree(path);
     }
     if (d)
         closedir(d);
@@ -324,7 +312,7 @@ static int prepare_cases(const Options *o, const char *sub, char (*cases)[GC_PAT
 {
     char dir[PATH_MAX];
     textf(dir, sizeof dir, "%s/%s", o->data, sub);
-    remove_tree(dir);
+    grading_remove_tree(dir);
     grading_mkdirs(dir);
     char *argv[GC_MAX_CASES + 4];
     int a = 0;
@@ -372,7 +360,7 @@ static int prepare_frames(const Options *o, const GradeConfig *c, const GradeSce
         return -1;
     }
     textf(dir, sizeof dir, "%s/frames/%s", o->data, run.name);
-    remove_tree(dir);
+    grading_remove_tree(dir);
     static const char *const reference_cpu[] = { "--device", "cpu", "--track", "reference", NULL };
     gradeconfig_run_argv(&run, sc, solver, o->flipsim, reference_cpu, dir);
     if (run_reference(run.argv, dir) != 0)
@@ -771,13 +759,13 @@ static int grade(const Options *o, const GradeConfig *cfg)
     textf(gr.report.sandbox, sizeof gr.report.sandbox, "%s", sandbox_isolation());
     if (setup(&gr, o) != 0) {
         if (gr.work[0] && !o->keep)
-            remove_tree(gr.work);
+            grading_remove_tree(gr.work);
         return 2;
     }
     if (!sandbox_can_confine() && !o->public_cases && !o->unconfined) {
         fprintf(stderr, "flipgrade: this kernel has no Landlock, so student code could read the "
                         "hidden answers and write anywhere; refusing (--unconfined to grade anyway)\n");
-        remove_tree(gr.work);
+        grading_remove_tree(gr.work);
         return 2;
     }
     arm_test_hook(gr.report.student);
@@ -816,7 +804,7 @@ static int grade(const Options *o, const GradeConfig *cfg)
     if (o->keep)
         printf("flipgrade: work directory kept: %s\n", gr.work);
     else
-        remove_tree(gr.work);
+        grading_remove_tree(gr.work);
     if (r->errors) {   /* last, so that a class run shows this line as the reason */
         char names[1024];
         error_parts(r, names, sizeof names);

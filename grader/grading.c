@@ -96,9 +96,14 @@ static int grading_drop_entry(const char *path, const struct stat *st, int flag,
     return 0;
 }
 
+void grading_remove_tree(const char *path)
+{
+    nftw(path, grading_drop_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 void grading_drop_run(Grading *gr, const char *dir, long kept_kib)
 {
-    nftw(dir, grading_drop_entry, 16, FTW_DEPTH | FTW_PHYS);
+    grading_remove_tree(dir);
     gr->disk_left_kib += kept_kib;
 }
 

@@ -101,6 +101,8 @@ void grading_hash_file(const char *path, char out[17]);
 void grading_hash_tree(const char *dir, char out[17]);
 /* Frees what grading one submission allocated in gr. */
 void grading_free(Grading *gr);
+/* rm -rf, never following a link; what cannot be removed stays. */
+void grading_remove_tree(const char *path);
 /* mkdir -p; returns 0 or -1. */
 int grading_mkdirs(const char *path);
 

@@ -181,16 +181,9 @@ prose_must_fit_config
 if [ -z "${FLIPKIT_PLANTED:-}" ] && [ "$fail" -eq 0 ]; then
     planted=$(mktemp -d) || exit 1
     caught=0
-    # plant_prose SED_SCRIPT WHAT EXPECTED_FAILURE_TEXT: README.md changed in a copy of DIR
-    plant_prose() {
-        rm -rf "$planted/h"; cp -r "$dir" "$planted/h"
-        sed -e "$1" "$readme" > "$planted/h/README.md"
-        if FLIPKIT_PLANTED=1 "$0" "$planted/h" "$mutlogs" 2>&1 | grep '^FAIL' | grep -q -F -- "$3"; then
-            caught=$((caught + 1))
-        else
-            echo "FAIL the checks miss a planted contradiction of grader/config: $2"; fail=1
-        fi
-    }
+    # plant_prose SED_SCRIPT WHAT EXPECTED_FAILURE_TEXT: README.md changed in a copy of DIR (plant,
+    # above: this block runs only where that one did)
+    plant_prose() { plant README.md "$1" "a contradiction of grader/config: $2" "$3"; }
     plant_prose '/^## How it is graded$/,/^## /s/`ball_drop\.jacobi: first failing/`maze.jacobi: first failing/' \
         "a scene the config does not grade" "names scene maze, which grader/config does not grade"
     plant_prose '/^## How it is graded$/,/^## /s/total 100\.0 \/ 100\.0/total 110.0 \/ 110.0/' \

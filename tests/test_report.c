@@ -362,16 +362,23 @@ END_TEST
 
 /* ---- the terminal table -------------------------------------------------------------- */
 
+/* The table report_print_table prints for r, as a string of *len bytes. */
+static char *table_of(const GradeReport *r, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    ck_assert_ptr_nonnull(f);
+    report_print_table(f, r);
+    fclose(f);
+    return buf;
+}
+
 START_TEST(table_fits_and_totals)
 {
     GradeReport r;
     make_report(&r, "alice");
-    char *buf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    ck_assert_ptr_nonnull(f);
-    report_print_table(f, &r);
-    fclose(f);
+    char *buf = table_of(&r, &len);
     ck_assert_ptr_null(strchr(buf, '\x1b'));
 
     int lines = 0;
@@ -405,12 +412,8 @@ START_TEST(table_escapes_whole)
                                    * reason starts at column 34 and has 66 */
     snprintf(p->reason, sizeof p->reason, "%s", "ok\r\x1b[2Kadvect scored 10.0 / 10.0 \xc2\x9b" "2J \xe2\x80\xae"
              "evil \x1b]0;title\x07 \x1b]52;c;ZWNobyBoaQ==\x07 and more text to reach the cut");
-    char *buf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    ck_assert_ptr_nonnull(f);
-    report_print_table(f, &r);
-    fclose(f);
+    char *buf = table_of(&r, &len);
     for (size_t i = 0; i < len; i++)
         ck_assert_msg((unsigned char)buf[i] >= 0x20 || buf[i] == '\n', "byte 0x%02x at %zu", buf[i], i);
     const char *row = strstr(buf, "\np2g ");
@@ -426,10 +429,7 @@ START_TEST(table_escapes_whole)
      * 62 to 65 of the 63 the reason keeps before "..." */
     snprintf(p->reason, sizeof p->reason, "%s", "0123456789012345678901234567890123456789012345678901234567890"
              "\x1b tail and enough text to be cut");
-    buf = NULL;
-    f = open_memstream(&buf, &len);
-    report_print_table(f, &r);
-    fclose(f);
+    buf = table_of(&r, &len);
     row = strstr(buf, "\np2g ") + 1;
     width = strcspn(row, "\n");
     ck_assert_msg(width == 34 + 61 + 3 && strncmp(row + width - 6, "890...", 6) == 0, "%.*s",
