@@ -47,6 +47,8 @@ int fk_advance_frame(FkSim *h);
 int fk_frame(const FkSim *h);
 double fk_time(const FkSim *h);
 double fk_frame_rate(const FkSim *h);
+const char *fk_solver(const FkSim *h);
+const char *fk_solver_variant(const FkSim *h);
 long fk_particle_count(const FkSim *h);
 float *fk_particle_pos(FkSim *h);
 float *fk_particle_vel(FkSim *h);
@@ -196,6 +198,18 @@ double fk_time(const FkSim *h)
 double fk_frame_rate(const FkSim *h)
 {
     return h->scene.frame_rate;
+}
+
+/* The solver the run really uses: a pressure.solver the track does not have falls back to its
+ * jacobi (the student track has no pcg, multigrid or mgpcg), and use_gauss_seidel means sor. */
+const char *fk_solver(const FkSim *h)
+{
+    return h->sim.solver_name;
+}
+
+const char *fk_solver_variant(const FkSim *h)
+{
+    return h->sim.solver_variant;
 }
 
 long fk_particle_count(const FkSim *h)

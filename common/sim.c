@@ -486,7 +486,9 @@ static const char *sim_given_variant(const char *name)
         return "lexicographic SOR (pressure.sor_omega), the given solver, in C";
     if (strcmp(name, "gauss_seidel") == 0)
         return "lexicographic Gauss-Seidel, the given solver, in C";
-    return "the track's jacobi stage, repeated, in C";
+    if (strcmp(name, "jacobi") == 0)
+        return "the track's jacobi stage, repeated, in C";
+    return "not in this track: falls back to the track's jacobi stage, repeated, in C";
 }
 
 const char *sim_solver_variant(const Track *t, const char *name)

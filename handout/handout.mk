@@ -39,7 +39,7 @@ handout-sync: $(MKFIGURES) $(SOLVERLAB) $(HANDOUT_TABLE) ## remake handout/READM
 	@for f in $(HANDOUT_PAGES); do handout/sync.sh $$f common/stages.h $(HANDOUT_TABLE) || exit 1; done
 	@echo "handout-sync: handout/README.md, handout/stages/ and handout/figures/ are up to date"
 
-check-handout: $(MKFIGURES) $(SOLVERLAB) $(HANDOUT_TABLE) check-mutants ## the handout agrees with stages.h, grader/config, the tests
+check-handout: $(MKFIGURES) $(SOLVERLAB) $(HANDOUT_TABLE) $(FLIPSIM) check-mutants ## the handout agrees with stages.h, grader/config, the tests
 	@rm -rf $(BUILD)/handout/figures
 	$(call draw_figures,$(BUILD)/handout/figures)
 	@diff -r $(BUILD)/handout/figures handout/figures >/dev/null || { \

@@ -259,8 +259,18 @@ while IFS= read -r note; do
     grep -q -F -- "\"$fixed" common/cli.c common/sim.c ||
         echo "FAIL $dir: README.md, Getting started: quotes \"$fixed...\", which flipsim (common/cli.c) does not print"
 done | grep . && fail=1
+# The log's flags the handout quotes (` capped`, ` NOT-CONVERGED`) are what flipsim writes, and
+# the solvers it says the student kit lacks are the ones flipsim's --help says fall back.
+for flag in $(grep -o '` [A-Za-z][A-Za-z-]*`' "$readme" | tr -d '` ' | sort -u); do
+    grep -q -F -- "\" $flag\"" common/cli.c ||
+        bad "README.md quotes the log flag \" $flag\", which flipsim (common/cli.c) does not write"
+done
+said=$(grep -o '`[a-z_]*`\(, `[a-z_]*`\)* and `[a-z_]*` are not in your kit' "$readme" | grep -o '`[a-z_]*`' | tr -d '`' | sort | tr '\n' ' ')
+helped=$(${FLIPSIM:-build/flipsim} --help 2>/dev/null | sed -n 's/.*student track has only.*; there \(.*\) fall back to its jacobi.*/\1/p' | tr ' ' '\n' | sort | tr '\n' ' ')
+[ -n "$helped" ] && [ "$said" = "$helped" ] ||
+    bad "README.md says the student kit lacks the solvers \"$said\"; flipsim --help says \"$helped\" fall back to its jacobi"
 [ "$fail" -eq "$before" ] &&
-    ok "each stage page lists every test of its suite; the stubs point at their pages; every path and README section named is there; make run's notes are what it prints"
+    ok "each stage page lists every test of its suite; the stubs point at their pages; every path and README section named is there; make run's notes are what it prints; the log flags and the solvers the student kit lacks are flipsim's"
 if [ -z "${FLIPKIT_PLANTED:-}" ] && [ "$fail" -eq 0 ]; then
     planted=$(mktemp -d) || exit 1
     caught=0
@@ -286,8 +296,12 @@ if [ -z "${FLIPKIT_PLANTED:-}" ] && [ "$fail" -eq 0 ]; then
         "a path that moved" "names tests/stagecase.c, which is not in the kit"
     plant_drift README.md '/^## Getting started$/,/^## /s/which asks for your$/which asks for the `mgpcg` solver, not your/' \
         "a note plain make run never prints" 'asks for the `mgpcg` solver; scenes/first_drop.json asks for jacobi'
+    plant_drift README.md 's/` capped`/` CAPPED`/' \
+        "a log flag flipsim does not write" 'quotes the log flag " CAPPED"'
+    plant_drift README.md 's/`pcg`, `multigrid` and `mgpcg` are not in your kit/`pcg` and `multigrid` are not in your kit/' \
+        "a solver left out of the student kit's fallbacks" 'lacks the solvers "multigrid pcg "'
     rm -rf "$planted"
-    [ "$caught" -eq 4 ] && ok "each of 4 planted drifts (test list, stub pointer, path, make run's note) is caught on its own"
+    [ "$caught" -eq 6 ] && ok "each of 6 planted drifts (test list, stub pointer, path, make run's note, log flag, fallback solvers) is caught on its own"
 fi
 [ "$fail" -eq 0 ] && echo "check-handout: $dir (README.md and stages/) agrees with the kit"
 exit "$fail"

@@ -110,6 +110,22 @@ class Errors(unittest.TestCase):
             self.assertIn("p2g", str(e.exception))
 
 
+class Solvers(unittest.TestCase):
+    def test_the_solver_that_runs(self):
+        """sim.solver is what runs: the reference's own pcg, the student track's fallback to
+        its jacobi, use_gauss_seidel's sor; the residual count follows the solver."""
+        cases = (("reference", {"pressure.solver": "pcg"}, "pcg", "MIC(0)"),
+                 ("student", {"pressure.solver": "pcg"}, "jacobi", "jacobi stage"),
+                 ("student", {"pressure.solver": "mgpcg"}, "jacobi", "jacobi stage"),
+                 ("student", {"use_gauss_seidel": True}, "sor", "given solver"))
+        for track, sets, solver, variant in cases:
+            with self.subTest(track=track, sets=sets):
+                with flipkit.Simulation("scenes/hydrostatic.json", track=track,
+                                        overrides=dict(SMALL, **sets)) as sim:
+                    self.assertEqual(sim.solver, solver)
+                    self.assertIn(variant, sim.solver_variant)
+
+
 class States(unittest.TestCase):
     def test_resume_equal(self):
         with tempfile.TemporaryDirectory() as d:

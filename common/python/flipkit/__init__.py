@@ -59,6 +59,8 @@ _sig = {
     "fk_frame": (ctypes.c_int, [_h]),
     "fk_time": (ctypes.c_double, [_h]),
     "fk_frame_rate": (ctypes.c_double, [_h]),
+    "fk_solver": (ctypes.c_char_p, [_h]),
+    "fk_solver_variant": (ctypes.c_char_p, [_h]),
     "fk_particle_count": (ctypes.c_long, [_h]),
     "fk_particle_pos": (ctypes.POINTER(ctypes.c_float), [_h]),
     "fk_particle_vel": (ctypes.POINTER(ctypes.c_float), [_h]),
@@ -212,6 +214,17 @@ class Simulation:
     @property
     def time(self):
         return _lib.fk_time(self._handle)
+
+    @property
+    def solver(self):
+        """The pressure solver this run really uses: a name the track does not have falls back
+        to the track's jacobi ("jacobi" here), and use_gauss_seidel gives "sor"."""
+        return _lib.fk_solver(self._handle).decode()
+
+    @property
+    def solver_variant(self):
+        """What that solver is, in words (as flipsim's log start line says)."""
+        return _lib.fk_solver_variant(self._handle).decode()
 
     def run_stage(self, stage, dt=None):
         """One stage of the track on the current state (dt: one frame's by default)."""
