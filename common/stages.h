@@ -103,8 +103,9 @@ void jacobi(const MacGrid *g, const float *p, const float *rhs, float omega, flo
  *     u(i,j,k) -= scale * ( p(i,j,k) - p(i-1,j,k) ) / dx      (same for v along j, w along k)
  * on every face whose two cells are both non-SOLID and at least one is FLUID (p is 0 in AIR:
  * the driver zeroes p outside FLUID before the solve, so reading p there gives 0);
- * every solid face is set to 0; faces between two AIR cells are left unchanged (the driver
- * extrapolates them afterwards).
+ * every solid face is set to 0. Faces between two AIR cells are yours to leave or change:
+ * the driver's extrapolation rewrites every one a particle can reach, so no run depends on
+ * them, and no test compares them.
  * Not done: the velocities are not changed (the fluid is compressible). */
 void gradient(MacGrid *g, const float *p, float scale);
 

@@ -54,8 +54,11 @@ const StageInfo stage_table[STAGE_COUNT] = {
     },
     [STAGE_ID_gradient] = {
         ROW(gradient), .inputs = "in.u in.v in.w in.p scale",
-        /* One subtraction per face of a term of size scale max|p| / dx. */
-        .outputs = { { "out.", FIELD_FACES, "velocity", "scale", 1e-5f, 1e-5f, TOL_GRADIENT_TERM, EXPLAIN_NONE } },
+        /* One subtraction per face of a term of size scale max|p| / dx. The faces between
+         * two AIR cells are free: the extrapolation rewrites every one a particle can reach
+         * (tests/test_physics.c, air_air_faces_reach_no_particle). */
+        .outputs = { { "out.", FIELD_FACES, "velocity", "scale", 1e-5f, 1e-5f, TOL_GRADIENT_TERM, EXPLAIN_NONE,
+                       .free_air_faces = true } },
     },
 };
 

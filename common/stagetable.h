@@ -5,6 +5,7 @@
 #ifndef FLIPKIT_STAGETABLE_H
 #define FLIPKIT_STAGETABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "track.h"
@@ -30,6 +31,8 @@ typedef struct {
     float abs, rel;             /* passes when |got - want| <= abs * scale + rel * |want| */
     StageTolScale scale;
     StageExplain explain;
+    bool free_air_faces;        /* faces: those between two AIR cells are not compared (the
+                                 * contract leaves them free: no run can depend on them) */
 } StageOutput;
 
 enum { STAGE_MAX_OUTPUTS = 2 };

@@ -91,26 +91,6 @@ START_TEST(solid_faces_are_set_to_zero)
 }
 END_TEST
 
-START_TEST(air_faces_are_left_for_extrapolation)
-{
-    /* The top two inner layers AIR, velocity 9 on every face: a face between two AIR cells
-     * keeps 9 (the driver extrapolates it later). */
-    for (int k = 1; k < g.nz - 1; k++)
-        for (int j = g.ny - 3; j < g.ny - 1; j++)
-            for (int i = 1; i < g.nx - 1; i++)
-                g.cell[at(i, j, k)] = CELL_AIR;
-    for (int a = 0; a < 3; a++)
-        for (size_t f = 0; f < grid_faces(&g, a); f++)
-            g.vel[a][f] = 9.0f;
-    harness_track()->gradient(&g, g.p, 0.5f);
-    float u = g.vel[0][grid_face_index(&g, 0, 3, 4, 3)], v = g.vel[1][grid_face_index(&g, 1, 3, 4, 3)];
-    ck_assert_msg(u == 9.0f, "gradient: u(3,4,3), between AIR cells (2,4,3) and (3,4,3): expected "
-                  "9 (left unchanged), got %.7g", (double)u);
-    ck_assert_msg(v == 9.0f, "gradient: v(3,4,3), between AIR cells (3,3,3) and (3,4,3): expected "
-                  "9 (left unchanged), got %.7g", (double)v);
-}
-END_TEST
-
 START_TEST(free_surface_uses_p_zero_in_air)
 {
     /* FLUID (3,2,3) with p = 2 under AIR (3,3,3) (p = 0 there): the face v(3,3,3) between them
@@ -159,7 +139,6 @@ static Suite *gradient_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, linear_pressure_gives_constant_gradient);
     tcase_add_test(tc, solid_faces_are_set_to_zero);
-    tcase_add_test(tc, air_faces_are_left_for_extrapolation);
     tcase_add_test(tc, free_surface_uses_p_zero_in_air);
     tcase_add_test(tc, air_below_fluid_uses_p_zero_too);
     suite_add_tcase(s, tc);
