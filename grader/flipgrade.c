@@ -55,7 +55,8 @@ static void usage(FILE *f)
 "       flipgrade --class-csv OUT.csv REPORT.json...   one row per student from these reports\n"
 "       flipgrade --feedback OUT [--reports DIR] [--only NAMES]...   each report of DIR made fit\n"
 "                                           to hand back, in OUT/<name>/ (make feedback)\n"
-"       flipgrade --print grading-table|reference-objects|given-objects|job-limits   what make\n"
+"       flipgrade --print grading-table|reference-objects|given-objects|reference-frames|job-limits\n"
+"                                                                                what make\n"
 "                                           handout and grader/slurm.sh take from the config\n"
 "Only the eight stage files are taken from SUBMISSION (assignment/<stage>.c preferred); each is\n"
 "compiled on its own, so one that does not compile scores 0 and the others are still graded.\n"
@@ -119,6 +120,7 @@ static void usage(FILE *f)
 "                     handout's block under How it is graded);\n"
 "                     reference-objects: true or false (handout.reference_objects);\n"
 "                     given-objects: true or false (handout.given_objects);\n"
+"                     reference-frames: true or false (handout.reference_frames);\n"
 "                     job-limits: a batch job's limits for one submission, as shell words\n"
 "                     (minutes= the submission budget plus a quarter and a minute,\n"
 "                     mem_mib= twice limits.memory_mib, cpus=1)\n"
@@ -248,9 +250,10 @@ static int parse_options(int argc, char **argv, Options *o)
         return 2;
     }
     if (o->print && strcmp(o->print, "grading-table") && strcmp(o->print, "reference-objects") &&
-        strcmp(o->print, "given-objects") && strcmp(o->print, "job-limits")) {
-        fprintf(stderr, "flipgrade: --print must be grading-table, reference-objects, given-objects or "
-                "job-limits, not \"%s\"\n", o->print);
+        strcmp(o->print, "given-objects") && strcmp(o->print, "reference-frames") &&
+        strcmp(o->print, "job-limits")) {
+        fprintf(stderr, "flipgrade: --print must be grading-table, reference-objects, given-objects, "
+                "reference-frames or job-limits, not \"%s\"\n", o->print);
         return 2;
     }
     int rc = check_modes(o);
@@ -1173,6 +1176,8 @@ int main(int argc, char **argv)
         return printf("%s\n", cfg.reference_objects ? "true" : "false") < 0;
     if (o.print && strcmp(o.print, "given-objects") == 0)
         return printf("%s\n", cfg.given_objects ? "true" : "false") < 0;
+    if (o.print && strcmp(o.print, "reference-frames") == 0)
+        return printf("%s\n", cfg.reference_frames ? "true" : "false") < 0;
     if (o.print && strcmp(o.print, "job-limits") == 0)
         return print_job_limits(&cfg);
     if (o.print)

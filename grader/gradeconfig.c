@@ -57,6 +57,8 @@ static const Key keys[] = {
       "make handout ships common/given_sor.c compiled (lib/given_sor.o), not its source" },
     { "handout", "reference_objects", K_BOOL, OFF(reference_objects), 0, 1,
       "make handout ships compiled reference stages (--use-reference)" },
+    { "handout", "reference_frames", K_BOOL, OFF(reference_frames), 0, 1,
+      "make handout ships the reference's particle frames of the graded scenes (make view beside them)" },
     { "feedback", "max_kib", K_INT, OFF(feedback_max_kib), 64, 1 << 20,
       "make feedback: at most this many KiB per student (logs cut, pictures dropped to fit)" },
 };

@@ -85,7 +85,8 @@ handout: $(GRADER) $(GOLDEN_STAMP) $(GRADE_DATA)/.made $(HANDOUT_STUBS) check-ha
 	  $(MAKE) --no-print-directory $(REF_STAGES_LIB) || exit 1; lib=$(REF_STAGES_LIB); else lib=-; fi; \
 	if [ "$$($(GRADER) --print given-objects)" = true ]; then \
 	  $(MAKE) --no-print-directory $(GIVEN_SOR_OBJ) || exit 1; given=$(GIVEN_SOR_OBJ); else given=; fi; \
-	GIVEN_OBJ=$$given STAGES="$(STAGES)" METRICS=$(GRADE_DATA)/metrics handout/mkdist.sh $(DIST) $(GOLDEN_DIR) $(BUILD)/handout/stubs $$lib
+	if [ "$$($(GRADER) --print reference-frames)" = true ]; then frames=$(GRADE_DATA)/frames; else frames=; fi; \
+	FRAMES=$$frames GIVEN_OBJ=$$given STAGES="$(STAGES)" METRICS=$(GRADE_DATA)/metrics handout/mkdist.sh $(DIST) $(GOLDEN_DIR) $(BUILD)/handout/stubs $$lib
 
 # The handout ships as committed; a stale one is an error, not something to fix silently.
 check-handout-fresh: $(HANDOUT_TABLE) ## the handout's quoted blocks are current
@@ -93,9 +94,9 @@ check-handout-fresh: $(HANDOUT_TABLE) ## the handout's quoted blocks are current
 
 # The tarball as a student gets it: no solution code in it; unpacked in an empty directory it
 # runs, its tests fail on the stubs and pass on the reference's files, and make grade agrees.
-# The other settings of handout.reference_objects and handout.given_objects are checked too,
-# on a second tarball.
+# The other settings of handout.reference_objects, handout.given_objects and
+# handout.reference_frames are checked too, on a second tarball.
 DIST_WITH_REF := $(BUILD)/handout/flipkit-student-with-reference.tar.gz
 check-dist: handout $(REF_STAGES_LIB) $(GIVEN_SOR_OBJ) ## the tarball: no solution code; it builds, tests and grades
-	@GIVEN_OBJ=$(GIVEN_SOR_OBJ) STAGES="$(STAGES)" METRICS=$(GRADE_DATA)/metrics handout/mkdist.sh $(DIST_WITH_REF) $(GOLDEN_DIR) $(BUILD)/handout/stubs $(REF_STAGES_LIB) >/dev/null
+	@FRAMES=$(GRADE_DATA)/frames GIVEN_OBJ=$(GIVEN_SOR_OBJ) STAGES="$(STAGES)" METRICS=$(GRADE_DATA)/metrics handout/mkdist.sh $(DIST_WITH_REF) $(GOLDEN_DIR) $(BUILD)/handout/stubs $(REF_STAGES_LIB) >/dev/null
 	@STAGES="$(STAGES)" REF_TARBALL=$(DIST_WITH_REF) tests/check_dist.sh $(DIST)

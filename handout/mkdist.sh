@@ -11,8 +11,9 @@
 #   or - for none
 # Environment: STAGES (the eight stage names), METRICS (the reference's scene metrics,
 # build/grader/data/metrics), GIVEN_OBJ (when set: the given SOR solve compiled, shipped as
-# lib/given_sor.o in place of common/given_sor.c; grader/config handout.given_objects). Run
-# from the kit's root.
+# lib/given_sor.o in place of common/given_sor.c; grader/config handout.given_objects), FRAMES
+# (when set: the reference's frames to ship, build/grader/data/frames; handout.reference_frames).
+# Run from the kit's root.
 set -eu
 [ $# -eq 4 ] || { echo "usage: mkdist.sh OUT.tar.gz GOLDEN_DIR STUBS_DIR REFERENCE_OBJECTS_LIB|-" >&2; exit 2; }
 out=$1 golden=$2 stubs=$3 reflib=$4
@@ -73,6 +74,19 @@ done
 set -- "${METRICS:?the reference's scene metrics (build/grader/data/metrics)}"/*.txt
 [ -f "$1" ] || { echo "mkdist.sh: $METRICS: no scene metrics (run make grade-data)" >&2; exit 1; }
 put tests/golden/metrics "$@"
+
+# Only when grader/config says handout.reference_frames = true (environment FRAMES, make
+# grade-data's frames/): the reference's particle frames of the graded scenes, so make grade's
+# first failing frame names a make view beside them (grader/scenepart.c finds them there).
+if [ -n "${FRAMES:-}" ]; then
+    set -- "$FRAMES"/*/particles/000000.ply
+    [ -f "$1" ] || { echo "mkdist.sh: $FRAMES: no reference frames (run make grade-data)" >&2; exit 1; }
+    for first in "$@"; do
+        run=$(dirname "$(dirname "$first")")
+        put "tests/golden/frames/$(basename "$run")" "$run/scene.json" "$run/log.txt"
+        put "tests/golden/frames/$(basename "$run")/particles" "$run"/particles/*.ply
+    done
+fi
 
 # The self-check grader: its program and config, the untouched stubs (they stand in for a file
 # that does not compile), no hidden cases and no calibration (that links the reference).

@@ -142,6 +142,19 @@ if [ "$rc" -eq 0 ] && [ -n "$total" ] && grep -q "^ball_drop.jacobi .* all 20 fr
 else
     bad "make grade with the reference's stage files: exit $rc (0 is full marks):"; tail -n 15 "$work/log"
 fi
+# The half-cell g2p (tests/mutants/g2p-off-by-one) loses scene points in the student's own make
+# grade, which names the metric and frame, and shows the run beside a Gauss-Seidel run of their
+# own (this tarball ships no reference frames).
+patch -s assignment/g2p.c < "$kit/tests/mutants/g2p-off-by-one.patch"
+run make grade GRADE_PARTS=scenes
+first=$(grep -m 1 "^[a-z_]*\.[a-z_]*: first failing frame [0-9]*: " "$work/log")
+if [ -n "$first" ] && ! grep -q "^total 20.0 / 20.0" "$work/log" &&
+   grep -q "^  to see it: make run SCENE=.* use_gauss_seidel=true .* && make view RUN=" "$work/log"; then
+    ok "make grade with the half-cell g2p: $(grep '^total [0-9]' "$work/log" | cut -c1-22); $first"
+else
+    bad "make grade with the half-cell g2p (g2p-off-by-one):"; tail -n 8 "$work/log"
+fi
+cp "$kit/reference/g2p.c" assignment/g2p.c
 # make check-physics: the handout's three verdicts pass on the reference's files within a minute
 # of CPU time (user + system of everything it runs; the wall clock depends on who else shares
 # the machine), and a planted gravity bug fails them.
@@ -243,6 +256,18 @@ if [ -n "${REF_TARBALL:-}" ]; then
     else
         bad "with the given solve compiled ($REF_TARBALL): $(ls common/given_sor.c lib/given_sor.o 2>&1 | tr '\n' ' ')"
         tail -n 10 "$work/log"
+    fi
+    # made with handout.reference_frames too: the half-cell g2p's first failing frame is shown
+    # beside the reference's own frames, which make grade then reads in place of the metrics
+    for s in $stages; do cp "$kit/reference/$s.c" assignment/; done
+    patch -s assignment/g2p.c < "$kit/tests/mutants/g2p-off-by-one.patch"
+    run make grade GRADE_PARTS=scenes
+    if [ -f tests/golden/frames/ball_drop.jacobi/particles/000020.ply ] &&
+       grep -q "^  to see it: make view RUN=[^ ]* VS=[^ ]*/tests/golden/frames/[a-z_]*\.[a-z_]*$" "$work/log" &&
+       ! grep -q "^total 20.0 / 20.0" "$work/log"; then
+        ok "with the reference's frames shipped: $(grep -m 1 '^  to see it' "$work/log" | sed 's/^ *//' | cut -c1-100)"
+    else
+        bad "with the reference's frames ($REF_TARBALL):"; tail -n 8 "$work/log"
     fi
     cd "$kit" || exit 1
 fi

@@ -57,15 +57,20 @@ END_TEST
 
 START_TEST(scales_with_dt)
 {
-    /* Two substeps of 0.05 land where one of 0.1 does (to float rounding). */
+    /* Two substeps of 0.05 land where one of 0.1 does (to float rounding). The hint names
+     * the likelier mistake: a velocity changed by the first substep, else dt. */
     harness_track()->advect(&ps, 0.05f);
+    Vec3 between = ps.vel[2];
     harness_track()->advect(&ps, 0.05f);
     Vec3 got = ps.pos[2], want = { 2.0f - 0.4f, 1.0f + 0.025f, 0.5f };
+    int vel_kept = between.x == -4.0f && between.y == 0.25f && between.z == 0.0f;
     ck_assert_msg(fabsf(got.x - want.x) < 1e-5f && fabsf(got.y - want.y) < 1e-5f &&
                       fabsf(got.z - want.z) < 1e-5f,
                   "advect: particle 2 with velocity (-4, 0.25, 0) after two substeps of dt 0.05: "
-                  "expected (1.6, 1.025, 0.5), got (%g, %g, %g) (is dt used?)", (double)got.x,
-                  (double)got.y, (double)got.z);
+                  "expected (1.6, 1.025, 0.5), got (%g, %g, %g) (%s)", (double)got.x,
+                  (double)got.y, (double)got.z,
+                  vel_kept ? "is dt used?"
+                           : "the first substep changed its velocity; advect must leave it alone");
 }
 END_TEST
 

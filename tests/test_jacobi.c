@@ -86,25 +86,28 @@ END_TEST
 
 START_TEST(reads_only_the_input)
 {
-    /* From p = 0 with rhs = 1 everywhere, each FLUID cell gets -dx^2 rhs / N = -0.25 / N:
-     * a sweep that used neighbours it had already updated (Gauss-Seidel) would not. */
+    /* From p = 0, rhs = 1 in the FLUID cells away from the walls (N = 6) and 0 next to them:
+     * each gets -dx^2 rhs / 6 = -0.25 / 6 or 0. A sweep that used neighbours it had already
+     * updated (Gauss-Seidel), or p_out's old values, would not. The cells next to a wall get
+     * rhs = 0 so that their value is 0 whatever N is: counting walls in N is
+     * solid_neighbours_drop_out's failure, not this one's. */
     for (int k = 0; k < g.nz; k++)
         for (int j = 0; j < g.ny; j++)
             for (int i = 0; i < g.nx; i++) {
                 if (grid_cell_type(&g, i, j, k) != CELL_FLUID)
                     continue;
-                rhs[at(i, j, k)] = 1.0f;
-                int n = (grid_cell_type(&g, i - 1, j, k) != CELL_SOLID) +
-                        (grid_cell_type(&g, i + 1, j, k) != CELL_SOLID) +
-                        (grid_cell_type(&g, i, j - 1, k) != CELL_SOLID) +
-                        (grid_cell_type(&g, i, j + 1, k) != CELL_SOLID) +
-                        (grid_cell_type(&g, i, j, k - 1) != CELL_SOLID) +
-                        (grid_cell_type(&g, i, j, k + 1) != CELL_SOLID);
-                want[at(i, j, k)] = -0.25f / (float)n;
+                int walled = (grid_cell_type(&g, i - 1, j, k) == CELL_SOLID) +
+                             (grid_cell_type(&g, i + 1, j, k) == CELL_SOLID) +
+                             (grid_cell_type(&g, i, j - 1, k) == CELL_SOLID) +
+                             (grid_cell_type(&g, i, j + 1, k) == CELL_SOLID) +
+                             (grid_cell_type(&g, i, j, k - 1) == CELL_SOLID) +
+                             (grid_cell_type(&g, i, j, k + 1) == CELL_SOLID);
+                rhs[at(i, j, k)] = walled ? 0.0f : 1.0f;
+                want[at(i, j, k)] = walled ? 0.0f : -0.25f / 6.0f;
             }
     sweep(1.0f);
-    check("p_out after one sweep from p = 0 (each cell -dx^2 rhs / N; read only p, never p_out)",
-          1e-6f);
+    check("p_out after one sweep from p = 0 (-dx^2 rhs / 6 away from walls, 0 beside them; "
+          "read only p, never p_out)", 1e-6f);
 }
 END_TEST
 
