@@ -301,11 +301,12 @@ START_TEST(clamping_moves_the_stencil_not_the_particle)
             for (int i = 0; i < n[0]; i++)
                 g.vel[0][grid_face_index(&g, 0, i, j, k)] = grid_face_position(&g, 0, i, j, k).y;
     run(1.0f);
+    Tol exact = { 0.0f, 0.0f };
+    compare_particles("g2p", "position of particles below, above and outside the face rows "
+                      "(clamp the stencil, not the particle)", at, ps.pos, 3, exact);
     Vec3 want[3] = { { 0.25f, 0.0f, 0.0f }, { 2.75f, 0.0f, 0.0f }, { 1.25f, 0.0f, 0.0f } };
     check("velocity with alpha = 1, u = y, particles below the first and above the last row of "
           "u faces and outside the grid (each reads the nearest row)", want);
-    Tol exact = { 0.0f, 0.0f };
-    compare_particles("g2p", "position (clamp the stencil, not the particle)", at, ps.pos, 3, exact);
 }
 END_TEST
 
