@@ -214,11 +214,15 @@ grade reference "$SMALL" && check reference "score=$small" "max=$small" all=pass
 stage_files "$root/submission" assignment
 grade stubs "$base/hidden.config" && check stubs score=0 "max=$small" all=failed vis=hidden
 
-# A planted bug: p2g loses its points, with the place, and no other stage loses any.
-stage_files "$root/submission" reference
-patch -s "$root/submission/assignment/p2g.c" tests/mutants/p2g-no-normalise.patch ||
+# A planted bug, uploaded as the submission.tar.gz that `make submission` packs: p2g loses its
+# points, with the place, and no other stage loses any.
+stage_files "$base/mutant" reference
+patch -s "$base/mutant/assignment/p2g.c" tests/mutants/p2g-no-normalise.patch ||
     fail "tests/mutants/p2g-no-normalise.patch does not apply to reference/p2g.c"
-grade mutant "$SMALL" && check mutant lose=p2g vis=after_published
+rm -rf "$root/submission" && mkdir -p "$root/submission"
+tar -C "$base/mutant" -czf "$root/submission/submission.tar.gz" assignment
+grade mutant "$SMALL" && check mutant lose=p2g vis=after_published   # (the archive not opened:
+                                                 # every stage would lose its points)
 
 # Nothing compiles: score 0, and the compiler's words in every stage's test, the public ones too.
 rm -rf "$root/submission" && mkdir -p "$root/submission/assignment"
