@@ -53,9 +53,12 @@ EOF
 
 # ---- 2. setup.sh, then run_autograder copied to the root as Gradescope's image build does --------
 if [ "${GRADESCOPE_FRESH:-}" != 1 ]; then
+    # what grade-kit and grade-data are made of, and no more: not the build cache (other
+    # students' objects, written by a check-grader running beside this one) nor test programs
     mkdir -p "$root/source/build"
-    tar -C build -cf - --exclude=./grader/cache .pkgs-found common reference assignment gen tests grader \
-        flipgrade flipsim 2>/dev/null | tar -C "$root/source/build" -xf - ||
+    tar -C build -cf - --exclude=grader/cache .pkgs-found common reference assignment gen \
+        tests/mkgolden tests/mkgolden.o tests/lib grader flipgrade flipsim |
+        tar -C "$root/source/build" -xf - ||
         fail "could not copy the kit's build/ (run make grade-kit grade-data first)"
 fi
 s0=$(date +%s)
