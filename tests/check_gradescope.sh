@@ -43,6 +43,10 @@ for need in ("setup.sh", "run_autograder"):
         sys.exit(f"{need} in the zip is not executable")
 print(f"check-gradescope: unpacked the {len(names)} files of {sys.argv[1]} into {sys.argv[2]}")
 EOF
+# the same kit makes the same bytes
+git ls-files -z | python3 grader/gradescope/mkzip.py "$base/again.zip" > /dev/null &&
+    cmp -s "$zip" "$base/again.zip" && say "the zip made again is byte for byte the same" ||
+    fail "the zip made again differs from $zip (or could not be made)"
 cat > "$root/submission_metadata.json" <<'EOF'
 {"id": 1, "created_at": "2026-01-01T12:00:00.000000-08:00", "submission_method": "upload",
  "assignment": {"id": 1, "title": "flipkit", "total_points": "100.0", "due_date": "2026-01-08T23:00:00.000000-08:00",
