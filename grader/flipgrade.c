@@ -18,6 +18,7 @@
 #include "classrun.h"
 #include "escape.h"
 #include "feedback.h"
+#include "gradescope.h"
 #include "grading.h"
 #include "intake.h"
 #include "metrics.h"
@@ -37,6 +38,9 @@ typedef struct {
     const char *reports;                /* --reports DIR: where a class's report directories go */
     const char *jobs;                   /* --jobs N: gradings of a class at once */
     const char *feedback;               /* --feedback OUT: the reports made fit to hand back */
+    const char *gradescope;             /* --gradescope-results OUT: results.json from a report */
+    const char *public_report;          /* --public-report: the self-check's, for it */
+    const char *log;                    /* --log: what the grading printed, for it */
     bool list;                          /* --list: say what --class would grade, grade nothing */
     int nonly;
     char **only;                        /* --only NAMES, each a word list; argv's own strings */
@@ -55,6 +59,8 @@ static void usage(FILE *f)
 "       flipgrade --class-csv OUT.csv REPORT.json...   one row per student from these reports\n"
 "       flipgrade --feedback OUT [--reports DIR] [--only NAMES]...   each report of DIR made fit\n"
 "                                           to hand back, in OUT/<name>/ (make feedback)\n"
+"       flipgrade --gradescope-results OUT.json [--public-report P.json] [--log FILE] REPORT.json\n"
+"                                           Gradescope's results.json from a grading's report\n"
 "       flipgrade --print grading-table|reference-objects|given-objects|reference-frames|job-limits\n"
 "                                                                                what make\n"
 "                                           handout and grader/slurm.sh take from the config\n"
@@ -95,6 +101,13 @@ static void usage(FILE *f)
 "                     logs and pictures with no path of this machine, no make view line, no\n"
 "                     frames, at most feedback.max_kib in all; a report without a grade\n"
 "                     (status error) gets none; --only: just those names\n"
+"  --gradescope-results OUT   results.json for Gradescope (grader/gradescope/run_autograder):\n"
+"                     one test per part of REPORT.json with its points and reason, visible\n"
+"                     as gradescope.hidden_visibility says; one visible test without points\n"
+"                     per stage of --public-report; without a readable REPORT.json, score 0\n"
+"                     and why, with the last 2 KiB of --log [off]\n"
+"  --public-report P  --gradescope-results: a --public --parts stages grading's report.json\n"
+"  --log FILE         --gradescope-results: what the grading of REPORT.json printed\n"
 "  --list             --class: print \"grade ENTRY NAME\" or \"skip ENTRY NAME\" (not in --only)\n"
 "                     for each safe entry, refuse the others by name, and grade nothing\n"
 "  --public           the students' self-check: the public golden cases, not the hidden ones [off]\n"
@@ -142,6 +155,15 @@ static int check_modes(const Options *o)
     if (o->feedback && (o->class_dir || o->nargs || o->prepare || o->print || o->csv || o->list)) {
         fprintf(stderr, "flipgrade: --feedback OUT reads the reports of --reports DIR: no "
                 "SUBMISSION, --class, --class-csv, --prepare or --print with it (see --help)\n");
+        return 2;
+    }
+    if ((o->public_report || o->log) && !o->gradescope) {
+        fprintf(stderr, "flipgrade: --public-report and --log go with --gradescope-results (see --help)\n");
+        return 2;
+    }
+    if (o->gradescope && (o->class_dir || o->feedback || o->prepare || o->print || o->csv || o->nargs != 1)) {
+        fprintf(stderr, "flipgrade: --gradescope-results OUT takes one REPORT.json and no --class, "
+                "--feedback, --class-csv, --prepare or --print (see --help)\n");
         return 2;
     }
     if (o->feedback && !o->list && !o->jobs)
@@ -197,12 +219,13 @@ static int parse_options(int argc, char **argv, Options *o)
     static const char *const valued[] = { "--config", "--out", "--parts", "--kit", "--objects", "--data",
                                           "--work", "--mkgolden", "--flipsim", "--class-csv", "--print",
                                           "--cache", "--cache-mib", "--class", "--reports", "--jobs",
-                                          "--only", "--feedback" };
+                                          "--only", "--feedback",
+                                          "--gradescope-results", "--public-report", "--log" };
     const char *only_last = NULL;
     const char **slots[] = { &o->config, &o->out, &o->parts, &o->kit, &o->objs, &o->data,
                              &o->work_parent, &o->mkgolden, &o->flipsim, &o->csv, &o->print,
                              &o->cache, &o->cache_mib, &o->class_dir, &o->reports, &o->jobs, &only_last,
-                             &o->feedback };
+                             &o->feedback, &o->gradescope, &o->public_report, &o->log };
     o->only = calloc((size_t)argc, sizeof *o->only);
     if (!o->only) {
         fprintf(stderr, "flipgrade: out of memory\n");
@@ -1151,6 +1174,31 @@ static int print_job_limits(const GradeConfig *cfg)
     return printf("minutes=%ld mem_mib=%ld cpus=1\n", minutes, 2 * cfg->memory_mib) < 0;
 }
 
+/* The config's total: what a results.json without a report gives 0 of. */
+static double config_total(const GradeConfig *cfg)
+{
+    double total = 0;
+    for (int s = 0; s < STAGE_COUNT; s++)
+        total += gradeconfig_stage_points(cfg, stage_names[s]);
+    for (int i = 0; i < cfg->nscenes; i++)
+        total += cfg->nsolvers * gradeconfig_scene_points(cfg, &cfg->scenes[i]);
+    return total;
+}
+
+/* --gradescope-results OUT REPORT.json: 0 when OUT was written (a grade, or why there is none),
+ * 2 when it could not be. */
+static int gradescope_results(const Options *o, const GradeConfig *cfg)
+{
+    GradescopeInput in = { .report = o->args[0], .public_report = o->public_report, .log = o->log,
+                           .visibility = cfg->gradescope_hidden, .max_points = config_total(cfg) };
+    char err[1024];
+    if (gradescope_write_results(o->gradescope, &in, err, sizeof err) != 0) {
+        fprintf(stderr, "flipgrade: %s\n", err);
+        return 2;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     Options o;
@@ -1186,5 +1234,7 @@ int main(int argc, char **argv)
         return grade_class(&o, &cfg);
     if (o.feedback)
         return give_feedback(&o, &cfg);
+    if (o.gradescope)
+        return gradescope_results(&o, &cfg);
     return o.prepare ? prepare(&o, &cfg) : grade(&o, &cfg);
 }

@@ -13,7 +13,7 @@
 #include "sim.h"
 #include "stagetable.h"
 
-typedef enum { K_NUM, K_INT, K_BOOL, K_STRS, K_NUMS, K_SOLVERS, K_SCENES, K_STAGE_POINTS } KeyType;
+typedef enum { K_NUM, K_INT, K_BOOL, K_STRS, K_NUMS, K_SOLVERS, K_SCENES, K_STAGE_POINTS, K_VISIBILITY } KeyType;
 
 typedef struct {
     const char *group, *name;
@@ -61,6 +61,8 @@ static const Key keys[] = {
       "make handout ships the reference's particle frames of the graded scenes (make view beside them)" },
     { "feedback", "max_kib", K_INT, OFF(feedback_max_kib), 64, 1 << 20,
       "make feedback: at most this many KiB per student (logs cut, pictures dropped to fit)" },
+    { "gradescope", "hidden_visibility", K_VISIBILITY, OFF(gradescope_hidden), 0, 0,
+      "make gradescope: when students see the hidden cases' and scenes' tests: \"after_published\", \"after_due_date\" or \"hidden\"" },
 };
 #undef OFF
 enum { NKEYS = sizeof keys / sizeof keys[0] };
@@ -78,6 +80,7 @@ void gradeconfig_defaults(GradeConfig *c)
         snprintf(c->public_cases[c->npublic], GC_PATH, "%s", pub[c->npublic]);
     c->scene_points = 5.0;
     c->feedback_max_kib = 1024;
+    snprintf(c->gradescope_hidden, sizeof c->gradescope_hidden, "after_published");
     c->nsolvers = 2;
     snprintf(c->solvers[0], sizeof c->solvers[0], "jacobi");
     snprintf(c->solvers[1], sizeof c->solvers[1], "gauss_seidel");
@@ -280,6 +283,22 @@ static int read_stage_points(Ctx *x, const Key *k, const config_setting_t *s, Gr
     return 0;
 }
 
+/* gradescope.hidden_visibility: one of Gradescope's visibilities that keep a test from the
+ * students until later or for good; "visible" would show the hidden cases' reasons (their
+ * grids, fields and first differing places) on every resubmission. */
+static int read_visibility(Ctx *x, const Key *k, const config_setting_t *s, char *field)
+{
+    static const char *const ok[] = { "after_published", "after_due_date", "hidden" };
+    const char *v = config_setting_type(s) == CONFIG_TYPE_STRING ? config_setting_get_string(s) : NULL;
+    for (size_t i = 0; v && i < sizeof ok / sizeof ok[0]; i++)
+        if (strcmp(v, ok[i]) == 0) {
+            snprintf(field, sizeof ((GradeConfig *)0)->gradescope_hidden, "%s", v);
+            return 0;
+        }
+    return fail(x, s, "%s.%s: expected \"after_published\", \"after_due_date\" or \"hidden\"%s%s%s",
+                k->group, k->name, v ? ", not \"" : " (a string)", v ? v : "", v ? "\"" : "");
+}
+
 double gradeconfig_stage_points(const GradeConfig *c, const char *stage)
 {
     for (int i = 0; i < c->nstage_points; i++)
@@ -329,6 +348,8 @@ static int read_key(Ctx *x, const Key *k, const config_setting_t *s, GradeConfig
         return read_scenes(x, k, s, c);
     case K_STAGE_POINTS:
         return read_stage_points(x, k, s, c);
+    case K_VISIBILITY:
+        return read_visibility(x, k, s, (char *)field);
     }
     return -1;
 }
@@ -348,7 +369,7 @@ static int read_group(Ctx *x, const config_setting_t *g, GradeConfig *c)
     for (int i = 0; i < NKEYS; i++)
         known |= strcmp(keys[i].group, group) == 0;
     if (!known || !config_setting_is_group(g))
-        return fail(x, g, "unknown key \"%s\" (expected the groups stages, scenes, metrics, limits, handout, feedback)",
+        return fail(x, g, "unknown key \"%s\" (expected the groups stages, scenes, metrics, limits, handout, feedback, gradescope)",
                     group);
     for (int m = 0; m < config_setting_length(g); m++) {
         const config_setting_t *s = config_setting_get_elem(g, (unsigned)m);
@@ -404,6 +425,8 @@ void gradeconfig_print_defaults(FILE *f)
             snprintf(def, sizeof def, "jacobi, gauss_seidel");
         else if (k->type == K_STAGE_POINTS)
             snprintf(def, sizeof def, "none: every stage stages.points");
+        else if (k->type == K_VISIBILITY)
+            snprintf(def, sizeof def, "%s", d.gradescope_hidden);
         else
             snprintf(def, sizeof def, "ball_drop, 20 frames");
         fprintf(f, "  %s.%-18s %-44s [%s]\n", k->group, k->name, k->help, def);

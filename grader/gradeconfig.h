@@ -46,6 +46,9 @@ typedef struct {
     bool given_objects;       /* make handout: ship the given SOR solve compiled, not as source */
     bool reference_frames;    /* make handout: ship the reference's frames of the public scenes */
     long feedback_max_kib;    /* make feedback: what one student's copy may hold */
+    char gradescope_hidden[16];   /* results.json's visibility of the tests that carry the points
+                                   * (hidden cases, whole scenes): "after_published",
+                                   * "after_due_date" or "hidden" */
 } GradeConfig;
 
 /* One graded run of a scene with a solver, as the student's pipeline, the reference's data

@@ -74,3 +74,16 @@ feedback: $(GRADER) ## after make grade SUBMISSIONS=dir/: each report fit to han
 
 check-slurm: grade-kit $(GRADE_DATA)/.made ## a real one-node Slurm cluster (installed, started, stopped here) grades a class: same grades.csv as locally
 	@tests/check_slurm.sh
+
+# make gradescope: the kit as a Gradescope autograder (grader/gradescope/: setup.sh builds the
+# grader and its data on Gradescope's image once, run_autograder grades each submission and
+# writes results.json). The zip holds the kit's files as git lists them, so a checkout is needed.
+GRADESCOPE_ZIP := build/gradescope/autograder.zip
+gradescope: ## build/gradescope/autograder.zip: the kit as a Gradescope autograder (grader/README.md, Gradescope)
+	@mkdir -p $(dir $(GRADESCOPE_ZIP))
+	@git ls-files -z > $(dir $(GRADESCOPE_ZIP))files 2>/dev/null || { \
+	  echo "make gradescope: the zip holds the files git lists, and this is not a git checkout" >&2; exit 1; }
+	@python3 grader/gradescope/mkzip.py $(GRADESCOPE_ZIP) < $(dir $(GRADESCOPE_ZIP))files
+
+check-gradescope: gradescope grade-kit $(GRADE_DATA)/.made ## the autograder zip in a Gradescope-like root: setup.sh, run_autograder, results.json checked
+	@tests/check_gradescope.sh $(GRADESCOPE_ZIP)

@@ -1,7 +1,8 @@
-/* test_report.c — Check suite for grader/report.c and grader/render.c: the JSON read back,
- * HTML escaping, the class CSV's exact text, the terminal table, and PNGs decoded pixel by
- * pixel. CK_FORK=no runs in-process for gdb; CK_RUN_CASE=png build/tests/test_report. */
+/* test_report.c — Check suite for grader/report.c, render.c and gradescope.c: report.json read
+ * back, HTML escaping, the class CSV's exact text, results.json, the table, and PNGs decoded
+ * pixel by pixel. CK_FORK=no runs in-process for gdb; CK_RUN_CASE=png build/tests/test_report. */
 #include "escape.h"
+#include "gradescope.h"
 #include "harness.h"
 #include "render.h"
 #include "report.h"
@@ -659,6 +660,115 @@ START_TEST(escape_safe_names)
 }
 END_TEST
 
+/* ---- Gradescope's results.json (gradescope.c) ------------------------------------------------ */
+
+/* The test of results.json named name, or a failed assertion listing what there is. */
+static const json_t *gs_test(const json_t *root, const char *name)
+{
+    const json_t *tests = json_object_get(root, "tests");
+    for (size_t i = 0; i < json_array_size(tests); i++)
+        if (strcmp(jstr(json_array_get(tests, i), "name"), name) == 0)
+            return json_array_get(tests, i);
+    ck_abort_msg("results.json has no test \"%s\" (%zu tests)", name, json_array_size(tests));
+    return NULL;
+}
+
+static json_t *gs_results(const GradescopeInput *in, const char *name)
+{
+    char err[512] = "";
+    const char *out = tmp_path(name);
+    ck_assert_msg(gradescope_write_results(out, in, err, sizeof err) == 0, "%s", err);
+    assert_no_tmp(out);
+    json_error_t jerr;
+    json_t *root = json_load_file(out, 0, &jerr);
+    ck_assert_msg(root != NULL, "%s: %s", out, jerr.text);
+    ck_assert_str_eq(jstr(root, "output_format"), "text");
+    ck_assert_str_eq(jstr(root, "stdout_visibility"), "hidden");
+    return root;
+}
+
+/* One test per part with the report's points and reason, the public report's stage parts as
+ * visible tests without points, the score the report's total. */
+START_TEST(gradescope_from_reports)
+{
+    GradeReport r, pub;
+    make_report(&r, "alice");
+    make_report(&pub, "alice");
+    char err[512] = "";
+    const char *hidden = tmp_path("gs-hidden.json"), *public = tmp_path("gs-public.json");
+    ck_assert_msg(report_write_json(hidden, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(report_write_json(public, &pub, err, sizeof err) == 0, "%s", err);
+    GradescopeInput in = { .report = hidden, .public_report = public, .visibility = "after_due_date",
+                           .max_points = 40 };
+    json_t *root = gs_results(&in, "gs-results.json");
+    ck_assert_double_eq_tol(jnum(root, "score"), 22.0, 1e-12);
+    ck_assert_int_eq((int)jnum(root, "execution_time"), 13);
+    ck_assert_msg(strstr(jstr(root, "output"), "22.0 / 40.0 points") &&
+                  strstr(jstr(root, "output"), "after the due date"), "%s", jstr(root, "output"));
+    ck_assert_uint_eq(json_array_size(json_object_get(root, "tests")), 5);   /* 2 public + 3 */
+
+    const json_t *p2g = gs_test(root, "p2g (hidden cases)");
+    ck_assert_double_eq_tol(jnum(p2g, "score"), 4.5, 1e-12);
+    ck_assert_double_eq_tol(jnum(p2g, "max_score"), 10.0, 1e-12);
+    ck_assert_str_eq(jstr(p2g, "status"), "failed");
+    ck_assert_str_eq(jstr(p2g, "visibility"), "after_due_date");
+    ck_assert_str_eq(jstr(p2g, "output_format"), "text");
+    ck_assert_str_eq(jstr(p2g, "output"), "case 3 \\x1b[31m<script>alert(1)</script>: u(2,3,4) "
+                                          "expected 1 got 2\n3 of 6 cases passed.");
+    const json_t *advect = gs_test(root, "advect (hidden cases)");
+    ck_assert_str_eq(jstr(advect, "status"), "passed");
+    const json_t *scene = gs_test(root, "ball_drop.jacobi (whole scene)");
+    ck_assert_double_eq_tol(jnum(scene, "score"), 7.5, 1e-12);
+    ck_assert_msg(strstr(jstr(scene, "output"), "30 of 60 frames passed.\nFirst failing frame 30: "
+                                                "centre of mass 0.25 (limit 0.1).") != NULL,
+                  "%s", jstr(scene, "output"));
+    const json_t *pub_p2g = gs_test(root, "p2g (public cases, no points)");
+    ck_assert_double_eq(jnum(pub_p2g, "score"), 0.0);
+    ck_assert_double_eq(jnum(pub_p2g, "max_score"), 0.0);
+    ck_assert_str_eq(jstr(pub_p2g, "status"), "failed");
+    ck_assert_str_eq(jstr(pub_p2g, "visibility"), "visible");
+    ck_assert_str_eq(jstr(gs_test(root, "advect (public cases, no points)"), "status"), "passed");
+    json_decref(root);
+}
+END_TEST
+
+/* No grade: a report with a part the grader failed on, and no report at all, each give score
+ * 0 and say why; text with raw controls (a report made elsewhere, the grader's own output) is
+ * escaped. */
+START_TEST(gradescope_no_grade)
+{
+    const char *raw = tmp_path("gs-raw.json");
+    spit(raw, "{\"status\": \"error\", \"errors\": 1, \"total\": null, \"max\": 10, \"seconds\": 1,"
+              " \"parts\": [{\"name\": \"p2g\", \"kind\": \"stage\", \"status\": \"error\", \"points\": null,"
+              " \"max\": 10, \"total\": 7, \"passed\": 0, \"reason\": \"grading error \\u001b]0;x\\u0007 \\u202e\"}]}\n");
+    GradescopeInput in = { .report = raw, .visibility = "hidden", .max_points = 10 };
+    json_t *root = gs_results(&in, "gs-error.json");
+    ck_assert_double_eq(jnum(root, "score"), 0.0);
+    ck_assert_msg(strncmp(jstr(root, "output"), "No grade yet", 12) == 0, "%s", jstr(root, "output"));
+    const json_t *p2g = gs_test(root, "p2g (hidden cases)");
+    ck_assert_str_eq(jstr(p2g, "output"), "grading error \\x1b]0;x\\x07 \\u202e");
+    ck_assert_str_eq(jstr(p2g, "status"), "failed");
+    ck_assert_str_eq(jstr(p2g, "visibility"), "hidden");
+    json_decref(root);
+
+    const char *log = tmp_path("gs-log.txt");
+    spit(log, "flipgrade: grading submission\nflipgrade: \x1b[2Jno Landlock here\n");
+    GradescopeInput none = { .report = tmp_path("gs-missing.json"), .log = log,
+                             .visibility = "after_published", .max_points = 100 };
+    root = gs_results(&none, "gs-none.json");
+    ck_assert_double_eq(jnum(root, "score"), 0.0);
+    ck_assert_uint_eq(json_array_size(json_object_get(root, "tests")), 1);
+    const json_t *t = gs_test(root, "grading");
+    ck_assert_double_eq(jnum(t, "max_score"), 100.0);
+    ck_assert_str_eq(jstr(t, "visibility"), "visible");
+    ck_assert_msg(strstr(jstr(t, "output"), "flipgrade wrote no report") &&
+                  strstr(jstr(t, "output"), "flipgrade: \\x1b[2Jno Landlock here\n"),
+                  "%s", jstr(t, "output"));
+    ck_assert_msg(strncmp(jstr(root, "output"), "No grade:", 9) == 0, "%s", jstr(root, "output"));
+    json_decref(root);
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
     Suite *s = suite_create("report");
@@ -670,6 +780,8 @@ static Suite *report_suite(void)
     tcase_add_test(files, class_csv_guards_formulas);
     tcase_add_test(files, class_csv_grading_error);
     tcase_add_test(files, class_csv_malformed);
+    tcase_add_test(files, gradescope_from_reports);
+    tcase_add_test(files, gradescope_no_grade);
     tcase_add_test(files, table_fits_and_totals);
     tcase_add_test(files, table_escapes_whole);
     tcase_add_test(files, escape_controls_as_text);

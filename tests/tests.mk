@@ -7,7 +7,8 @@ TEST_BINS    := $(COMMON_TESTS:%=$(BUILD)/tests/test_%) $(PHYS_TESTS:%=$(BUILD)/
 
 # Only the suites of grader code read grader/ headers and link grader objects.
 $(BUILD)/tests/test_report.o $(BUILD)/tests/test_sandbox.o $(BUILD)/tests/test_buildcache.o: ALL_CFLAGS += -Igrader
-$(BUILD)/tests/test_report: $(BUILD)/grader/report.o $(BUILD)/grader/render.o $(BUILD)/grader/escape.o
+$(BUILD)/tests/test_report: $(BUILD)/grader/report.o $(BUILD)/grader/render.o $(BUILD)/grader/escape.o \
+                           $(BUILD)/grader/gradescope.o
 $(BUILD)/tests/test_report: LIBS += $(GRADER_LIBS)
 $(BUILD)/tests/test_sandbox: $(SANDBOX_OBJ)
 $(BUILD)/tests/test_buildcache: $(BUILD)/grader/buildcache.o
@@ -182,5 +183,5 @@ fuzz: $(FUZZ_BINS) $(FUZZ_DIR)/corpus/.made ## the same for FUZZ_SECONDS each [F
 
 CHECK_PARTS := check-make check-stubs test-common test-physics check-suites check-mutants check-watch check-opencl check-oclgrind \
                check-pipeline check-solvers check-grader check-handout check-dist check-determinism \
-               check-movie check-sanitize check-warnings coverage-check check-fuzz check-slurm \
+               check-movie check-sanitize check-warnings coverage-check check-fuzz check-slurm check-gradescope \
                check-validate check-python check-viewer
