@@ -16,7 +16,7 @@ TRACK ?= student
 # pipeline; a student's own build needs a compiler, make, Check, jansson and libpng).
 DEB_PKGS    := check pkg-config patch clang ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo oclgrind gcovr \
                libjansson-dev libpng-dev libxml2-utils libconfig-dev libarchive-dev \
-               python3-numpy python3-matplotlib
+               python3-numpy python3-matplotlib python3-yaml
 PKGS_LIB    := jansson libpng check libconfig libarchive OpenCL
 PKG_MODULES := jansson libpng OpenCL
 # The kit's tests may use the reference (reference/*.h, FLIPKIT_HAVE_REFERENCE).

@@ -55,8 +55,9 @@ static void usage(FILE *f)
 "       flipgrade --class-csv OUT.csv REPORT.json...   one row per student from these reports\n"
 "       flipgrade --feedback OUT [--reports DIR] [--only NAMES]...   each report of DIR made fit\n"
 "                                           to hand back, in OUT/<name>/ (make feedback)\n"
-"       flipgrade --print grading-table|reference-objects|given-objects|job-limits   what make\n"
-"                                           handout and grader/slurm.sh take from the config\n"
+"       flipgrade --print grading-table|reference-objects|given-objects|github-classroom|\n"
+"                         stage-points|job-limits   what make handout and grader/slurm.sh take\n"
+"                                           from the config\n"
 "Only the eight stage files are taken from SUBMISSION (assignment/<stage>.c preferred); each is\n"
 "compiled on its own, so one that does not compile scores 0 and the others are still graded.\n"
 "Every build and run is sandboxed and denied what it does not need: new namespaces (network,\n"
@@ -119,6 +120,9 @@ static void usage(FILE *f)
 "                     handout's block under How it is graded);\n"
 "                     reference-objects: true or false (handout.reference_objects);\n"
 "                     given-objects: true or false (handout.given_objects);\n"
+"                     github-classroom: true or false (handout.github_classroom);\n"
+"                     stage-points: \"STAGE POINTS\" a line, the eight stages in order (the\n"
+"                     GitHub Classroom workflow's max-score of each stage's test);\n"
 "                     job-limits: a batch job's limits for one submission, as shell words\n"
 "                     (minutes= the submission budget plus a quarter and a minute,\n"
 "                     mem_mib= twice limits.memory_mib, cpus=1)\n"
@@ -248,9 +252,10 @@ static int parse_options(int argc, char **argv, Options *o)
         return 2;
     }
     if (o->print && strcmp(o->print, "grading-table") && strcmp(o->print, "reference-objects") &&
-        strcmp(o->print, "given-objects") && strcmp(o->print, "job-limits")) {
-        fprintf(stderr, "flipgrade: --print must be grading-table, reference-objects, given-objects or "
-                "job-limits, not \"%s\"\n", o->print);
+        strcmp(o->print, "given-objects") && strcmp(o->print, "github-classroom") &&
+        strcmp(o->print, "stage-points") && strcmp(o->print, "job-limits")) {
+        fprintf(stderr, "flipgrade: --print must be grading-table, reference-objects, given-objects, "
+                "github-classroom, stage-points or job-limits, not \"%s\"\n", o->print);
         return 2;
     }
     int rc = check_modes(o);
@@ -1148,6 +1153,16 @@ static int print_job_limits(const GradeConfig *cfg)
     return printf("minutes=%ld mem_mib=%ld cpus=1\n", minutes, 2 * cfg->memory_mib) < 0;
 }
 
+/* Each stage's points, a line each in the stage table's order, for the GitHub Classroom
+ * workflow that make handout writes (handout/mkdist.sh): one test per stage. */
+static int print_stage_points(const GradeConfig *cfg)
+{
+    for (int s = 0; s < STAGE_COUNT; s++)
+        if (printf("%s %.15g\n", stage_names[s], gradeconfig_stage_points(cfg, stage_names[s])) < 0)
+            return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     Options o;
@@ -1175,6 +1190,10 @@ int main(int argc, char **argv)
         return printf("%s\n", cfg.given_objects ? "true" : "false") < 0;
     if (o.print && strcmp(o.print, "job-limits") == 0)
         return print_job_limits(&cfg);
+    if (o.print && strcmp(o.print, "github-classroom") == 0)
+        return printf("%s\n", cfg.github_classroom ? "true" : "false") < 0;
+    if (o.print && strcmp(o.print, "stage-points") == 0)
+        return print_stage_points(&cfg);
     if (o.print)
         return print_grading_table(&o, &cfg);
     if (o.class_dir)

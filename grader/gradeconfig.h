@@ -44,6 +44,7 @@ typedef struct {
 
     bool reference_objects;   /* make handout: ship the reference stages as objects */
     bool given_objects;       /* make handout: ship the given SOR solve compiled, not as source */
+    bool github_classroom;    /* make handout: ship GitHub Classroom's autograding workflow */
     long feedback_max_kib;    /* make feedback: what one student's copy may hold */
 } GradeConfig;
 
