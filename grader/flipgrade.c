@@ -32,6 +32,9 @@ typedef struct {
     const char *cache_mib;              /* --cache-mib N: its cap */
     bool public_cases, keep, quiet, prepare, unconfined, no_cache;
     const char *csv;                    /* --class-csv OUT */
+    const char *format;                 /* --format flipkit|canvas|moodle: the CSV's layout */
+    const char *ids;                    /* --ids FILE: submission name -> gradebook id */
+    const char *column;                 /* --column TITLE: the gradebook's grade column */
     const char *print;                  /* --print WHAT: a fact of the config, for make handout */
     const char *class_dir;              /* --class DIR: grade every entry of DIR */
     const char *reports;                /* --reports DIR: where a class's report directories go */
@@ -52,7 +55,8 @@ static void usage(FILE *f)
 "       flipgrade --class DIR [--jobs N] [--only NAMES]... [--class-csv OUT.csv] [options]\n"
 "                                           grade every entry of DIR (make grade SUBMISSIONS=DIR/)\n"
 "       flipgrade --class DIR --list [--only NAMES]...   what --class would grade; grades nothing\n"
-"       flipgrade --class-csv OUT.csv REPORT.json...   one row per student from these reports\n"
+"       flipgrade --class-csv OUT.csv [--format canvas|moodle --ids FILE [--column TITLE]]\n"
+"                 REPORT.json...          one row per student from these reports\n"
 "       flipgrade --feedback OUT [--reports DIR] [--only NAMES]...   each report of DIR made fit\n"
 "                                           to hand back, in OUT/<name>/ (make feedback)\n"
 "       flipgrade --print grading-table|reference-objects|given-objects|github-classroom|\n"
@@ -90,6 +94,16 @@ static void usage(FILE *f)
 "  --reports DIR      --class: each entry's report goes in DIR/<name>/, with what its grading\n"
 "                     printed in DIR/<name>/flipgrade.txt [build/grades]\n"
 "  --class-csv OUT    --class: where the class's CSV goes [REPORTS/grades.csv]\n"
+"  --format F         the CSV's layout: flipkit (student, every part, total, max, status),\n"
+"                     canvas (Student,ID,SIS User ID,SIS Login ID,Section,TITLE: Canvas's\n"
+"                     gradebook import, the id in SIS User ID) or moodle (Student,ID,TITLE: map\n"
+"                     ID to the id's kind and TITLE to the grade item on import); the last\n"
+"                     two hold each student's total, and need --ids [flipkit]\n"
+"  --ids FILE         canvas, moodle: lines \"NAME ID\", a submission's name and its student's\n"
+"                     gradebook id ('#' comments); a report without a line there, or without\n"
+"                     a grade, is left out, named on stderr, and the exit status is 1\n"
+"  --column TITLE     canvas, moodle: the grade column's title (Canvas: \"Name (assignment\n"
+"                     id)\" updates that assignment, a new name makes one) [flipkit]\n"
 "  --feedback OUT     for each DIR/<name>/report.json of --reports (names in the safe set,\n"
 "                     .reference left out), OUT/<name>/: report.json, report.html, report.txt,\n"
 "                     logs and pictures with no path of this machine, no make view line, no\n"
@@ -190,6 +204,38 @@ static void class_defaults(Options *o)
     }
 }
 
+/* --format, --ids and --column: a gradebook layout needs the ids, and they need one. */
+static int check_gradebook(Options *o)
+{
+    GradebookFormat f = GRADEBOOK_FLIPKIT;
+    char err[512];
+    if (o->format && gradebook_format_parse(o->format, &f) != 0) {
+        fprintf(stderr, "flipgrade: --format must be flipkit, canvas or moodle, not \"%s\"\n", o->format);
+        return 2;
+    }
+    if ((o->format || o->ids || o->column) && !o->csv && !o->class_dir) {
+        fprintf(stderr, "flipgrade: --format, --ids and --column shape the CSV of --class-csv or "
+                "--class (see --help)\n");
+        return 2;
+    }
+    if (f == GRADEBOOK_FLIPKIT && (o->ids || o->column)) {
+        fprintf(stderr, "flipgrade: --ids and --column go with --format canvas or moodle\n");
+        return 2;
+    }
+    if (f != GRADEBOOK_FLIPKIT && !o->ids) {
+        fprintf(stderr, "flipgrade: --format %s needs --ids FILE: which gradebook student each "
+                "submission is (see --help)\n", o->format);
+        return 2;
+    }
+    if (!o->column)
+        o->column = "flipkit";
+    if (gradebook_check_column(o->column, err, sizeof err) != 0) {
+        fprintf(stderr, "flipgrade: %s\n", err);
+        return 2;
+    }
+    return 0;
+}
+
 static int parse_options(int argc, char **argv, Options *o)
 {
     *o = (Options){ .config = "grader/config", .data = "build/grader/data", .objs = "build/grader/kit",
@@ -199,12 +245,12 @@ static int parse_options(int argc, char **argv, Options *o)
     static const char *const valued[] = { "--config", "--out", "--parts", "--kit", "--objects", "--data",
                                           "--work", "--mkgolden", "--flipsim", "--class-csv", "--print",
                                           "--cache", "--cache-mib", "--class", "--reports", "--jobs",
-                                          "--only", "--feedback" };
+                                          "--only", "--feedback", "--format", "--ids", "--column" };
     const char *only_last = NULL;
     const char **slots[] = { &o->config, &o->out, &o->parts, &o->kit, &o->objs, &o->data,
                              &o->work_parent, &o->mkgolden, &o->flipsim, &o->csv, &o->print,
                              &o->cache, &o->cache_mib, &o->class_dir, &o->reports, &o->jobs, &only_last,
-                             &o->feedback };
+                             &o->feedback, &o->format, &o->ids, &o->column };
     o->only = calloc((size_t)argc, sizeof *o->only);
     if (!o->only) {
         fprintf(stderr, "flipgrade: out of memory\n");
@@ -258,7 +304,9 @@ static int parse_options(int argc, char **argv, Options *o)
                 "github-classroom, stage-points or job-limits, not \"%s\"\n", o->print);
         return 2;
     }
-    int rc = check_modes(o);
+    int rc = check_gradebook(o);
+    if (rc == 0)
+        rc = check_modes(o);
     if (rc == 0 && o->class_dir)
         class_defaults(o);
     return rc;
@@ -910,6 +958,30 @@ static void class_finished(const ClassrunEntry *e, const char *log_path, void *c
     free(text);
 }
 
+/* The class's CSV at --class-csv from these reports, in the layout of --format: grades.csv's,
+ * or a gradebook's with the ids of --ids (the reports it leaves out are named on stderr and
+ * counted in *left_out). 0, or -1 with one line in err and the CSV as it was. */
+static int write_csv(const Options *o, char *const reports[], int n, int *left_out, char *err, size_t errlen)
+{
+    GradebookFormat f = GRADEBOOK_FLIPKIT;
+    *left_out = 0;
+    if (o->format)
+        gradebook_format_parse(o->format, &f);   /* check_gradebook vouched for it */
+    if (f == GRADEBOOK_FLIPKIT)
+        return report_write_class_csv(o->csv, reports, n, err, errlen);
+    GradebookIds ids;
+    if (gradebook_ids_load(o->ids, &ids, err, errlen) != 0)
+        return -1;
+    ReportGradebook gb = { f, &ids, o->column };
+    int rc = report_write_gradebook_csv(o->csv, reports, n, &gb, stderr, left_out, err, errlen);
+    if (rc == 0)
+        printf("flipgrade: %d of %d report%s in %s (%s, ids from %s)%s\n", n - *left_out, n,
+               n == 1 ? "" : "s", o->csv, o->format, o->ids,
+               *left_out ? ", the others left out as said above" : "");
+    gradebook_ids_free(&ids);
+    return rc;
+}
+
 /* The report of every safe entry graded now or before (--only), in the list's order. */
 static char **class_reports(const Options *o, const ClassrunList *list, int *n)
 {
@@ -1017,7 +1089,8 @@ static int grade_listed(const Options *o, ClassrunList *list, int todo, int tota
     free(options);
     int nreports = 0;
     char **reports = class_reports(o, list, &nreports), err[1024];
-    int rc = !reports || report_write_class_csv(o->csv, reports, nreports, err, sizeof err) != 0;
+    int left_out = 0;
+    int rc = !reports || write_csv(o, reports, nreports, &left_out, err, sizeof err) != 0;
     if (rc)
         fprintf(stderr, "flipgrade: %s\n", reports ? err : "out of memory");
     if (!rc && nreports > 0) {
@@ -1040,7 +1113,7 @@ static int grade_listed(const Options *o, ClassrunList *list, int todo, int tota
                 "SUBMISSIONS=%s/ ONLY='%s' (and the same GRADE_* settings), or flipgrade --class "
                 "%s --only '%s'\n", names, dir, names, dir, names);
     }
-    return failed || refused ? 1 : 0;
+    return failed || refused || left_out ? 1 : 0;
 }
 
 /* --class DIR: every entry of DIR refused by name or graded; 0, 1 or 2 as --help says. */
@@ -1171,11 +1244,12 @@ int main(int argc, char **argv)
         return rc == 1 ? 0 : rc;
     if (o.csv && !o.class_dir) {
         char err[1024];
-        if (report_write_class_csv(o.csv, o.args, o.nargs, err, sizeof err) != 0) {
+        int left_out = 0;
+        if (write_csv(&o, o.args, o.nargs, &left_out, err, sizeof err) != 0) {
             fprintf(stderr, "flipgrade: %s\n", err);
             return 2;
         }
-        return 0;
+        return left_out ? 1 : 0;
     }
     static GradeConfig cfg;
     char err[1024];

@@ -80,6 +80,7 @@ put tests/golden/metrics "$@"
 # that does not compile), no hidden cases and no calibration (that links the reference).
 put grader grader/flipgrade.c grader/grading.c grader/grading.h grader/gradeconfig.c grader/gradeconfig.h \
            grader/intake.c grader/intake.h grader/escape.c grader/escape.h grader/classrun.c \
+           grader/gradebook.c grader/gradebook.h \
            grader/classrun.h grader/metrics.c grader/metrics.h grader/build.c \
            grader/buildcache.c grader/buildcache.h \
            grader/stagepart.c grader/scenepart.c grader/report.c grader/report.h grader/feedback.c \
@@ -169,28 +170,28 @@ jobs:
         run: make deps
 EOF
     runners=
-    while read -r stage points; do
-        case " $STAGES " in *" $stage "*) ;; *) echo "mkdist.sh: $CLASSROOM_POINTS: \"$stage\" is not a stage" >&2; exit 1;; esac
-        case "$points" in ''|*[!0-9]*) echo "mkdist.sh: $CLASSROOM_POINTS: $stage: points \"$points\" (expected a whole number)" >&2; exit 1;; esac
+    while read -r sname points; do
+        case " $STAGES " in *" $sname "*) ;; *) echo "mkdist.sh: $CLASSROOM_POINTS: \"$sname\" is not a stage" >&2; exit 1;; esac
+        case "$points" in ''|*[!0-9]*) echo "mkdist.sh: $CLASSROOM_POINTS: $sname: points \"$points\" (expected a whole number)" >&2; exit 1;; esac
         cat >> "$wf" <<EOF
-      - name: $stage
-        id: $stage
+      - name: $sname
+        id: $sname
         uses: classroom-resources/autograding-command-grader@v1
         with:
-          test-name: $stage
-          command: make test-$stage
+          test-name: $sname
+          command: make test-$sname
           timeout: 10
           max-score: $points
 EOF
-        runners=${runners:+$runners,}$stage
+        runners=${runners:+$runners,}$sname
     done < "$CLASSROOM_POINTS"
     [ -n "$runners" ] || { echo "mkdist.sh: $CLASSROOM_POINTS: no stages" >&2; exit 1; }
     {
         echo "      - name: Autograding Reporter"
         echo "        uses: classroom-resources/autograding-grading-reporter@v1"
         echo "        env:"
-        for stage in $(echo "$runners" | tr ',' ' '); do
-            echo "          $(echo "$stage" | tr '[:lower:]' '[:upper:]')_RESULTS: \"\${{steps.$stage.outputs.result}}\""
+        for sname in $(echo "$runners" | tr ',' ' '); do
+            echo "          $(echo "$sname" | tr '[:lower:]' '[:upper:]')_RESULTS: \"\${{steps.$sname.outputs.result}}\""
         done
         echo "        with:"
         echo "          runners: $runners"
