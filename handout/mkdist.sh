@@ -198,6 +198,16 @@ EOF
     } >> "$wf"
 fi
 
+if [ -n "${CLASSROOM_POINTS:-}" ]; then
+    cat >> "$root/README.md" <<'EOF'
+
+On GitHub Classroom, every push runs `.github/workflows/classroom.yml`: `make test-<stage>`
+for each stage, worth that stage's points when its suite passes (the total is under your
+repository's Actions and in Classroom). Those are the public suites you have here; your
+instructor grades the hidden cases and the whole scenes apart.
+EOF
+fi
+
 chmod -R u+rwX,go+rX "$root"
 mkdir -p "$(dirname "$out")"
 # The same kit makes the same bytes: sorted names, no owners, no dates.
