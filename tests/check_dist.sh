@@ -8,6 +8,7 @@ set -u
 tarball=${1:?usage: check_dist.sh TARBALL}
 stages=${STAGES:?run me from make, which reads the stages from common/stagelist.h}
 kit=$(pwd)
+case ${CLASSROOM_POINTS:-} in /*|'') ;; *) CLASSROOM_POINTS=$kit/$CLASSROOM_POINTS ;; esac
 work=$(mktemp -d) || exit 1
 trap 'rm -rf "$work"' EXIT
 fail=0
@@ -248,6 +249,7 @@ classroom_checks() {
     else
         bad "GitHub Classroom: a workflow with another p2g max-score passed the check"
     fi
+    start=$(date +%s)
     classroom_score "$work/stubs.score"
     for s in $stages; do cp "$kit/reference/$s.c" assignment/; done
     classroom_score "$work/ref.score"
@@ -258,7 +260,7 @@ classroom_checks() {
     read -r s_stub _ < "$work/stubs.score"; read -r s_ref _ < "$work/ref.score"; read -r s_mut m_passed < "$work/mutant.score"
     if [ "$s_stub" -eq 0 ] && [ "$s_ref" -eq "$total" ] && [ "$s_mut" -eq $((total - gravity)) ] &&
        ! echo " $m_passed " | grep -q " gravity "; then
-        ok "GitHub Classroom's tests run here: the stubs $s_stub/$total, the reference's files $s_ref/$total, gravity-swapped-axis $s_mut/$total (gravity's $gravity lost)"
+        ok "GitHub Classroom's tests run here: the stubs $s_stub/$total, the reference's files $s_ref/$total, gravity-swapped-axis $s_mut/$total (gravity's $gravity lost); $(( $(date +%s) - start )) s"
     else
         bad "GitHub Classroom's tests: the stubs $s_stub (expected 0), the reference's files $s_ref (expected $total), gravity-swapped-axis $s_mut (expected $((total - gravity)); passed:$m_passed)"
     fi
