@@ -229,10 +229,14 @@ static int check_gradebook(Options *o)
     }
     if (!o->column)
         o->column = "flipkit";
-    if (gradebook_check_column(o->column, err, sizeof err) != 0) {
+    GradebookIds ids = { 0 };
+    /* The ids file is read now too, so a class is not graded before a typo in it is found. */
+    if (gradebook_check_column(o->column, err, sizeof err) != 0 ||
+        (f != GRADEBOOK_FLIPKIT && gradebook_ids_load(o->ids, &ids, err, sizeof err) != 0)) {
         fprintf(stderr, "flipgrade: %s\n", err);
         return 2;
     }
+    gradebook_ids_free(&ids);
     return 0;
 }
 

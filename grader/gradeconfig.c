@@ -59,8 +59,7 @@ static const Key keys[] = {
     { "handout", "reference_objects", K_BOOL, OFF(reference_objects), 0, 1,
       "make handout ships compiled reference stages (--use-reference)" },
     { "handout", "github_classroom", K_BOOL, OFF(github_classroom), 0, 1,
-      "make handout ships .github/workflows/classroom.yml: GitHub Classroom's autograding, one "
-      "test per stage (make test-<stage>) worth its stage points (whole numbers)" },
+      "make handout ships GitHub Classroom's workflow: make test-<stage> worth its points" },
     { "feedback", "max_kib", K_INT, OFF(feedback_max_kib), 64, 1 << 20,
       "make feedback: at most this many KiB per student (logs cut, pictures dropped to fit)" },
 };
