@@ -1108,7 +1108,7 @@ static int grade_listed(const Options *o, ClassrunList *list, int todo, int tota
     if (rc)
         return 2;
     printf("flipgrade: %d graded, %d not graded, %d refused by name; %d rows in %s\n",
-           todo - failed, failed, refused, nreports, o->csv);
+           todo - failed, failed, refused, nreports - left_out, o->csv);
     if (failed) {
         char names[4096], dir[1024];
         failed_names(list, names, sizeof names);
