@@ -144,8 +144,9 @@ static void usage(FILE *f)
 "exit status: 0 full marks; 1 not full marks; 2 bad option, config, submission or data, or a\n"
 "  part the grader itself failed on twice (could not start a run: then the report says error).\n"
 "  --class: 0 every entry graded (whatever its marks) and the CSV written; 1 some entry not\n"
-"  graded (refused by name, its grading failed, or an --only name not found), the CSV holding\n"
-"  the rest; 2 nothing graded (bad option, no such directory, kit or data missing, or the kit's\n"
+"  graded (refused by name, its grading failed, or an --only name not found) or left out of a\n"
+"  --format canvas|moodle CSV, the CSV holding the rest; --class-csv alone: 1 when it left a\n"
+"  report out; 2 nothing graded (bad option, no such directory, kit or data missing, or the kit's\n"
 "  reference/, graded first, did not get full marks).\n\n");
     gradeconfig_print_defaults(f);
 }
