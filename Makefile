@@ -16,7 +16,7 @@ TRACK ?= student
 # pipeline; a student's own build needs a compiler, make, Check, jansson and libpng).
 DEB_PKGS    := check pkg-config patch clang ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo oclgrind gcovr \
                libjansson-dev libpng-dev libxml2-utils libconfig-dev libarchive-dev \
-               python3-numpy python3-matplotlib
+               python3-numpy python3-matplotlib python3-yaml
 PKGS_LIB    := jansson libpng check libconfig libarchive OpenCL
 PKG_MODULES := jansson libpng OpenCL
 # The kit's tests may use the reference (reference/*.h, FLIPKIT_HAVE_REFERENCE).
@@ -45,7 +45,7 @@ include handout/handout.mk
         all-tests golden test $(STAGES:%=test-%) coverage coverage-check check check-make test-common \
         test-physics check-suites check-mutants check-watch check-opencl check-oclgrind check-pipeline check-determinism \
         check-movie check-warnings check-sanitize fuzz check-fuzz \
-        grade grade-data grade-kit feedback submission check-physics check-grader check-slurm gradescope check-gradescope validate \
+        grade grade-data grade-kit feedback gradebook submission check-physics check-grader check-slurm gradescope check-gradescope validate \
         check-validate \
         pylib check-python python-examples \
         handout handout-sync check-handout check-handout-fresh check-dist \

@@ -33,6 +33,9 @@ typedef struct {
     const char *cache_mib;              /* --cache-mib N: its cap */
     bool public_cases, keep, quiet, prepare, unconfined, no_cache;
     const char *csv;                    /* --class-csv OUT */
+    const char *format;                 /* --format flipkit|canvas|moodle: the CSV's layout */
+    const char *ids;                    /* --ids FILE: submission name -> gradebook id */
+    const char *column;                 /* --column TITLE: the gradebook's grade column */
     const char *print;                  /* --print WHAT: a fact of the config, for make handout */
     const char *class_dir;              /* --class DIR: grade every entry of DIR */
     const char *reports;                /* --reports DIR: where a class's report directories go */
@@ -56,14 +59,15 @@ static void usage(FILE *f)
 "       flipgrade --class DIR [--jobs N] [--only NAMES]... [--class-csv OUT.csv] [options]\n"
 "                                           grade every entry of DIR (make grade SUBMISSIONS=DIR/)\n"
 "       flipgrade --class DIR --list [--only NAMES]...   what --class would grade; grades nothing\n"
-"       flipgrade --class-csv OUT.csv REPORT.json...   one row per student from these reports\n"
+"       flipgrade --class-csv OUT.csv [--format canvas|moodle --ids FILE [--column TITLE]]\n"
+"                 REPORT.json...          one row per student from these reports\n"
 "       flipgrade --feedback OUT [--reports DIR] [--only NAMES]...   each report of DIR made fit\n"
 "                                           to hand back, in OUT/<name>/ (make feedback)\n"
 "       flipgrade --gradescope-results OUT.json [--public-report P.json] [--log FILE] REPORT.json\n"
 "                                           Gradescope's results.json from a grading's report\n"
-"       flipgrade --print grading-table|reference-objects|given-objects|reference-frames|job-limits\n"
-"                                                                                what make\n"
-"                                           handout and grader/slurm.sh take from the config\n"
+"       flipgrade --print grading-table|reference-objects|given-objects|reference-frames|\n"
+"                         github-classroom|stage-points|job-limits   what make handout and\n"
+"                         grader/slurm.sh take from the config\n"
 "Only the eight stage files are taken from SUBMISSION (assignment/<stage>.c preferred); each is\n"
 "compiled on its own, so one that does not compile scores 0 and the others are still graded.\n"
 "Every build and run is sandboxed and denied what it does not need: new namespaces (network,\n"
@@ -96,6 +100,16 @@ static void usage(FILE *f)
 "  --reports DIR      --class: each entry's report goes in DIR/<name>/, with what its grading\n"
 "                     printed in DIR/<name>/flipgrade.txt [build/grades]\n"
 "  --class-csv OUT    --class: where the class's CSV goes [REPORTS/grades.csv]\n"
+"  --format F         the CSV's layout: flipkit (student, every part, total, max, status),\n"
+"                     canvas (Student,ID,SIS User ID,SIS Login ID,Section,TITLE: Canvas's\n"
+"                     gradebook import, the id in SIS User ID) or moodle (Student,ID,TITLE: map\n"
+"                     ID to the id's kind and TITLE to the grade item on import); the last\n"
+"                     two hold each student's total, and need --ids [flipkit]\n"
+"  --ids FILE         canvas, moodle: lines \"NAME ID\", a submission's name and its student's\n"
+"                     gradebook id ('#' comments); a report without a line there, or without\n"
+"                     a grade, is left out, named on stderr, and the exit status is 1\n"
+"  --column TITLE     canvas, moodle: the grade column's title (Canvas: \"Name (assignment\n"
+"                     id)\" updates that assignment, a new name makes one) [flipkit]\n"
 "  --feedback OUT     for each DIR/<name>/report.json of --reports (names in the safe set,\n"
 "                     .reference left out), OUT/<name>/: report.json, report.html, report.txt,\n"
 "                     logs and pictures with no path of this machine, no make view line, no\n"
@@ -134,6 +148,9 @@ static void usage(FILE *f)
 "                     reference-objects: true or false (handout.reference_objects);\n"
 "                     given-objects: true or false (handout.given_objects);\n"
 "                     reference-frames: true or false (handout.reference_frames);\n"
+"                     github-classroom: true or false (handout.github_classroom);\n"
+"                     stage-points: \"STAGE POINTS\" a line, the eight stages in order (the\n"
+"                     GitHub Classroom workflow's max-score of each stage's test);\n"
 "                     job-limits: a batch job's limits for one submission, as shell words\n"
 "                     (minutes= the submission budget plus a quarter and a minute,\n"
 "                     mem_mib= twice limits.memory_mib, cpus=1)\n"
@@ -141,8 +158,9 @@ static void usage(FILE *f)
 "exit status: 0 full marks; 1 not full marks; 2 bad option, config, submission or data, or a\n"
 "  part the grader itself failed on twice (could not start a run: then the report says error).\n"
 "  --class: 0 every entry graded (whatever its marks) and the CSV written; 1 some entry not\n"
-"  graded (refused by name, its grading failed, or an --only name not found), the CSV holding\n"
-"  the rest; 2 nothing graded (bad option, no such directory, kit or data missing, or the kit's\n"
+"  graded (refused by name, its grading failed, or an --only name not found) or left out of a\n"
+"  --format canvas|moodle CSV, the CSV holding the rest; --class-csv alone: 1 when it left a\n"
+"  report out; 2 nothing graded (bad option, no such directory, kit or data missing, or the kit's\n"
 "  reference/, graded first, did not get full marks).\n\n");
     gradeconfig_print_defaults(f);
 }
@@ -210,6 +228,42 @@ static void class_defaults(Options *o)
     }
 }
 
+/* --format, --ids and --column: a gradebook layout needs the ids, and they need one. */
+static int check_gradebook(Options *o)
+{
+    GradebookFormat f = GRADEBOOK_FLIPKIT;
+    char err[512];
+    if (o->format && gradebook_format_parse(o->format, &f) != 0) {
+        fprintf(stderr, "flipgrade: --format must be flipkit, canvas or moodle, not \"%s\"\n", o->format);
+        return 2;
+    }
+    if ((o->format || o->ids || o->column) && !o->csv && !o->class_dir) {
+        fprintf(stderr, "flipgrade: --format, --ids and --column shape the CSV of --class-csv or "
+                "--class (see --help)\n");
+        return 2;
+    }
+    if (f == GRADEBOOK_FLIPKIT && (o->ids || o->column)) {
+        fprintf(stderr, "flipgrade: --ids and --column go with --format canvas or moodle\n");
+        return 2;
+    }
+    if (f != GRADEBOOK_FLIPKIT && !o->ids) {
+        fprintf(stderr, "flipgrade: --format %s needs --ids FILE: which gradebook student each "
+                "submission is (see --help)\n", o->format);
+        return 2;
+    }
+    if (!o->column)
+        o->column = "flipkit";
+    GradebookIds ids = { 0 };
+    /* The ids file is read now too, so a class is not graded before a typo in it is found. */
+    if (gradebook_check_column(o->column, err, sizeof err) != 0 ||
+        (f != GRADEBOOK_FLIPKIT && gradebook_ids_load(o->ids, &ids, err, sizeof err) != 0)) {
+        fprintf(stderr, "flipgrade: %s\n", err);
+        return 2;
+    }
+    gradebook_ids_free(&ids);
+    return 0;
+}
+
 static int parse_options(int argc, char **argv, Options *o)
 {
     *o = (Options){ .config = "grader/config", .data = "build/grader/data", .objs = "build/grader/kit",
@@ -220,12 +274,14 @@ static int parse_options(int argc, char **argv, Options *o)
                                           "--work", "--mkgolden", "--flipsim", "--class-csv", "--print",
                                           "--cache", "--cache-mib", "--class", "--reports", "--jobs",
                                           "--only", "--feedback",
-                                          "--gradescope-results", "--public-report", "--log" };
+                                          "--gradescope-results", "--public-report", "--log",
+                                          "--format", "--ids", "--column" };
     const char *only_last = NULL;
     const char **slots[] = { &o->config, &o->out, &o->parts, &o->kit, &o->objs, &o->data,
                              &o->work_parent, &o->mkgolden, &o->flipsim, &o->csv, &o->print,
                              &o->cache, &o->cache_mib, &o->class_dir, &o->reports, &o->jobs, &only_last,
-                             &o->feedback, &o->gradescope, &o->public_report, &o->log };
+                             &o->feedback, &o->gradescope, &o->public_report, &o->log,
+                             &o->format, &o->ids, &o->column };
     o->only = calloc((size_t)argc, sizeof *o->only);
     if (!o->only) {
         fprintf(stderr, "flipgrade: out of memory\n");
@@ -274,12 +330,15 @@ static int parse_options(int argc, char **argv, Options *o)
     }
     if (o->print && strcmp(o->print, "grading-table") && strcmp(o->print, "reference-objects") &&
         strcmp(o->print, "given-objects") && strcmp(o->print, "reference-frames") &&
+        strcmp(o->print, "github-classroom") && strcmp(o->print, "stage-points") &&
         strcmp(o->print, "job-limits")) {
         fprintf(stderr, "flipgrade: --print must be grading-table, reference-objects, given-objects, "
-                "reference-frames or job-limits, not \"%s\"\n", o->print);
+                "reference-frames, github-classroom, stage-points or job-limits, not \"%s\"\n", o->print);
         return 2;
     }
-    int rc = check_modes(o);
+    int rc = check_gradebook(o);
+    if (rc == 0)
+        rc = check_modes(o);
     if (rc == 0 && o->class_dir)
         class_defaults(o);
     return rc;
@@ -931,6 +990,30 @@ static void class_finished(const ClassrunEntry *e, const char *log_path, void *c
     free(text);
 }
 
+/* The class's CSV at --class-csv from these reports, in the layout of --format: grades.csv's,
+ * or a gradebook's with the ids of --ids (the reports it leaves out are named on stderr and
+ * counted in *left_out). 0, or -1 with one line in err and the CSV as it was. */
+static int write_csv(const Options *o, char *const reports[], int n, int *left_out, char *err, size_t errlen)
+{
+    GradebookFormat f = GRADEBOOK_FLIPKIT;
+    *left_out = 0;
+    if (o->format)
+        gradebook_format_parse(o->format, &f);   /* check_gradebook vouched for it */
+    if (f == GRADEBOOK_FLIPKIT)
+        return report_write_class_csv(o->csv, reports, n, err, errlen);
+    GradebookIds ids;
+    if (gradebook_ids_load(o->ids, &ids, err, errlen) != 0)
+        return -1;
+    ReportGradebook gb = { f, &ids, o->column };
+    int rc = report_write_gradebook_csv(o->csv, reports, n, &gb, stderr, left_out, err, errlen);
+    if (rc == 0)
+        printf("flipgrade: %d of %d report%s in %s (%s, ids from %s)%s\n", n - *left_out, n,
+               n == 1 ? "" : "s", o->csv, o->format, o->ids,
+               *left_out ? ", the others left out as said above" : "");
+    gradebook_ids_free(&ids);
+    return rc;
+}
+
 /* The report of every safe entry graded now or before (--only), in the list's order. */
 static char **class_reports(const Options *o, const ClassrunList *list, int *n)
 {
@@ -1038,7 +1121,8 @@ static int grade_listed(const Options *o, ClassrunList *list, int todo, int tota
     free(options);
     int nreports = 0;
     char **reports = class_reports(o, list, &nreports), err[1024];
-    int rc = !reports || report_write_class_csv(o->csv, reports, nreports, err, sizeof err) != 0;
+    int left_out = 0;
+    int rc = !reports || write_csv(o, reports, nreports, &left_out, err, sizeof err) != 0;
     if (rc)
         fprintf(stderr, "flipgrade: %s\n", reports ? err : "out of memory");
     if (!rc && nreports > 0) {
@@ -1052,7 +1136,7 @@ static int grade_listed(const Options *o, ClassrunList *list, int todo, int tota
     if (rc)
         return 2;
     printf("flipgrade: %d graded, %d not graded, %d refused by name; %d rows in %s\n",
-           todo - failed, failed, refused, nreports, o->csv);
+           todo - failed, failed, refused, nreports - left_out, o->csv);
     if (failed) {
         char names[4096], dir[1024];
         failed_names(list, names, sizeof names);
@@ -1061,7 +1145,7 @@ static int grade_listed(const Options *o, ClassrunList *list, int todo, int tota
                 "SUBMISSIONS=%s/ ONLY='%s' (and the same GRADE_* settings), or flipgrade --class "
                 "%s --only '%s'\n", names, dir, names, dir, names);
     }
-    return failed || refused ? 1 : 0;
+    return failed || refused || left_out ? 1 : 0;
 }
 
 /* --class DIR: every entry of DIR refused by name or graded; 0, 1 or 2 as --help says. */
@@ -1199,6 +1283,16 @@ static int gradescope_results(const Options *o, const GradeConfig *cfg)
     return 0;
 }
 
+/* Each stage's points, a line each in the stage table's order, for the GitHub Classroom
+ * workflow that make handout writes (handout/mkdist.sh): one test per stage. */
+static int print_stage_points(const GradeConfig *cfg)
+{
+    for (int s = 0; s < STAGE_COUNT; s++)
+        if (printf("%s %.15g\n", stage_names[s], gradeconfig_stage_points(cfg, stage_names[s])) < 0)
+            return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     Options o;
@@ -1207,11 +1301,12 @@ int main(int argc, char **argv)
         return rc == 1 ? 0 : rc;
     if (o.csv && !o.class_dir) {
         char err[1024];
-        if (report_write_class_csv(o.csv, o.args, o.nargs, err, sizeof err) != 0) {
+        int left_out = 0;
+        if (write_csv(&o, o.args, o.nargs, &left_out, err, sizeof err) != 0) {
             fprintf(stderr, "flipgrade: %s\n", err);
             return 2;
         }
-        return 0;
+        return left_out ? 1 : 0;
     }
     static GradeConfig cfg;
     char err[1024];
@@ -1228,6 +1323,10 @@ int main(int argc, char **argv)
         return printf("%s\n", cfg.reference_frames ? "true" : "false") < 0;
     if (o.print && strcmp(o.print, "job-limits") == 0)
         return print_job_limits(&cfg);
+    if (o.print && strcmp(o.print, "github-classroom") == 0)
+        return printf("%s\n", cfg.github_classroom ? "true" : "false") < 0;
+    if (o.print && strcmp(o.print, "stage-points") == 0)
+        return print_stage_points(&cfg);
     if (o.print)
         return print_grading_table(&o, &cfg);
     if (o.class_dir)

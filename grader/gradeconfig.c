@@ -12,6 +12,7 @@
 #include "scene.h"
 #include "sim.h"
 #include "stagetable.h"
+#include "track.h"
 
 typedef enum { K_NUM, K_INT, K_BOOL, K_STRS, K_NUMS, K_SOLVERS, K_SCENES, K_STAGE_POINTS, K_VISIBILITY } KeyType;
 
@@ -59,6 +60,8 @@ static const Key keys[] = {
       "make handout ships compiled reference stages (--use-reference)" },
     { "handout", "reference_frames", K_BOOL, OFF(reference_frames), 0, 1,
       "make handout ships the reference's particle frames of the graded scenes (make view beside them)" },
+    { "handout", "github_classroom", K_BOOL, OFF(github_classroom), 0, 1,
+      "make handout ships GitHub Classroom's workflow: make test-<stage> worth its points" },
     { "feedback", "max_kib", K_INT, OFF(feedback_max_kib), 64, 1 << 20,
       "make feedback: at most this many KiB per student (logs cut, pictures dropped to fit)" },
     { "gradescope", "hidden_visibility", K_VISIBILITY, OFF(gradescope_hidden), 0, 0,
@@ -382,6 +385,25 @@ static int read_group(Ctx *x, const config_setting_t *g, GradeConfig *c)
     return 0;
 }
 
+/* GitHub Classroom's command grader reads a test's max-score as a whole number (parseInt), so
+ * with handout.github_classroom on, a stage worth 2.5 would show as 2 there: refused here, at
+ * the line that turned the workflow on. */
+static void check_classroom_points(Ctx *x, const config_t *cfg, const GradeConfig *c)
+{
+    if (!c->github_classroom || x->failed)
+        return;
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        double p = gradeconfig_stage_points(c, stage_names[s]);
+        if (p != (double)(long)p) {
+            fail(x, config_lookup(cfg, "handout.github_classroom"),
+                 "handout.github_classroom: stage %s is worth %g points, and GitHub Classroom's "
+                 "autograding gives whole points only (expected whole stages.points and "
+                 "stages.points_by_stage)", stage_names[s], p);
+            return;
+        }
+    }
+}
+
 int gradeconfig_load(const char *path, GradeConfig *c, char *err, size_t errlen)
 {
     config_t cfg;
@@ -398,6 +420,7 @@ int gradeconfig_load(const char *path, GradeConfig *c, char *err, size_t errlen)
     const config_setting_t *root = config_root_setting(&cfg);
     for (int i = 0; i < config_setting_length(root) && !x.failed; i++)
         read_group(&x, config_setting_get_elem(root, (unsigned)i), c);
+    check_classroom_points(&x, &cfg, c);
     config_destroy(&cfg);
     return x.failed ? -1 : 0;
 }

@@ -45,6 +45,7 @@ typedef struct {
     bool reference_objects;   /* make handout: ship the reference stages as objects */
     bool given_objects;       /* make handout: ship the given SOR solve compiled, not as source */
     bool reference_frames;    /* make handout: ship the reference's frames of the public scenes */
+    bool github_classroom;    /* make handout: ship GitHub Classroom's autograding workflow */
     long feedback_max_kib;    /* make feedback: what one student's copy may hold */
     char gradescope_hidden[16];   /* results.json's visibility of the tests that carry the points
                                    * (hidden cases, whole scenes): "after_published",

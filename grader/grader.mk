@@ -72,6 +72,21 @@ feedback: $(GRADER) ## after make grade SUBMISSIONS=dir/: each report fit to han
 	@$(GRADER) --feedback $(call grade_q,$(FEEDBACK_DIR)) --reports $(call grade_q,$(GRADE_REPORTS)) \
 	    --config $(call grade_q,$(GRADE_CONFIG)) $(if $(ONLY),--only $(call grade_q,$(ONLY)))
 
+# make gradebook, after make grade SUBMISSIONS=dir/: the class's totals as a gradebook imports
+# them, GRADEBOOK=canvas or moodle, IDS=FILE ("NAME ID" lines: which gradebook student each
+# submission is), GRADEBOOK_COLUMN=TITLE the grade's column; into build/grades/<GRADEBOOK>.csv.
+# A report without a line in IDS, or without a grade, is named and left out (then make fails).
+GRADEBOOK        ?= canvas
+IDS              ?=
+GRADEBOOK_COLUMN ?= flipkit
+GRADEBOOK_CSV    ?= $(GRADE_REPORTS)/$(GRADEBOOK).csv
+gradebook: $(GRADER) ## after make grade SUBMISSIONS=dir/: GRADEBOOK=canvas|moodle IDS=FILE [GRADEBOOK_COLUMN=title]: build/grades/<GRADEBOOK>.csv
+	@[ -n $(call grade_q,$(IDS)) ] || { echo "make gradebook: IDS=FILE is needed: lines \"NAME ID\", which gradebook student each submission is (grader/README.md, Gradebooks)" >&2; exit 2; }
+	@set -- $(call grade_q,$(GRADE_REPORTS))/*/report.json; [ -f "$$1" ] || { \
+	  echo "make gradebook: no report in "$(call grade_q,$(GRADE_REPORTS))"/*/report.json: run make grade SUBMISSIONS=dir/ first" >&2; exit 2; }; \
+	$(GRADER) --class-csv $(call grade_q,$(GRADEBOOK_CSV)) --format $(call grade_q,$(GRADEBOOK)) \
+	    --ids $(call grade_q,$(IDS)) --column $(call grade_q,$(GRADEBOOK_COLUMN)) "$$@"
+
 check-slurm: grade-kit $(GRADE_DATA)/.made ## a real one-node Slurm cluster (installed, started, stopped here) grades a class: same grades.csv as locally
 	@tests/check_slurm.sh
 

@@ -767,6 +767,99 @@ int report_write_class_csv(const char *csv_path, char *const json_paths[], int n
     return rc;
 }
 
+/* ---- a gradebook's CSV (Canvas, Moodle) ----------------------------------------------- */
+
+typedef struct {
+    const ReportClass *c;
+    const ReportGradebook *gb;
+    const bool *keep;                  /* per report: it has a grade and an id */
+} ReportGradebookRows;
+
+/* A text field of a report (the student's name), escaped as the terminal shows it (no control
+ * byte reaches the gradebook), then quoted and guarded as grades.csv's fields are. */
+static void report_csv_text(FILE *f, const char *s)
+{
+    char shown[512];
+    escape_text(shown, sizeof shown, s, strlen(s), 0);
+    report_csv_field(f, shown);
+}
+
+/* Canvas: Student, ID, SIS User ID, SIS Login ID, Section, then the assignment's column; the
+ * ids file's id goes in SIS User ID. Moodle: Student, ID, then the grade's column, mapped on
+ * import. One row per kept report, its total with one decimal. */
+static int report_gradebook_body(FILE *f, const void *ctx)
+{
+    const ReportGradebookRows *r = ctx;
+    bool canvas = r->gb->format == GRADEBOOK_CANVAS;
+    fputs(canvas ? "Student,ID,SIS User ID,SIS Login ID,Section," : "Student,ID,", f);
+    report_csv_field(f, r->gb->column);
+    fputs("\r\n", f);
+    for (int i = 0; i < r->c->n; i++) {
+        if (!r->keep[i])
+            continue;
+        const json_t *root = r->c->roots[i];
+        const char *student = json_string_value(json_object_get(root, "student"));
+        report_csv_text(f, student);
+        fputs(canvas ? ",," : ",", f);
+        report_csv_field(f, gradebook_id_of(r->gb->ids, student)->id);
+        fputs(canvas ? ",,," : ",", f);
+        report_csv_number(f, json_object_get(root, "total"));
+        fputs("\r\n", f);
+    }
+    return 0;
+}
+
+/* Which reports go in: a grade (status graded, a total) and a line in the ids file. Each left
+ * out is said on warn, in one line naming it and why. Returns how many were left out. */
+static int report_gradebook_keep(const ReportClass *c, char *const json_paths[], const ReportGradebook *gb,
+                                 FILE *warn, bool *keep)
+{
+    int left_out = 0;
+    for (int i = 0; i < c->n; i++) {
+        const json_t *root = c->roots[i];
+        const char *student = json_string_value(json_object_get(root, "student"));
+        char shown[256];
+        escape_text(shown, sizeof shown, student, strlen(student), 0);
+        keep[i] = false;
+        if (strcmp(report_csv_status(root), "error") == 0 || !json_is_number(json_object_get(root, "total")))
+            fprintf(warn, "flipgrade: %s (%s): no grade (status error): left out of the %s CSV; grade "
+                    "it again\n", shown, json_paths[i], gradebook_format_name(gb->format));
+        else if (!gradebook_id_of(gb->ids, student))
+            fprintf(warn, "flipgrade: %s (%s): no line for it in %s: left out of the %s CSV; add "
+                    "\"%s ID\" there\n", shown, json_paths[i], gb->ids->path,
+                    gradebook_format_name(gb->format), shown);
+        else
+            keep[i] = true;
+        left_out += !keep[i];
+    }
+    return left_out;
+}
+
+int report_write_gradebook_csv(const char *csv_path, char *const json_paths[], int n, const ReportGradebook *gb,
+                               FILE *warn, int *left_out, char *err, size_t errlen)
+{
+    ReportClass c = { 0 };
+    c.roots = calloc((size_t)n + 1, sizeof *c.roots);
+    bool *keep = calloc((size_t)n + 1, sizeof *keep);
+    int rc = c.roots && keep ? 0 : -1;
+    if (rc)
+        fileerr_set(err, errlen, csv_path, "out of memory");
+    /* Everything is read and checked before csv_path is touched. */
+    for (; rc == 0 && c.n < n; c.n++)
+        if (!(c.roots[c.n] = report_load(json_paths[c.n], err, errlen)))
+            rc = -1;
+    if (rc == 0)
+        rc = report_same_grading(&c, json_paths, err, errlen);
+    if (rc == 0) {
+        *left_out = report_gradebook_keep(&c, json_paths, gb, warn, keep);
+        ReportGradebookRows rows = { &c, gb, keep };
+        rc = report_write_file(csv_path, report_gradebook_body, &rows, err, errlen);
+    }
+    free(keep);
+    report_class_free(&c);
+    return rc;
+}
+
 /* Adds root's graded parts to the running sums of the columns. */
 static void report_sum_parts(const ReportClass *c, const json_t *root, double *sum, double *max, int *count)
 {

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "grade.h"
+#include "gradebook.h"
 
 /* Columns part, points, max, reason, then a total line; about 100 columns wide at most, a
  * long reason cut with "...". Control characters in names and reasons (they may come from a
@@ -59,6 +60,25 @@ int report_write_class_csv(const char *csv_path, char *const json_paths[], int n
                            size_t errlen);
 /* Before csv_path is touched, every report must carry the first one's config_hash and
  * data_hash (a report without them counts as ""): else err names both files, -1. */
+
+/* A gradebook's import CSV from n report.json files (gradebook.h): for GRADEBOOK_CANVAS
+ *   Student,ID,SIS User ID,SIS Login ID,Section,<column>
+ * with the submission's name under Student and its ids-file id under SIS User ID, the others
+ * empty; for GRADEBOOK_MOODLE
+ *   Student,ID,<column>
+ * and in the last column the report's total with one decimal. A report goes in only when it
+ * has a grade (status graded) and a line in the ids file; each other is named on warn, in one
+ * line saying why, and counted in *left_out. Fields are quoted and formula-guarded as in
+ * grades.csv, the student's name escaped first (escape.h). The same refusals as
+ * report_write_class_csv (an unreadable report, another config or data hash) leave csv_path
+ * as it was: -1 with one line in err. */
+typedef struct {
+    GradebookFormat format;            /* GRADEBOOK_CANVAS or GRADEBOOK_MOODLE */
+    const GradebookIds *ids;
+    const char *column;                /* the assignment's (Canvas) or grade's (Moodle) column */
+} ReportGradebook;
+int report_write_gradebook_csv(const char *csv_path, char *const json_paths[], int n, const ReportGradebook *gb,
+                               FILE *warn, int *left_out, char *err, size_t errlen);
 
 /* One line on n reports, for the end of a class run: how many, graded, with errors, and each
  * part's mean over the reports that have a score for it, out of its max:

@@ -80,13 +80,19 @@ $(GIVEN_SOR_OBJ): common/given_sor.c | $(PKGS_FOUND)
 	$(CC) $(STD) -O2 -g0 -fPIC -Icommon -Icommon/writers $(PKG_CFLAGS) -c $< -o $@
 	strip --strip-debug $@
 
+# Only when grader/config says handout.github_classroom = true: each stage's points, from which
+# mkdist.sh writes the GitHub Classroom workflow (.github/workflows/classroom.yml).
+CLASSROOM_POINTS := $(BUILD)/handout/stage-points.txt
+
 handout: $(GRADER) $(GOLDEN_STAMP) $(GRADE_DATA)/.made $(HANDOUT_STUBS) check-handout-fresh ## the student tarball: dist/flipkit-student.tar.gz
 	@if [ "$$($(GRADER) --print reference-objects)" = true ]; then \
 	  $(MAKE) --no-print-directory $(REF_STAGES_LIB) || exit 1; lib=$(REF_STAGES_LIB); else lib=-; fi; \
 	if [ "$$($(GRADER) --print given-objects)" = true ]; then \
 	  $(MAKE) --no-print-directory $(GIVEN_SOR_OBJ) || exit 1; given=$(GIVEN_SOR_OBJ); else given=; fi; \
 	if [ "$$($(GRADER) --print reference-frames)" = true ]; then frames=$(GRADE_DATA)/frames; else frames=; fi; \
-	FRAMES=$$frames GIVEN_OBJ=$$given STAGES="$(STAGES)" METRICS=$(GRADE_DATA)/metrics handout/mkdist.sh $(DIST) $(GOLDEN_DIR) $(BUILD)/handout/stubs $$lib
+	if [ "$$($(GRADER) --print github-classroom)" = true ]; then \
+	  $(GRADER) --print stage-points > $(CLASSROOM_POINTS) || exit 1; classroom=$(CLASSROOM_POINTS); else classroom=; fi; \
+	FRAMES=$$frames CLASSROOM_POINTS=$$classroom GIVEN_OBJ=$$given STAGES="$(STAGES)" METRICS=$(GRADE_DATA)/metrics handout/mkdist.sh $(DIST) $(GOLDEN_DIR) $(BUILD)/handout/stubs $$lib
 
 # The handout ships as committed; a stale one is an error, not something to fix silently.
 check-handout-fresh: $(HANDOUT_TABLE) ## the handout's quoted blocks are current
@@ -95,8 +101,11 @@ check-handout-fresh: $(HANDOUT_TABLE) ## the handout's quoted blocks are current
 # The tarball as a student gets it: no solution code in it; unpacked in an empty directory it
 # runs, its tests fail on the stubs and pass on the reference's files, and make grade agrees.
 # The other settings of handout.reference_objects, handout.given_objects and
-# handout.reference_frames are checked too, on a second tarball.
+# handout.reference_frames and handout.github_classroom are checked too, on a second tarball:
+# its workflow is read with a YAML parser and its tests run as GitHub Classroom would run them
+# (tests/classroom.py).
 DIST_WITH_REF := $(BUILD)/handout/flipkit-student-with-reference.tar.gz
 check-dist: handout $(REF_STAGES_LIB) $(GIVEN_SOR_OBJ) ## the tarball: no solution code; it builds, tests and grades
-	@FRAMES=$(GRADE_DATA)/frames GIVEN_OBJ=$(GIVEN_SOR_OBJ) STAGES="$(STAGES)" METRICS=$(GRADE_DATA)/metrics handout/mkdist.sh $(DIST_WITH_REF) $(GOLDEN_DIR) $(BUILD)/handout/stubs $(REF_STAGES_LIB) >/dev/null
-	@STAGES="$(STAGES)" REF_TARBALL=$(DIST_WITH_REF) tests/check_dist.sh $(DIST)
+	@$(GRADER) --print stage-points > $(CLASSROOM_POINTS)
+	@FRAMES=$(GRADE_DATA)/frames CLASSROOM_POINTS=$(CLASSROOM_POINTS) GIVEN_OBJ=$(GIVEN_SOR_OBJ) STAGES="$(STAGES)" METRICS=$(GRADE_DATA)/metrics handout/mkdist.sh $(DIST_WITH_REF) $(GOLDEN_DIR) $(BUILD)/handout/stubs $(REF_STAGES_LIB) >/dev/null
+	@STAGES="$(STAGES)" REF_TARBALL=$(DIST_WITH_REF) CLASSROOM_POINTS=$(CLASSROOM_POINTS) tests/check_dist.sh $(DIST)

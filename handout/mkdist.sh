@@ -12,8 +12,10 @@
 # Environment: STAGES (the eight stage names), METRICS (the reference's scene metrics,
 # build/grader/data/metrics), GIVEN_OBJ (when set: the given SOR solve compiled, shipped as
 # lib/given_sor.o in place of common/given_sor.c; grader/config handout.given_objects), FRAMES
-# (when set: the reference's frames to ship, build/grader/data/frames; handout.reference_frames).
-# Run from the kit's root.
+# (when set: the reference's frames to ship, build/grader/data/frames; handout.reference_frames),
+# CLASSROOM_POINTS (when set: a file of "STAGE POINTS" lines, `flipgrade --print stage-points`;
+# the tarball then holds .github/workflows/classroom.yml, GitHub Classroom's autograding with
+# one test per stage; grader/config handout.github_classroom). Run from the kit's root.
 set -eu
 [ $# -eq 4 ] || { echo "usage: mkdist.sh OUT.tar.gz GOLDEN_DIR STUBS_DIR REFERENCE_OBJECTS_LIB|-" >&2; exit 2; }
 out=$1 golden=$2 stubs=$3 reflib=$4
@@ -92,6 +94,7 @@ fi
 # that does not compile), no hidden cases and no calibration (that links the reference).
 put grader grader/flipgrade.c grader/grading.c grader/grading.h grader/gradeconfig.c grader/gradeconfig.h \
            grader/intake.c grader/intake.h grader/escape.c grader/escape.h grader/classrun.c \
+           grader/gradebook.c grader/gradebook.h \
            grader/classrun.h grader/metrics.c grader/metrics.h grader/build.c \
            grader/buildcache.c grader/buildcache.h \
            grader/stagepart.c grader/scenepart.c grader/report.c grader/report.h grader/feedback.c \
@@ -148,6 +151,77 @@ make submission  # submission.tar.gz: your eight stage files, checked as the gra
 make help    # everything else
 ```
 EOF
+
+# GitHub Classroom's autograding (handout.github_classroom): one command-grader test per stage,
+# `make test-<stage>` worth that stage's points when it exits 0, and the reporter that adds them
+# up. The stage names come from the kit's own table and the points from flipgrade, so nothing
+# here is anyone's free text; the points are checked to be whole numbers (the action's
+# max-score is one).
+if [ -n "${CLASSROOM_POINTS:-}" ]; then
+    mkdir -p "$root/.github/workflows"
+    wf="$root/.github/workflows/classroom.yml"
+    cat > "$wf" <<'EOF'
+# GitHub Classroom's autograding for the flipkit student kit, made by the instructor's
+# `make handout` from grader/config (handout.github_classroom = true): one test per stage,
+# `make test-<stage>`, worth that stage's points (stages.points, stages.points_by_stage) when
+# its suite passes. The hidden cases and the whole-scene parts are graded by the instructor.
+name: Autograding Tests
+"on":
+  - push
+  - workflow_dispatch
+  - repository_dispatch
+permissions:
+  checks: write
+  actions: read
+  contents: read
+jobs:
+  run-autograding-tests:
+    runs-on: ubuntu-latest
+    if: github.actor != 'github-classroom[bot]'
+    steps:
+      - name: Checkout code
+        uses: actions/checkout@v4
+      - name: Install the packages the kit needs
+        run: make deps
+EOF
+    runners=
+    while read -r sname points; do
+        case " $STAGES " in *" $sname "*) ;; *) echo "mkdist.sh: $CLASSROOM_POINTS: \"$sname\" is not a stage" >&2; exit 1;; esac
+        case "$points" in ''|*[!0-9]*) echo "mkdist.sh: $CLASSROOM_POINTS: $sname: points \"$points\" (expected a whole number)" >&2; exit 1;; esac
+        cat >> "$wf" <<EOF
+      - name: $sname
+        id: $sname
+        uses: classroom-resources/autograding-command-grader@v1
+        with:
+          test-name: $sname
+          command: make test-$sname
+          timeout: 10
+          max-score: $points
+EOF
+        runners=${runners:+$runners,}$sname
+    done < "$CLASSROOM_POINTS"
+    [ -n "$runners" ] || { echo "mkdist.sh: $CLASSROOM_POINTS: no stages" >&2; exit 1; }
+    {
+        echo "      - name: Autograding Reporter"
+        echo "        uses: classroom-resources/autograding-grading-reporter@v1"
+        echo "        env:"
+        for sname in $(echo "$runners" | tr ',' ' '); do
+            echo "          $(echo "$sname" | tr '[:lower:]' '[:upper:]')_RESULTS: \"\${{steps.$sname.outputs.result}}\""
+        done
+        echo "        with:"
+        echo "          runners: $runners"
+    } >> "$wf"
+fi
+
+if [ -n "${CLASSROOM_POINTS:-}" ]; then
+    cat >> "$root/README.md" <<'EOF'
+
+On GitHub Classroom, every push runs `.github/workflows/classroom.yml`: `make test-<stage>`
+for each stage, worth that stage's points when its suite passes (the total is under your
+repository's Actions and in Classroom). Those are the public suites you have here; your
+instructor grades the hidden cases and the whole scenes apart.
+EOF
+fi
 
 chmod -R u+rwX,go+rX "$root"
 mkdir -p "$(dirname "$out")"

@@ -20,7 +20,8 @@ REF_LIB    := $(wildcard lib/reference_stages.a)
 # The golden cases come recorded in tests/golden/public (the kit's reference made them).
 KIT_CFLAGS := -DFLIPKIT_GOLDEN_DIR='"tests/golden/public"' $(if $(REF_LIB),-DFLIPKIT_REFERENCE_OBJECTS)
 
-SIM_OBJ  = $(COMMON_OBJ) $(STU_OBJ)
+# The suites link it too: common/pyapi.c names the reference's track when it is shipped.
+SIM_OBJ  = $(COMMON_OBJ) $(STU_OBJ) $(REF_LIB)
 # The Python package's library has your stages only: a shipped reference archive is not -fPIC.
 PYLIB_MAKEFLAGS := REF_LIB=
 # make submission says which stages are still these untouched stubs.

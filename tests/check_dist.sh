@@ -8,6 +8,7 @@ set -u
 tarball=${1:?usage: check_dist.sh TARBALL}
 stages=${STAGES:?run me from make, which reads the stages from common/stagelist.h}
 kit=$(pwd)
+case ${CLASSROOM_POINTS:-} in /*|'') ;; *) CLASSROOM_POINTS=$kit/$CLASSROOM_POINTS ;; esac
 work=$(mktemp -d) || exit 1
 trap 'rm -rf "$work"' EXIT
 fail=0
@@ -108,6 +109,16 @@ elif grep -q "not available in this build" "$work/log"; then
     ok "--use-reference=p2g says: $(head -n 1 "$work/log" | cut -c1-110)"
 else
     bad "--use-reference=p2g failed without saying why:"; head -n 3 "$work/log"
+fi
+# handout.github_classroom as the instructor's config has it (off by default): the workflow
+# ships only when it is on (the second tarball, below, is made with it on).
+if [ "$("$kit/build/flipgrade" --config "$kit/grader/config" --print github-classroom)" = true ]; then
+    [ -f .github/workflows/classroom.yml ] && ok "handout.github_classroom = true: .github/workflows/classroom.yml ships" ||
+        bad "handout.github_classroom = true, and the tarball has no .github/workflows/classroom.yml"
+elif [ -e .github ]; then
+    bad "handout.github_classroom = false, and the tarball holds .github/"
+else
+    ok "handout.github_classroom = false: no .github/ in the tarball"
 fi
 run make -j2 test; rc=$?
 cp "$work/log" "$work/stubs.log"
@@ -233,6 +244,63 @@ else
 fi
 cd "$kit" || exit 1
 
+# ---- GitHub Classroom (handout.github_classroom = true, in the second tarball) ---------------
+# classroom_score OUT: the setup steps and each test of the workflow's commands ($work/classroom.txt,
+# from tests/classroom.py) run in the unpacked kit as the command grader runs them: `sh -c` with
+# only PATH and HOME, the test's timeout; a test scores its max-score when it exits 0. Writes
+# "SCORE STAGE..." (the stages that scored) to OUT.
+classroom_score() {
+    out=$1 score=0 passed=
+    while read -r kind rest; do
+        case $kind in
+        setup) sh -c "$rest" > "$work/log" 2>&1 || { bad "GitHub Classroom setup step '$rest' failed:"; tail -n 5 "$work/log"; } ;;
+        test) set -- $rest; id=$1 pts=$2 minutes=$3; shift 3
+              if timeout $((minutes * 60)) env -i PATH="$PATH" HOME="$HOME" sh -c "$*" > "$work/log" 2>&1; then
+                  score=$((score + pts)); passed="$passed $id"
+              fi ;;
+        esac
+    done < "$work/classroom.txt"
+    echo "$score$passed" > "$out"
+}
+classroom_checks() {
+    wf=.github/workflows/classroom.yml
+    if [ -z "${CLASSROOM_POINTS:-}" ]; then
+        bad "GitHub Classroom: no CLASSROOM_POINTS given (make check-dist sets it)"; return
+    fi
+    if ! python3 "$kit/tests/classroom.py" "$wf" "$CLASSROOM_POINTS" > "$work/classroom.txt" 2> "$work/log"; then
+        bad "GitHub Classroom workflow:"; cat "$work/log"; return
+    fi
+    total=$(sed -n 's/^total //p' "$work/classroom.txt")
+    config_total=$(awk '{ t += $2 } END { print t }' "$CLASSROOM_POINTS")
+    if [ "$total" = "$config_total" ]; then
+        ok "GitHub Classroom: $wf read by PyYAML: $(grep -c '^test ' "$work/classroom.txt") tests (make test-<stage>), max-score $total = the config's stage points"
+    else
+        bad "GitHub Classroom: the workflow's points add up to $total, the config's stage points to $config_total"
+    fi
+    # The check can fail: a workflow whose p2g test is worth a point more is refused.
+    sed '/id: p2g/,/max-score/s/max-score: \([0-9]*\)/max-score: 1\1/' "$wf" > "$work/planted.yml"
+    if ! python3 "$kit/tests/classroom.py" "$work/planted.yml" "$CLASSROOM_POINTS" > /dev/null 2> "$work/log"; then
+        ok "GitHub Classroom: a workflow with another p2g max-score is refused: $(cut -c1-100 "$work/log")"
+    else
+        bad "GitHub Classroom: a workflow with another p2g max-score passed the check"
+    fi
+    start=$(date +%s)
+    classroom_score "$work/stubs.score"
+    for s in $stages; do cp "$kit/reference/$s.c" assignment/; done
+    classroom_score "$work/ref.score"
+    patch -s assignment/gravity.c < "$kit/tests/mutants/gravity-swapped-axis.patch"
+    classroom_score "$work/mutant.score"
+    cp "$kit/reference/gravity.c" assignment/gravity.c
+    gravity=$(awk '$1 == "gravity" { print $2 }' "$CLASSROOM_POINTS")
+    read -r s_stub _ < "$work/stubs.score"; read -r s_ref _ < "$work/ref.score"; read -r s_mut m_passed < "$work/mutant.score"
+    if [ "$s_stub" -eq 0 ] && [ "$s_ref" -eq "$total" ] && [ "$s_mut" -eq $((total - gravity)) ] &&
+       ! echo " $m_passed " | grep -q " gravity "; then
+        ok "GitHub Classroom's tests run here: the stubs $s_stub/$total, the reference's files $s_ref/$total, gravity-swapped-axis $s_mut/$total (gravity's $gravity lost); $(( $(date +%s) - start )) s"
+    else
+        bad "GitHub Classroom's tests: the stubs $s_stub (expected 0), the reference's files $s_ref (expected $total), gravity-swapped-axis $s_mut (expected $((total - gravity)); passed:$m_passed)"
+    fi
+}
+
 # ---- 4. with the reference's stages shipped as objects (handout.reference_objects = true) ----
 if [ -n "${REF_TARBALL:-}" ]; then
     mkdir "$work/withref" && tar -xzf "$REF_TARBALL" -C "$work/withref" && cd "$work/withref/flipkit-student" || exit 1
@@ -257,6 +325,7 @@ if [ -n "${REF_TARBALL:-}" ]; then
         bad "with the given solve compiled ($REF_TARBALL): $(ls common/given_sor.c lib/given_sor.o 2>&1 | tr '\n' ' ')"
         tail -n 10 "$work/log"
     fi
+    classroom_checks
     # made with handout.reference_frames too: the half-cell g2p's first failing frame is shown
     # beside the reference's own frames, which make grade then reads in place of the metrics
     for s in $stages; do cp "$kit/reference/$s.c" assignment/; done

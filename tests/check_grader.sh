@@ -530,6 +530,65 @@ for n in spin-1 spin-2; do
         fail "fair: $n did not spin through its scenes (no 'used more than 2 s of CPU'): $(grep '^ball_drop' "$fair/reports/$n/flipgrade.txt")"
 done
 
+#     The same class for a gradebook (grader/README.md, "Gradebooks: Canvas and Moodle"):
+#     --format canvas and moodle with an ids file that maps honest and spin-1, not spin-2. Read
+#     back by Python's csv: the layout's header, one row per mapped student in report order
+#     with its id and its report's total; spin-2 named on stderr in one line, left out, exit
+#     1. The reader must fail on a CSV with one total changed, and a bad ids line is refused in
+#     one line naming the file and line, with no CSV written.
+printf '# submission  gradebook id\nhonest  s-0001\n\nspin-1\tspin1@example.edu\n' > "$fair/ids.txt"
+gradebook_check() {   # gradebook_check FORMAT CSV: the CSV against the reports, by Python's csv
+    python3 - "$1" "$2" "$fair/reports" <<'EOF'
+import csv, json, sys
+fmt, path, reports = sys.argv[1:]
+raw = open(path, "rb").read()
+assert raw.endswith(b"\r\n") and raw.count(b"\r\n") == raw.count(b"\n"), "not CRLF line ends: %r" % raw[:120]
+rows = list(csv.reader(open(path, newline="")))
+head = {"canvas": ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "FLIP kit (4242)"],
+        "moodle": ["Student", "ID", "FLIP kit (4242)"]}[fmt]
+assert rows[0] == head, "header %r, not %r" % (rows[0], head)
+ids = {"honest": "s-0001", "spin-1": "spin1@example.edu"}
+assert [r[0] for r in rows[1:]] == list(ids), "students %r, not one row each of %r" % ([r[0] for r in rows[1:]], list(ids))
+idcol = head.index("SIS User ID" if fmt == "canvas" else "ID")
+for r in rows[1:]:
+    assert len(r) == len(head), "row %r: %d fields, not %d" % (r, len(r), len(head))
+    total = json.load(open("%s/%s/report.json" % (reports, r[0])))["total"]
+    assert r[idcol] == ids[r[0]] and r[-1] == "%.1f" % total, "row %r: expected id %s and total %.1f" % (r, ids[r[0]], total)
+    assert all(r[k] == "" for k in range(1, len(head) - 1) if k != idcol), "row %r: other id columns not empty" % r
+print("%s: %s" % (fmt, "; ".join("%s %s %s" % (r[0], r[idcol], r[-1]) for r in rows[1:])))
+EOF
+}
+if command -v python3 > /dev/null; then
+    for f in canvas moodle; do
+        "$grade" --class-csv "$fair/$f.csv" --format "$f" --ids "$fair/ids.txt" --column "FLIP kit (4242)" \
+            "$fair/reports/honest/report.json" "$fair/reports/spin-1/report.json" "$fair/reports/spin-2/report.json" \
+            > "$fair/$f.txt" 2> "$fair/$f.err"; rc=$?
+        if [ "$rc" -eq 1 ] && [ "$(wc -l < "$fair/$f.err")" -eq 1 ] &&
+           grep -q "^flipgrade: spin-2 (.*spin-2/report.json): no line for it in .*ids.txt: left out of the $f CSV" "$fair/$f.err" &&
+           gradebook_check "$f" "$fair/$f.csv" > "$fair/$f.check" 2>&1; then
+            echo "gradebook: $(cat "$fair/$f.check"); spin-2 left out: exit 1, $(cut -c1-60 "$fair/$f.err")..."
+        else
+            fail "gradebook: --format $f: exit $rc (expected 1): $(cat "$fair/$f.err" "$fair/$f.check" 2>/dev/null | head -c 600)"
+        fi
+    done
+    # the reader can fail: honest's total one point off
+    awk 'BEGIN { FS = OFS = "," } /^honest,/ { $NF = ($NF + 1) ".0\r" } { print }' "$fair/moodle.csv" > "$fair/planted.csv"
+    if gradebook_check moodle "$fair/planted.csv" > "$fair/planted.txt" 2>&1; then
+        fail "gradebook: the reader passed a Moodle CSV with honest's total changed: $(cat "$fair/planted.txt")"
+    else
+        echo "gradebook: the reader refuses a total one point off: $(tail -n 1 "$fair/planted.txt" | cut -c1-100)"
+    fi
+else
+    echo "check-grader: gradebook: SKIPPED reading the Canvas and Moodle CSVs back: no python3"
+fi
+printf 'honest s-0001\nspin-1 =HYPERLINK("x")\n' > "$fair/bad-ids.txt"
+"$grade" --class-csv "$fair/bad.csv" --format canvas --ids "$fair/bad-ids.txt" "$fair/reports/honest/report.json" \
+    > "$fair/bad.txt" 2>&1; rc=$?
+[ "$rc" -eq 2 ] && [ ! -e "$fair/bad.csv" ] && [ "$(wc -l < "$fair/bad.txt")" -eq 1 ] &&
+    grep -q "bad-ids.txt:2: spin-1's id .* starts with = + - or @" "$fair/bad.txt" &&
+    echo "gradebook: a bad ids line: exit 2, no CSV: $(cut -c1-110 "$fair/bad.txt")" ||
+    fail "gradebook: a formula in the ids file: exit $rc (expected 2, one line naming line 2, no CSV): $(cat "$fair/bad.txt")"
+
 # 5h. A stage that does not compile scores 0 in every part that runs it (grader/README.md,
 #     "What is graded"): the kit's stub standing in would earn points for code the student
 #     did not write (a falling ball needs no pressure solve: 2.3 of 5 for a stub jacobi). The

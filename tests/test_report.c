@@ -1,7 +1,9 @@
-/* test_report.c — Check suite for grader/report.c, render.c and gradescope.c: report.json read
- * back, HTML escaping, the class CSV's exact text, results.json, the table, and PNGs decoded
- * pixel by pixel. CK_FORK=no runs in-process for gdb; CK_RUN_CASE=png build/tests/test_report. */
+/* test_report.c — Check suite for grader/report.c, render.c, gradescope.c and gradebook.c:
+ * report.json read back, HTML escaping, the class CSV's and a gradebook's exact text, the ids
+ * file's refusals, results.json, the terminal table, PNGs pixel by pixel. CK_FORK=no runs
+ * in-process for gdb; CK_RUN_CASE=png build/tests/test_report. */
 #include "escape.h"
+#include "gradebook.h"
 #include "gradescope.h"
 #include "harness.h"
 #include "render.h"
@@ -251,6 +253,90 @@ START_TEST(class_csv_exact)
     text = harness_slurp(csv, NULL);
     ck_assert_str_eq(text, "student,total,max,status\r\n");
     free(text);
+}
+END_TEST
+
+/* The Canvas and Moodle layouts, byte for byte: a mapped student's row with their total, the
+ * name that needs quoting quoted, and a report without an id left out, named on warn. */
+START_TEST(gradebook_csv_exact)
+{
+    GradeReport a, b, c;
+    make_report(&a, "alice");
+    make_report(&b, "bob");
+    make_report(&c, "carol");
+    b.total = 12.25;   /* 12.3 in the CSV, as grades.csv rounds */
+    char err[512] = "";
+    char *paths[3] = { tmp_path("gb-a.json"), tmp_path("gb-b.json"), tmp_path("gb-c.json") };
+    ck_assert_msg(report_write_json(paths[0], &a, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(report_write_json(paths[1], &b, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(report_write_json(paths[2], &c, err, sizeof err) == 0, "%s", err);
+    const char *ids_path = tmp_path("ids.txt");
+    spit(ids_path, "# roster\nalice s-1\n\n  bob\tbob@example.edu  \n");
+    GradebookIds ids;
+    ck_assert_msg(gradebook_ids_load(ids_path, &ids, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(ids.n, 2);
+    ck_assert_int_eq(ids.ids[1].line, 4);
+    static const struct { GradebookFormat f; const char *want; } cases[] = {
+        { GRADEBOOK_CANVAS, "Student,ID,SIS User ID,SIS Login ID,Section,\"FLIP, kit (12)\"\r\n"
+                            "alice,,s-1,,,22.0\r\nbob,,bob@example.edu,,,12.3\r\n" },
+        { GRADEBOOK_MOODLE, "Student,ID,\"FLIP, kit (12)\"\r\nalice,s-1,22.0\r\nbob,bob@example.edu,12.3\r\n" },
+    };
+    for (size_t k = 0; k < 2; k++) {
+        ReportGradebook gb = { cases[k].f, &ids, "FLIP, kit (12)" };
+        const char *csv = tmp_path("gradebook.csv"), *warn_path = tmp_path("warn.txt");
+        FILE *warn = fopen(warn_path, "w");
+        int left_out = -1;
+        ck_assert_msg(report_write_gradebook_csv(csv, paths, 3, &gb, warn, &left_out, err, sizeof err) == 0,
+                      "%s", err);
+        fclose(warn);
+        ck_assert_int_eq(left_out, 1);
+        char *text = harness_slurp(csv, NULL), *said = harness_slurp(warn_path, NULL);
+        ck_assert_str_eq(text, cases[k].want);
+        ck_assert_msg(strstr(said, "flipgrade: carol (") == said && strstr(said, "no line for it in") &&
+                      strchr(said, '\n') == said + strlen(said) - 1, "carol not named in one line: %s", said);
+        free(text), free(said);
+    }
+    gradebook_ids_free(&ids);
+}
+END_TEST
+
+/* Every bad ids file is refused in one line naming the file, the line and what was expected,
+ * and nothing is kept. */
+START_TEST(gradebook_ids_strict)
+{
+    static const struct { const char *text, *says; } bad[] = {
+        { "alice s-1 extra\n", ":1: \"alice s-1 extra\": expected \"NAME ID\"" },
+        { "# only a name\nalice\n", ":2: \"alice\": expected \"NAME ID\"" },
+        { "a$(x) s-1\n", ":1: \"a$(x)\" is not a submission's name" },
+        { "-rf s-1\n", ":1: \"-rf\" is not a submission's name" },
+        { "alice =1+1\n", ":1: alice's id \"=1+1\" starts with = + - or @" },
+        { "alice @SUM(A1)\n", ":1: alice's id \"@SUM(A1)\" starts with" },
+        { "alice s,1\n", ":1: alice's id \"s,1\" holds a byte other than printable ASCII" },
+        { "alice s\x1b[2J\n", ":1: alice's id \"s\\x1b[2J\" holds a byte" },
+        { "alice s-1\nalice s-2\n", ":2: name \"alice\" again (line 1 has it)" },
+        { "alice s-1\nbob s-1\n", ":2: id \"s-1\" again (line 1 has it)" },
+    };
+    const char *path = tmp_path("bad-ids.txt");
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char err[512] = "", want[600];
+        GradebookIds ids;
+        spit(path, bad[i].text);
+        ck_assert_int_eq(gradebook_ids_load(path, &ids, err, sizeof err), -1);
+        snprintf(want, sizeof want, "%s%s", path, bad[i].says);
+        ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "case %zu: \"%s\", expected it to start \"%s\"",
+                      i, err, want);
+        ck_assert_ptr_null(strchr(err, '\n'));
+        ck_assert_ptr_null(ids.ids);
+    }
+    char err[512] = "", line[1100];
+    GradebookIds ids;
+    memset(line, 'a', sizeof line - 2);
+    line[sizeof line - 2] = '\n', line[sizeof line - 1] = '\0';
+    spit(path, line);
+    ck_assert_int_eq(gradebook_ids_load(path, &ids, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, ":1: a line longer than 1024 bytes"), "%s", err);
+    ck_assert_int_eq(gradebook_ids_load(tmp_path("no-such-ids.txt"), &ids, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "no-such-ids.txt: cannot open the ids file"), "%s", err);
 }
 END_TEST
 
@@ -782,6 +868,8 @@ static Suite *report_suite(void)
     tcase_add_test(files, class_csv_malformed);
     tcase_add_test(files, gradescope_from_reports);
     tcase_add_test(files, gradescope_no_grade);
+    tcase_add_test(files, gradebook_csv_exact);
+    tcase_add_test(files, gradebook_ids_strict);
     tcase_add_test(files, table_fits_and_totals);
     tcase_add_test(files, table_escapes_whole);
     tcase_add_test(files, escape_controls_as_text);

@@ -8,7 +8,7 @@ TEST_BINS    := $(COMMON_TESTS:%=$(BUILD)/tests/test_%) $(PHYS_TESTS:%=$(BUILD)/
 # Only the suites of grader code read grader/ headers and link grader objects.
 $(BUILD)/tests/test_report.o $(BUILD)/tests/test_sandbox.o $(BUILD)/tests/test_buildcache.o: ALL_CFLAGS += -Igrader
 $(BUILD)/tests/test_report: $(BUILD)/grader/report.o $(BUILD)/grader/render.o $(BUILD)/grader/escape.o \
-                           $(BUILD)/grader/gradescope.o
+                           $(BUILD)/grader/gradescope.o $(BUILD)/grader/gradebook.o
 $(BUILD)/tests/test_report: LIBS += $(GRADER_LIBS)
 $(BUILD)/tests/test_sandbox: $(SANDBOX_OBJ)
 $(BUILD)/tests/test_buildcache: $(BUILD)/grader/buildcache.o
