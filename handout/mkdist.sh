@@ -81,6 +81,7 @@ put grader grader/flipgrade.c grader/grading.c grader/grading.h grader/gradeconf
            grader/classrun.h grader/metrics.c grader/metrics.h grader/build.c \
            grader/buildcache.c grader/buildcache.h \
            grader/stagepart.c grader/scenepart.c grader/report.c grader/report.h grader/feedback.c \
+           grader/variant.c grader/variant.h \
            grader/feedback.h grader/render.c \
            grader/render.h grader/sandbox.c grader/sandbox.h grader/sbjail.c grader/sbjail.h \
            grader/sbcalls.c grader/sbcalls.h grader/guard.c grader/guard.h grader/runsettings.h \
