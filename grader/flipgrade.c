@@ -400,21 +400,33 @@ static bool newer(const struct stat *a, const struct stat *b);
 
 /* ---- a student's variant: the reference's data of what was drawn (variant.h) -------------------- */
 
-/* The recorded states of a case that mkgolden wrote into try/, moved into dir/hidden/. */
-static int variant_take_case(const char *try, const char *dir, const char *name)
+/* The states mkgolden recorded of one case into try/<stage>/, moved into dir/hidden/<stage>/
+ * (one per stage; named by the case's "name", which the draw set). */
+static int variant_take_case(const char *try, const char *dir)
 {
+    int moved = 0;
     for (int s = 0; s < STAGE_COUNT; s++) {
         char from[PATH_MAX], to[PATH_MAX];
         textf(to, sizeof to, "%s/hidden/%s", dir, stage_names[s]);
         grading_mkdirs(to);
-        textf(from, sizeof from, "%s/%s/%s.state", try, stage_names[s], name);
-        textf(to, sizeof to, "%s/hidden/%s/%s.state", dir, stage_names[s], name);
-        if (rename(from, to) != 0) {
-            fprintf(stderr, "flipgrade: variant case %s: %s: %s\n", name, from, strerror(errno));
-            return -1;
+        textf(from, sizeof from, "%s/%s", try, stage_names[s]);
+        DIR *d = opendir(from);
+        for (struct dirent *e; d && (e = readdir(d));) {
+            if (!strstr(e->d_name, ".state"))
+                continue;
+            textf(from, sizeof from, "%s/%s/%s", try, stage_names[s], e->d_name);
+            textf(to, sizeof to, "%s/hidden/%s/%s", dir, stage_names[s], e->d_name);
+            if (rename(from, to) != 0) {
+                fprintf(stderr, "flipgrade: a variant's case: %s: %s\n", from, strerror(errno));
+                closedir(d);
+                return -1;
+            }
+            moved++;
         }
+        if (d)
+            closedir(d);
     }
-    return 0;
+    return moved == STAGE_COUNT ? 0 : -1;
 }
 
 /* Hidden case i of the variant recorded by the reference into dir/hidden/: the first draw whose
@@ -441,16 +453,13 @@ static int variant_record_case(const Options *o, const GradeConfig *c, const Var
                 return -1;
             scene = file;
         } else {   /* no draw passed: the case itself, which make grade-data recorded so */
-            const char *slash = strrchr(scene, '/');
-            textf(name, sizeof name, "%s", slash ? slash + 1 : scene);
-            *strrchr(name, '.') = '\0';
-            textf(what, sizeof what, "%s as in the config (no draw kept FLUID beside SOLID and AIR)", name);
+            textf(what, sizeof what, "%s as in the config (no draw kept FLUID beside SOLID and AIR)", scene);
         }
         grading_remove_tree(try);
         char *argv[] = { (char *)o->mkgolden, "--every-boundary", try, (char *)scene, NULL };
         if (run_reference_as(argv, scene, attempt < VARIANT_ATTEMPTS) == 0) {
             textf(words + strlen(words), wn - strlen(words), "%s %s", i ? "," : " hidden cases:", what);
-            int rc = variant_take_case(try, dir, name);
+            int rc = variant_take_case(try, dir);
             grading_remove_tree(try);
             return rc;
         }

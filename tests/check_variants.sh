@@ -27,7 +27,8 @@ patch -s -o "$out/subs/bug/assignment/divergence.c" reference/divergence.c < tes
 # A class: the reference first (variant 1: it must get full marks there, or no one is graded),
 # then alice (variant 0), bob (variant 2) and a planted divergence bug (variant 0).
 "$grade" --class "$out/subs" --jobs 2 --config "$config" --variants "$variants" --reports "$out/reports" \
-    --class-csv "$out/grades.csv" > "$out/class.txt" 2>&1 || { cat "$out/class.txt"; fail "the class run exited $?"; }
+    --class-csv "$out/grades.csv" > "$out/class.txt" 2>&1; rc=$?
+[ "$rc" -eq 0 ] || { cat "$out/class.txt"; fail "the class run exited $rc, not 0"; }
 grep -q 'variant' "$out/reports/alice/report.html" || fail "alice's report.html does not say its variant"
 
 # A hostile name with --out: only its hash is used; it reaches no path and no shell.
