@@ -467,6 +467,18 @@ static int variant_record_case(const Options *o, const GradeConfig *c, const Var
     return -1;
 }
 
+/* The variant's data is whole (.made) and newer than the data make grade-data made last. */
+static bool variant_fresh(const Options *o, const char *dir)
+{
+    char path[PATH_MAX];
+    struct stat mine, base;
+    textf(path, sizeof path, "%s/.made", dir);
+    if (stat(path, &mine) != 0)
+        return false;
+    textf(path, sizeof path, "%s/.made", o->data);
+    return stat(path, &base) != 0 || !newer(&base, &mine);
+}
+
 /* Everything a grading reads of the variant, made by the reference in a new directory beside
  * the others and renamed into place whole: a grading never sees half of it, and two gradings
  * that make the same variant at once keep one of the two (the same bytes). */
@@ -500,25 +512,16 @@ static int variant_make(const Options *o, const GradeConfig *c, const Variant *v
     textf(path, sizeof path, "%s/.made", dir);
     if (rc == 0 && ((f = fopen(path, "w")) == NULL || fclose(f) != 0))
         rc = -1;
-    if (rc == 0) {
-        grading_remove_tree(final);   /* a stale one: make grade-data ran since */
+    if (rc == 0 && !variant_fresh(o, final)) {   /* else another grading's copy came first */
+        char stale[PATH_MAX];   /* one from before make grade-data: moved aside in one step */
+        textf(stale, sizeof stale, "%s.stale.%ld", final, (long)getpid());
+        if (rename(final, stale) == 0)
+            grading_remove_tree(stale);
         if (rename(dir, final) != 0 && errno != EEXIST && errno != ENOTEMPTY)
             rc = -1;
     }
-    grading_remove_tree(dir);   /* left only when another grading's copy came first, or failed */
+    grading_remove_tree(dir);   /* left when another grading's copy came first, or on failure */
     return rc;
-}
-
-/* The variant's data is whole (.made) and newer than the data make grade-data made last. */
-static bool variant_fresh(const Options *o, const char *dir)
-{
-    char path[PATH_MAX];
-    struct stat mine, base;
-    textf(path, sizeof path, "%s/.made", dir);
-    if (stat(path, &mine) != 0)
-        return false;
-    textf(path, sizeof path, "%s/.made", o->data);
-    return stat(path, &base) != 0 || !newer(&base, &mine);
 }
 
 /* The student's variant: drawn from the seed and a hash of their name, its data made by the

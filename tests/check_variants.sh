@@ -20,12 +20,13 @@ submission() {   # submission DIR: a directory of the reference's eight stage fi
     mkdir -p "$1/assignment"
     for s in $STAGES; do cp "reference/$s.c" "$1/assignment/$s.c"; done
 }
-for n in alice bob bug; do submission "$out/subs/$n"; done
-patch -s -o "$out/subs/bug/assignment/divergence.c" reference/divergence.c < tests/mutants/divergence-sign-v.patch ||
+for n in alice ann bob; do submission "$out/subs/$n"; done
+patch -s -o "$out/subs/ann/assignment/divergence.c" reference/divergence.c < tests/mutants/divergence-sign-v.patch ||
     fail "tests/mutants/divergence-sign-v.patch does not apply"
 
 # A class: the reference first (variant 1: it must get full marks there, or no one is graded),
-# then alice (variant 0), bob (variant 2) and a planted divergence bug (variant 0).
+# then alice (variant 0), ann (a planted divergence bug, variant 0) and bob (variant 2); alice
+# and ann are graded at once (--jobs 2, in name order), so both find variant 0 missing and make it.
 "$grade" --class "$out/subs" --jobs 2 --config "$config" --variants "$variants" --reports "$out/reports" \
     --class-csv "$out/grades.csv" > "$out/class.txt" 2>&1; rc=$?
 [ "$rc" -eq 0 ] || { cat "$out/class.txt"; fail "the class run exited $rc, not 0"; }
@@ -52,7 +53,7 @@ def report(name):
 def cases(key, stage):   # the variant's recorded cases of a stage: {name: bytes}
     d = os.path.join(variants, key, "hidden", stage)
     return {f[:-6]: open(os.path.join(d, f), "rb").read() for f in sorted(os.listdir(d))}
-r = {n: report(n) for n in ("alice", "bob", "bug", "hostile")}
+r = {n: report(n) for n in ("alice", "ann", "bob", "hostile")}
 r["reference"] = json.load(open(os.path.join(out, "reports", ".reference", "reference", "report.json")))
 keys = sorted(os.listdir(variants))
 if len(keys) != 3 or not all(re.fullmatch(r"[0-9a-f]{16}", k) for k in keys):
@@ -72,23 +73,23 @@ for stage in os.environ["STAGES"].split():
     ca, cb = cases(a["key"], stage), cases(b["key"], stage)
     if set(ca.values()) & set(cb.values()):
         bad.append("%s: alice and bob share a hidden case" % stage)
-# The planted bug: graded on its own variant's cases (alice's, 0), loses divergence only.
-bug = r["bug"]
+# ann, the planted bug: graded on its own variant's cases (alice's, 0), loses divergence only.
+bug = r["ann"]
 if bug["variant"]["key"] != a["key"]:
-    bad.append("bug drew %s, not alice's variant 0" % bug["variant"])
+    bad.append("ann drew %s, not alice's variant 0" % bug["variant"])
 mine = set(cases(bug["variant"]["key"], "divergence"))
-log = open(os.path.join(out, "reports", "bug", "logs", "divergence.log")).read()
+log = open(os.path.join(out, "reports", "ann", "logs", "divergence.log")).read()
 named = set(re.findall(r"---- case \d+ \(([^)]+)\)", log))
 if named != mine:
-    bad.append("bug's divergence log names cases %s, not its variant's %s" % (sorted(named), sorted(mine)))
+    bad.append("ann's divergence log names cases %s, not its variant's %s" % (sorted(named), sorted(mine)))
 for p in bug["parts"]:
     if p["kind"] == "stage" and (p["points"] < p["max"]) != (p["name"] == "divergence"):
-        bad.append("bug: %s has %s of %s" % (p["name"], p["points"], p["max"]))
-for n in ("alice", "bug"):
+        bad.append("ann: %s has %s of %s" % (p["name"], p["points"], p["max"]))
+for n in ("alice", "ann"):
     if r[n]["variant"]["drawn"].split(";")[0] not in open(os.path.join(out, "reports", n, "report.html")).read():
         bad.append("%s's report.html does not show what was drawn" % n)
 rows = list(csv.reader(open(os.path.join(out, "grades.csv"), newline="")))
-if rows[0][:2] != ["student", "variant"] or {row[0]: int(row[1]) for row in rows[1:]} != {n: got[n] for n in ("alice", "bob", "bug")}:
+if rows[0][:2] != ["student", "variant"] or {row[0]: int(row[1]) for row in rows[1:]} != {n: got[n] for n in ("alice", "ann", "bob")}:
     bad.append("grades.csv does not say each student's variant: %s" % rows[:2])
 if not 0 <= r["hostile"]["variant"]["index"] < 3:
     bad.append("the hostile name drew %s" % r["hostile"]["variant"])
@@ -98,9 +99,9 @@ if "variant" in off or offcsv[0][:2] != ["student", "advect"] or not off["full_m
     bad.append("with variants off the report or CSV says a variant (or alice lost points): %s" % offcsv[0][:3])
 for line in bad:
     print("FAIL check-variants: " + line)
-print("variants: reference %d, alice %d, bob %d, bug %d (its divergence %s of 10 on its own cases: %s); "
+print("variants: reference %d, alice %d, bob %d, ann %d (her divergence %s of 10 on its own cases: %s); "
       "the reference's files full marks in all 3; alice's and bob's hidden cases differ in every stage"
-      % (got["reference"], got["alice"], got["bob"], got["bug"],
+      % (got["reference"], got["alice"], got["bob"], got["ann"],
          [p["points"] for p in bug["parts"] if p["name"] == "divergence"][0], ", ".join(sorted(mine))))
 sys.exit(1 if bad else 0)
 PY
