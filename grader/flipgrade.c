@@ -24,10 +24,12 @@
 #include "metrics.h"
 #include "report.h"
 #include "scene.h"
+#include "variant.h"
 
 typedef struct {
     const char *config, *out, *data, *objs, *kit, *work_parent;
-    const char *mkgolden, *flipsim;     /* --prepare: the reference's programs */
+    const char *mkgolden, *flipsim;     /* --prepare and variants: the reference's programs */
+    const char *variants;               /* --variants DIR: each drawn variant's reference data */
     const char *parts;                  /* "all", "stages" or "scenes" */
     const char *cache;                  /* --cache DIR: the build cache (buildcache.h) */
     const char *cache_mib;              /* --cache-mib N: its cap */
@@ -140,8 +142,11 @@ static void usage(FILE *f)
 "  --no-cache         compile and link everything afresh [off]\n"
 "  --unconfined       grade hidden cases even without Landlock (student code could then read\n"
 "                     the answers and write anywhere you can) [off: refuse]\n"
-"  --mkgolden PATH    --prepare: the reference's case maker [build/tests/mkgolden]\n"
-"  --flipsim PATH     --prepare: the reference's simulator [build/flipsim]\n"
+"  --mkgolden PATH    --prepare and variants: the reference's case maker [build/tests/mkgolden]\n"
+"  --flipsim PATH     --prepare and variants: the reference's simulator [build/flipsim]\n"
+"  --variants DIR     with variants.enabled in the config: the reference's data of each drawn\n"
+"                     variant, made by the reference when a student first gets it, in DIR/<key>/\n"
+"                     (key: a hash of what was drawn) [build/grader/variants]\n"
 "  --quiet            print only the table\n"
 "  --print WHAT       grading-table: the graded scenes, parts and points as Markdown (the\n"
 "                     handout's block under How it is graded);\n"
@@ -269,19 +274,20 @@ static int parse_options(int argc, char **argv, Options *o)
     *o = (Options){ .config = "grader/config", .data = "build/grader/data", .objs = "build/grader/kit",
                     .cache = "build/grader/cache", .cache_mib = "256",
                     .kit = ".", .mkgolden = "build/tests/mkgolden", .flipsim = "build/flipsim",
+                    .variants = "build/grader/variants",
                     .parts = "all" };
     static const char *const valued[] = { "--config", "--out", "--parts", "--kit", "--objects", "--data",
                                           "--work", "--mkgolden", "--flipsim", "--class-csv", "--print",
                                           "--cache", "--cache-mib", "--class", "--reports", "--jobs",
                                           "--only", "--feedback",
                                           "--gradescope-results", "--public-report", "--log",
-                                          "--format", "--ids", "--column" };
+                                          "--format", "--ids", "--column", "--variants" };
     const char *only_last = NULL;
     const char **slots[] = { &o->config, &o->out, &o->parts, &o->kit, &o->objs, &o->data,
                              &o->work_parent, &o->mkgolden, &o->flipsim, &o->csv, &o->print,
                              &o->cache, &o->cache_mib, &o->class_dir, &o->reports, &o->jobs, &only_last,
                              &o->feedback, &o->gradescope, &o->public_report, &o->log,
-                             &o->format, &o->ids, &o->column };
+                             &o->format, &o->ids, &o->column, &o->variants };
     o->only = calloc((size_t)argc, sizeof *o->only);
     if (!o->only) {
         fprintf(stderr, "flipgrade: out of memory\n");
@@ -379,7 +385,7 @@ static int absolute(const char *path, char *out, const char *what)
 
 /* ---- preparing the reference's data ------------------------------------------------------------- */
 
-static int run_reference(char *const argv[], const char *what)
+static int run_reference_as(char *const argv[], const char *what, bool quiet)
 {
     char *env[] = { "PATH=/usr/bin:/bin", "LANG=C", NULL };
     SandboxLimits lim = { .wall_seconds = 3600, .cpu_seconds = 36000, .memory_mib = 1 << 16,
@@ -387,10 +393,15 @@ static int run_reference(char *const argv[], const char *what)
     SandboxResult res;
     sandbox_run(".", argv, env, &lim, &res);
     int rc = res.outcome == SB_OK ? 0 : -1;
-    if (rc)
+    if (rc && !quiet)
         fprintf(stderr, "flipgrade: %s: %s\n%s", what, res.reason, res.output ? res.output : "");
     sandbox_result_free(&res);
     return rc;
+}
+
+static int run_reference(char *const argv[], const char *what)
+{
+    return run_reference_as(argv, what, false);
 }
 
 static int prepare_cases(const Options *o, const char *sub, char (*cases)[GC_PATH], int n)
@@ -467,6 +478,175 @@ static int prepare(const Options *o, GradeConfig *c)
                 return 2;
     if (!o->quiet)
         printf("flipgrade: the reference's cases and frames are in %s\n", o->data);
+    return 0;
+}
+
+static bool newer(const struct stat *a, const struct stat *b);
+
+/* ---- a student's variant: the reference's data of what was drawn (variant.h) -------------------- */
+
+/* The states mkgolden recorded of one case into try/<stage>/, moved into dir/hidden/<stage>/
+ * (one per stage; named by the case's "name", which the draw set). */
+static int variant_take_case(const char *try, const char *dir)
+{
+    int moved = 0;
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        char from[PATH_MAX], to[PATH_MAX];
+        textf(to, sizeof to, "%s/hidden/%s", dir, stage_names[s]);
+        grading_mkdirs(to);
+        textf(from, sizeof from, "%s/%s", try, stage_names[s]);
+        DIR *d = opendir(from);
+        for (struct dirent *e; d && (e = readdir(d));) {
+            if (!strstr(e->d_name, ".state"))
+                continue;
+            textf(from, sizeof from, "%s/%s/%s", try, stage_names[s], e->d_name);
+            textf(to, sizeof to, "%s/hidden/%s/%s", dir, stage_names[s], e->d_name);
+            if (rename(from, to) != 0) {
+                fprintf(stderr, "flipgrade: a variant's case: %s: %s\n", from, strerror(errno));
+                closedir(d);
+                return -1;
+            }
+            moved++;
+        }
+        if (d)
+            closedir(d);
+    }
+    return moved == STAGE_COUNT ? 0 : -1;
+}
+
+/* Hidden case i of the variant recorded by the reference into dir/hidden/: the first draw whose
+ * recorded substep has FLUID beside SOLID and beside AIR (mkgolden --every-boundary), else the
+ * case as the config gives it. What was recorded, in words, is added to words. */
+static int variant_record_case(const Options *o, const GradeConfig *c, const Variant *v, int i,
+                               const char *dir, char *words, size_t wn)
+{
+    char try[PATH_MAX], file[PATH_MAX], name[128], what[256], err[1024];
+    textf(try, sizeof try, "%s/try", dir);
+    for (int attempt = 0; attempt <= VARIANT_ATTEMPTS; attempt++) {
+        const char *scene = c->cases[i];
+        if (attempt < VARIANT_ATTEMPTS) {
+            char *text = variant_case(c, v->index, i, attempt, name, sizeof name, what, sizeof what, err, sizeof err);
+            textf(file, sizeof file, "%s/cases/%s.json", dir, name);
+            FILE *f = text ? fopen(file, "w") : NULL;
+            bool written = f && fputs(text, f) >= 0;
+            if (f && fclose(f) != 0)
+                written = false;
+            if (!written)
+                fprintf(stderr, "flipgrade: variant %d: %s\n", v->index, text ? file : err);
+            free(text);
+            if (!written)
+                return -1;
+            scene = file;
+        } else {   /* no draw passed: the case itself, which make grade-data recorded so */
+            textf(what, sizeof what, "%s as in the config (no draw kept FLUID beside SOLID and AIR)", scene);
+        }
+        grading_remove_tree(try);
+        char *argv[] = { (char *)o->mkgolden, "--every-boundary", try, (char *)scene, NULL };
+        if (run_reference_as(argv, scene, attempt < VARIANT_ATTEMPTS) == 0) {
+            textf(words + strlen(words), wn - strlen(words), "%s %s", i ? "," : " hidden cases:", what);
+            int rc = variant_take_case(try, dir);
+            grading_remove_tree(try);
+            return rc;
+        }
+    }
+    return -1;
+}
+
+/* The variant's data is whole (.made) and newer than the data make grade-data made last. */
+static bool variant_fresh(const Options *o, const char *dir)
+{
+    char path[PATH_MAX];
+    struct stat mine, base;
+    textf(path, sizeof path, "%s/.made", dir);
+    if (stat(path, &mine) != 0)
+        return false;
+    textf(path, sizeof path, "%s/.made", o->data);
+    return stat(path, &base) != 0 || !newer(&base, &mine);
+}
+
+/* Everything a grading reads of the variant, made by the reference in a new directory beside
+ * the others and renamed into place whole: a grading never sees half of it, and two gradings
+ * that make the same variant at once keep one of the two (the same bytes). */
+static int variant_make(const Options *o, const GradeConfig *c, const Variant *v, const char *final)
+{
+    char dir[PATH_MAX], path[PATH_MAX], words[VARIANT_DRAWN_MAX + 1024];
+    textf(dir, sizeof dir, "%s/.making.XXXXXX", o->variants);
+    if (grading_mkdirs(o->variants) != 0 || !mkdtemp(dir)) {
+        fprintf(stderr, "flipgrade: cannot make a directory in %s: %s\n", o->variants, strerror(errno));
+        return -1;
+    }
+    textf(words, sizeof words, "%s;", v->drawn);
+    textf(path, sizeof path, "%s/cases", dir);
+    grading_mkdirs(path);
+    Options at = *o;
+    at.data = dir;
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < c->ncases; i++)
+        rc = variant_record_case(o, c, v, i, dir, words, sizeof words);
+    for (int i = 0; rc == 0 && i < v->cfg.nscenes; i++)
+        for (int s = 0; rc == 0 && s < v->cfg.nsolvers; s++)
+            rc = prepare_frames(&at, &v->cfg, &v->cfg.scenes[i], v->cfg.solvers[s]);
+    if (rc == 0 && !c->variant_keep_frames) {
+        textf(path, sizeof path, "%s/frames", dir);
+        grading_remove_tree(path);
+    }
+    textf(path, sizeof path, "%s/variant.txt", dir);
+    FILE *f = rc == 0 ? fopen(path, "w") : NULL;
+    if (rc == 0 && (!f || fprintf(f, "%s\n", words) < 0 || fclose(f) != 0))
+        rc = -1;
+    textf(path, sizeof path, "%s/.made", dir);
+    if (rc == 0 && ((f = fopen(path, "w")) == NULL || fclose(f) != 0))
+        rc = -1;
+    if (rc == 0 && !variant_fresh(o, final)) {   /* else another grading's copy came first */
+        char stale[PATH_MAX];   /* one from before make grade-data: moved aside in one step */
+        textf(stale, sizeof stale, "%s.stale.%ld", final, (long)getpid());
+        if (rename(final, stale) == 0)
+            grading_remove_tree(stale);
+        if (rename(dir, final) != 0 && errno != EEXIST && errno != ENOTEMPTY)
+            rc = -1;
+    }
+    grading_remove_tree(dir);   /* left when another grading's copy came first, or on failure */
+    return rc;
+}
+
+/* The student's variant: drawn from the seed and a hash of their name, its data made by the
+ * reference when no grading made it before, gr's config and data switched to it, and the
+ * report told which it is. The reference's data of the class stays the report's data_hash, so
+ * one CSV still holds the whole class. 0, or 2 with one line: nothing graded. */
+static int use_variant(Grading *gr, const Options *o, const GradeConfig *cfg, Variant *v)
+{
+    char err[1024], dir[PATH_MAX], path[PATH_MAX];
+    GradeReport *r = &gr->report;
+    if (variant_draw(o->kit, cfg, variant_index(cfg, r->student), v, err, sizeof err) != 0) {
+        fprintf(stderr, "flipgrade: %s: variants: %s (nothing was graded)\n", o->config, err);
+        return 2;
+    }
+    textf(dir, sizeof dir, "%s/%s", o->variants, v->key);
+    if (!variant_fresh(o, dir)) {
+        double t0 = grading_now();
+        if (variant_make(o, cfg, v, dir) != 0 || !variant_fresh(o, dir)) {
+            fprintf(stderr, "flipgrade: the reference's data of variant %d (%s) could not be made in "
+                    "%s (nothing was graded)\n", v->index, v->key, o->variants);
+            return 2;
+        }
+        if (!o->quiet)
+            printf("flipgrade: the reference made the data of variant %d in %.0f s (%s)\n", v->index,
+                   grading_now() - t0, dir);
+    }
+    textf(path, sizeof path, "%s/variant.txt", dir);
+    FILE *f = fopen(path, "r");
+    if (!f || !fgets(r->variant_drawn, sizeof r->variant_drawn, f))
+        textf(r->variant_drawn, sizeof r->variant_drawn, "%s", v->drawn);
+    if (f)
+        fclose(f);
+    r->variant_drawn[strcspn(r->variant_drawn, "\n")] = '\0';
+    if (absolute(dir, gr->data, "--variants") != 0)
+        return 2;
+    r->has_variant = true;
+    r->variant = v->index;
+    textf(r->variant_key, sizeof r->variant_key, "%s", v->key);
+    grading_hash_tree(gr->data, r->variant_data_hash);
+    gr->cfg = &v->cfg;
     return 0;
 }
 
@@ -855,6 +1035,14 @@ static int grade(const Options *o, const GradeConfig *cfg)
     }
     arm_test_hook(gr.report.student);
     stamp_report(&gr.report, o, &gr);
+    static Variant variant;
+    if (cfg->variants_on && !o->public_cases) {   /* the self-check has the public cases only */
+        if (use_variant(&gr, o, cfg, &variant) != 0) {
+            grading_remove_tree(gr.work);
+            return 2;
+        }
+        gr.deadline = grading_now() + cfg->submission_seconds;   /* the reference's time is not the student's */
+    }
     char student[sizeof gr.report.student * 4];   /* the submission's name: the student's */
     escape_text(student, sizeof student, gr.report.student, strlen(gr.report.student), 0);
     if (!o->quiet)
@@ -863,6 +1051,8 @@ static int grade(const Options *o, const GradeConfig *cfg)
                                             "code is not confined to its directory");
     if (!o->quiet)
         printf("flipgrade: sandbox: %s\n", gr.report.sandbox);
+    if (!o->quiet && gr.report.has_variant)
+        printf("flipgrade: %s\n", gr.report.variant_drawn);
     build_stages(&gr);
     if (strcmp(o->parts, "scenes") != 0)
         grade_stages(&gr);
@@ -932,7 +1122,8 @@ static char **class_child_options(const Options *o)
     const char *pairs[][2] = { { "--config", o->config }, { "--parts", o->parts },
                                { "--kit", o->kit }, { "--objects", o->objs }, { "--data", o->data },
                                { "--cache", o->cache }, { "--cache-mib", o->cache_mib },
-                               { "--work", o->work_parent } };
+                               { "--work", o->work_parent }, { "--variants", o->variants },
+                               { "--mkgolden", o->mkgolden }, { "--flipsim", o->flipsim } };
     const struct { bool on; const char *flag; } flags[] = {
         { true, "--quiet" }, { o->no_cache, "--no-cache" }, { o->unconfined, "--unconfined" },
         { o->public_cases, "--public" }, { o->keep, "--keep" } };

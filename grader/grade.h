@@ -60,6 +60,12 @@ typedef struct {
     char grader[128];
     char config_hash[17], data_hash[17];
     char graded_at[32];              /* UTC, ISO 8601: 2024-05-01T12:00:00Z */
+    /* with variants on (variant.h): which one the student got, the key that names its data,
+     * the hash of that data and what was drawn, in words; data_hash stays the class's */
+    bool has_variant;
+    int variant;
+    char variant_key[17], variant_data_hash[17];
+    char variant_drawn[3072];
     int nparts;
     GradePart parts[GRADE_MAX_PARTS];
     double total, max;

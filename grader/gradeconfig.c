@@ -14,7 +14,7 @@
 #include "stagetable.h"
 #include "track.h"
 
-typedef enum { K_NUM, K_INT, K_BOOL, K_STRS, K_NUMS, K_SOLVERS, K_SCENES, K_STAGE_POINTS, K_VISIBILITY } KeyType;
+typedef enum { K_NUM, K_INT, K_BOOL, K_STRS, K_NUMS, K_SOLVERS, K_SCENES, K_STAGE_POINTS, K_VISIBILITY, K_PPC } KeyType;
 
 typedef struct {
     const char *group, *name;
@@ -66,6 +66,21 @@ static const Key keys[] = {
       "make feedback: at most this many KiB per student (logs cut, pictures dropped to fit)" },
     { "gradescope", "hidden_visibility", K_VISIBILITY, OFF(gradescope_hidden), 0, 0,
       "make gradescope: when students see the hidden cases' and scenes' tests: \"after_published\", \"after_due_date\" or \"hidden\"" },
+    { "variants", "enabled", K_BOOL, OFF(variants_on), 0, 1,
+      "draw each student's hidden cases and scenes from the seed and their name" },
+    { "variants", "seed", K_INT, OFF(variant_seed), 0, 2147483647, "the class's seed of every draw" },
+    { "variants", "count", K_INT, OFF(variant_count), 1, 1000000,
+      "variants drawn; a student gets hash(seed, name) mod count" },
+    { "variants", "grow_cells", K_INT, OFF(variant_grow_cells), 0, 8,
+      "each grid axis grows by 0 to this many cells" },
+    { "variants", "tilt_degrees", K_NUM, OFF(variant_tilt_degrees), 0, 30,
+      "gravity turned by up to this many degrees, its length kept" },
+    { "variants", "case_particles_per_cell", K_PPC, OFF(case_ppc), 1, 4,
+      "the hidden cases' particles_per_cell, drawn from these (1, 8, 27, 64)" },
+    { "variants", "scene_particles_per_cell", K_PPC, OFF(scene_ppc), 1, 4,
+      "the scenes' particles_per_cell, drawn from these (1, 8, 27, 64)" },
+    { "variants", "keep_frames", K_BOOL, OFF(variant_keep_frames), 0, 1,
+      "keep each variant's reference frames (report pictures), not only their metrics" },
 };
 #undef OFF
 enum { NKEYS = sizeof keys / sizeof keys[0] };
@@ -84,6 +99,13 @@ void gradeconfig_defaults(GradeConfig *c)
     c->scene_points = 5.0;
     c->feedback_max_kib = 1024;
     snprintf(c->gradescope_hidden, sizeof c->gradescope_hidden, "after_published");
+    c->variant_seed = 1;
+    c->variant_count = 16;
+    c->variant_grow_cells = 2;
+    c->variant_tilt_degrees = 10.0;
+    c->ncase_ppc = 2, c->case_ppc[0] = 8, c->case_ppc[1] = 27;
+    c->nscene_ppc = 1, c->scene_ppc[0] = 8;
+    c->variant_keep_frames = true;
     c->nsolvers = 2;
     snprintf(c->solvers[0], sizeof c->solvers[0], "jacobi");
     snprintf(c->solvers[1], sizeof c->solvers[1], "gauss_seidel");
@@ -200,6 +222,23 @@ static int read_solvers(Ctx *x, const Key *k, const config_setting_t *s, GradeCo
     }
     if (n >= 0)
         c->nsolvers = n;
+    return n < 0 ? -1 : 0;
+}
+
+/* particles_per_cell choices: n^3 for n = 1 to 4, as the scene loader takes them. */
+static int read_ppc(Ctx *x, const Key *k, const config_setting_t *s, GradeConfig *c)
+{
+    int n = read_length(x, k, s);
+    int *dst = (int *)((char *)c + k->offset);
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        double v = e && is_number(e) ? number_of(e) : 0;
+        if (v != 1 && v != 8 && v != 27 && v != 64)
+            return fail(x, s, "%s.%s[%d]: expected 1, 8, 27 or 64", k->group, k->name, i);
+        dst[i] = (int)v;
+    }
+    if (n >= 0)
+        *(dst == c->case_ppc ? &c->ncase_ppc : &c->nscene_ppc) = n;
     return n < 0 ? -1 : 0;
 }
 
@@ -353,6 +392,8 @@ static int read_key(Ctx *x, const Key *k, const config_setting_t *s, GradeConfig
         return read_stage_points(x, k, s, c);
     case K_VISIBILITY:
         return read_visibility(x, k, s, (char *)field);
+    case K_PPC:
+        return read_ppc(x, k, s, c);
     }
     return -1;
 }
@@ -372,7 +413,7 @@ static int read_group(Ctx *x, const config_setting_t *g, GradeConfig *c)
     for (int i = 0; i < NKEYS; i++)
         known |= strcmp(keys[i].group, group) == 0;
     if (!known || !config_setting_is_group(g))
-        return fail(x, g, "unknown key \"%s\" (expected the groups stages, scenes, metrics, limits, handout, feedback, gradescope)",
+        return fail(x, g, "unknown key \"%s\" (expected the groups stages, scenes, metrics, limits, handout, feedback, gradescope, variants)",
                     group);
     for (int m = 0; m < config_setting_length(g); m++) {
         const config_setting_t *s = config_setting_get_elem(g, (unsigned)m);
@@ -450,6 +491,8 @@ void gradeconfig_print_defaults(FILE *f)
             snprintf(def, sizeof def, "none: every stage stages.points");
         else if (k->type == K_VISIBILITY)
             snprintf(def, sizeof def, "%s", d.gradescope_hidden);
+        else if (k->type == K_PPC)
+            snprintf(def, sizeof def, "%s", field == (const char *)d.case_ppc ? "8, 27" : "8");
         else
             snprintf(def, sizeof def, "ball_drop, 20 frames");
         fprintf(f, "  %s.%-18s %-44s [%s]\n", k->group, k->name, k->help, def);

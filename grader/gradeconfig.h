@@ -50,6 +50,15 @@ typedef struct {
     char gradescope_hidden[16];   /* results.json's visibility of the tests that carry the points
                                    * (hidden cases, whole scenes): "after_published",
                                    * "after_due_date" or "hidden" */
+
+    /* per-student variants (variant.h): off by default; on, each student's hidden cases and
+     * graded scenes are drawn from (variants.seed, the student's name) */
+    bool variants_on;
+    long variant_seed, variant_count, variant_grow_cells;
+    double variant_tilt_degrees;
+    int ncase_ppc, nscene_ppc;
+    int case_ppc[4], scene_ppc[4];  /* particles_per_cell drawn from: 1, 8, 27 or 64 */
+    bool variant_keep_frames;        /* keep each variant's reference frames (pictures, make view) */
 } GradeConfig;
 
 /* One graded run of a scene with a solver, as the student's pipeline, the reference's data

@@ -30,6 +30,7 @@ grade-data: $(GRADE_DATA)/.made ## (re)make the reference's cases and frames for
 check-grader: grade-kit $(CALIBRATE) $(GRADE_DATA)/.made ## the grader calibrated: reference, OpenCL, planted bugs, hostile code, sandbox attacks
 	@tests/check_cases.sh $(MKGOLDEN)
 	@tests/check_grader.sh $(GRADER) $(CALIBRATE)
+	@tests/check_variants.sh $(GRADER)
 
 # make grade: the self-check on the public cases. make grade SUBMISSIONS=dir/: a class, graded by
 # `flipgrade --class`, which reads dir/ itself and starts each grading with an argv array, so no

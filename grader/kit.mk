@@ -5,7 +5,7 @@
 GRADER      := $(BUILD)/flipgrade
 GRADE_KIT   := $(BUILD)/grader/kit
 GRADE_CACHE := $(BUILD)/grader/cache
-GRADER_MODS := flipgrade grading gradeconfig gradebook intake escape classrun metrics build buildcache stagepart scenepart report feedback gradescope render sandbox sbjail sbcalls
+GRADER_MODS := flipgrade grading gradeconfig gradebook variant intake escape classrun metrics build buildcache stagepart scenepart report feedback gradescope render sandbox sbjail sbcalls
 GRADER_OBJ  := $(GRADER_MODS:%=$(BUILD)/grader/%.o) $(GRADE_KIT)/libkit.a
 SANDBOX_OBJ := $(BUILD)/grader/sandbox.o $(BUILD)/grader/sbjail.o $(BUILD)/grader/sbcalls.o
 GRADER_CFLAGS = -Igrader -Itests/lib $(shell pkg-config --cflags libconfig libarchive 2>/dev/null)

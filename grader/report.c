@@ -281,6 +281,22 @@ static json_t *report_json_part(const GradePart *p, bool *bad)
     return o;
 }
 
+/* Which variant the student got (variant.h): its number, the key naming its data, that data's
+ * hash and what was drawn. */
+static json_t *report_json_variant(const GradeReport *r, bool *bad)
+{
+    json_t *o = json_object();
+    if (!o) {
+        *bad = true;
+        return NULL;
+    }
+    report_set(o, "index", json_integer(r->variant), bad);
+    report_set(o, "key", REPORT_JSTR(r->variant_key), bad);
+    report_set(o, "data_hash", REPORT_JSTR(r->variant_data_hash), bad);
+    report_set(o, "drawn", REPORT_JSTR(r->variant_drawn), bad);
+    return o;
+}
+
 static json_t *report_json(const GradeReport *r)
 {
     bool bad = false;
@@ -299,6 +315,8 @@ static json_t *report_json(const GradeReport *r)
     report_set(root, "grader", REPORT_JSTR(r->grader), &bad);
     report_set(root, "config_hash", REPORT_JSTR(r->config_hash), &bad);
     report_set(root, "data_hash", REPORT_JSTR(r->data_hash), &bad);
+    if (r->has_variant)   /* only with variants on: a report without them reads as before */
+        report_set(root, "variant", report_json_variant(r, &bad), &bad);
     report_set(root, "graded_at", REPORT_JSTR(r->graded_at), &bad);
     report_set(root, "status", json_string(r->errors ? "error" : "graded"), &bad);
     report_set(root, "errors", json_integer(r->errors), &bad);
@@ -415,6 +433,13 @@ static void report_html_head(FILE *f, const GradeReport *r)
     fprintf(f, " &middot; graded in %.1f s</p>\n<p class=\"meta\">Sandbox: ", r->seconds);
     REPORT_HTML(f, r->sandbox);
     fputs("</p>\n", f);
+    if (r->has_variant) {
+        fprintf(f, "<p class=\"meta\" id=\"variant\">Hidden cases and scenes of variant %d (data <code>", r->variant);
+        REPORT_HTML(f, r->variant_key);
+        fputs("</code>): ", f);
+        REPORT_HTML(f, r->variant_drawn);
+        fputs("</p>\n", f);
+    }
 }
 
 /* A part with full marks has a log only for what its program printed. */
@@ -681,10 +706,28 @@ static const char *report_csv_status(const json_t *root)
     return st && strcmp(st, "error") == 0 ? "error" : "graded";
 }
 
+/* The variant a report's student got (its number, or "" without one). */
+static void report_csv_variant(FILE *f, const json_t *root)
+{
+    const json_t *v = json_object_get(json_object_get(root, "variant"), "index");
+    if (json_is_integer(v))
+        fprintf(f, "%lld", (long long)json_integer_value(v));
+}
+
+/* Whether any report was graded with per-student variants: then the CSV says which each got. */
+static bool report_csv_has_variants(const ReportClass *c)
+{
+    for (int i = 0; i < c->n; i++)
+        if (json_object_get(c->roots[i], "variant"))
+            return true;
+    return false;
+}
+
 static int report_csv_body(FILE *f, const void *ctx)
 {
     const ReportClass *c = ctx;
-    fputs("student", f);
+    bool variants = report_csv_has_variants(c);
+    fputs(variants ? "student,variant" : "student", f);
     for (size_t k = 0; k < c->ncols; k++) {
         fputc(',', f);
         report_csv_field(f, c->cols[k]);
@@ -693,6 +736,10 @@ static int report_csv_body(FILE *f, const void *ctx)
     for (int i = 0; i < c->n; i++) {
         const json_t *root = c->roots[i];
         report_csv_field(f, json_string_value(json_object_get(root, "student")));
+        if (variants) {
+            fputc(',', f);
+            report_csv_variant(f, root);
+        }
         for (size_t k = 0; k < c->ncols; k++) {
             fputc(',', f);
             report_csv_number(f, json_object_get(report_part_named(root, c->cols[k]), "points"));

@@ -18,7 +18,9 @@ void report_print_table(FILE *f, const GradeReport *r);
 /* report.json, keys always in this order (points, seconds, got and limit are numbers; a NaN
  * or infinite one is written as null):
  *   {"student", "submission", "mode", "seconds", "sandbox", "grader" (commit and binary
- *    hash), "config_hash", "data_hash", "graded_at" (UTC), "status": "graded"|"error",
+ *    hash), "config_hash", "data_hash", "variant": {"index", "key", "data_hash", "drawn"}
+ *    (only when graded with per-student variants, variant.h), "graded_at" (UTC),
+ *    "status": "graded"|"error",
  *    "errors": parts with status error, "total" (null when errors), "max", "full_marks": bool,
  *    "parts": [{"name", "kind": "stage"|"scene", "status": "graded"|"error" (the grader
  *               failed on it: no score), "points" (null for an error), "max", "total", "passed",
@@ -48,6 +50,8 @@ int report_write_file(const char *path, int (*body)(FILE *, const void *), const
 
 /* grades.csv from n report.json files, one row each in the given order:
  *   student,<part>,...,total,max,status
+ * (student,variant,<part>,... when some report was graded with per-student variants: the
+ * number of the variant each got, empty for a report without one)
  * with the parts the union of all reports' parts in first-seen order, an empty cell where a
  * report lacks a part or could not grade it (and an empty total then), numbers with one
  * decimal, status "graded" or "error" (some part is the grader's failure: no grade). RFC 4180: "\r\n" line ends, a field holding

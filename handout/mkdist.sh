@@ -99,6 +99,7 @@ put grader grader/flipgrade.c grader/grading.c grader/grading.h grader/gradeconf
            grader/buildcache.c grader/buildcache.h \
            grader/stagepart.c grader/scenepart.c grader/report.c grader/report.h grader/feedback.c \
            grader/gradescope.c grader/gradescope.h \
+           grader/variant.c grader/variant.h \
            grader/feedback.h grader/render.c \
            grader/render.h grader/sandbox.c grader/sandbox.h grader/sbjail.c grader/sbjail.h \
            grader/sbcalls.c grader/sbcalls.h grader/guard.c grader/guard.h grader/runsettings.h \
