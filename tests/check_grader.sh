@@ -729,12 +729,22 @@ attacks() {      # attacks WHO RUNAS... : grade the attack submissions as WHO, t
     heard=$base/heard; : > "$heard"
     listener=
     if command -v python3 > /dev/null; then
+        # A port of its own (two checks on one machine must not share one, or the second's
+        # listener hears nothing and proves nothing), written into the attack that calls it.
         python3 -c 'import socket, sys
-s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", 47613)); s.listen(4)
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(4)
+open(sys.argv[2], "w").write("%d\n" % s.getsockname()[1])
 while True:
-    c, _ = s.accept(); open(sys.argv[1], "ab").write(c.recv(4096) or b"(connected)"); c.close()' "$heard" &
+    c, _ = s.accept(); open(sys.argv[1], "ab").write(c.recv(4096) or b"(connected)"); c.close()' "$heard" "$base/port" &
         listener=$!
+        for _ in 1 2 3 4 5 6 7 8 9 10; do [ -s "$base/port" ] && break; sleep 0.5; done
+        port=$(cat "$base/port" 2>/dev/null)
+        case $port in
+            [1-9]*) sed -i "s/htons(47613)/htons($port)/" "$base/hostile-d/assignment/p2g.c" ;;
+            *) fail "$who: the loopback listener did not start (no port)"; kill "$listener" 2>/dev/null; listener= ;;
+        esac
+        grep -q "htons($port)" "$base/hostile-d/assignment/p2g.c" ||
+            fail "$who: p2g-phones-home does not call the listener's port $port"
     fi
     for h in d e f g; do
         case $h in d|g) opts="--parts stages --config tests/grader/small.config";;

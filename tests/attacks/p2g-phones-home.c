@@ -1,6 +1,6 @@
 
 /* Attack: send the working directory to a listener on this machine's loopback (the check
- * starts one on FLIPKIT_ATTACK_PORT, 47613). */
+ * starts one on a port of its own and writes it over 47613 here). */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <string.h>
