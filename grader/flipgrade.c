@@ -55,8 +55,8 @@ static void usage(FILE *f)
 "       flipgrade --class-csv OUT.csv REPORT.json...   one row per student from these reports\n"
 "       flipgrade --feedback OUT [--reports DIR] [--only NAMES]...   each report of DIR made fit\n"
 "                                           to hand back, in OUT/<name>/ (make feedback)\n"
-"       flipgrade --print grading-table|reference-objects|given-objects|job-limits   what make\n"
-"                                           handout and grader/slurm.sh take from the config\n"
+"       flipgrade --print grading-table|reference-objects|given-objects|level|levels|given-stages|\n"
+"                         job-limits       what make handout and grader/slurm.sh take from the config\n"
 "Only the eight stage files are taken from SUBMISSION (assignment/<stage>.c preferred); each is\n"
 "compiled on its own, so one that does not compile scores 0 and the others are still graded.\n"
 "Every build and run is sandboxed and denied what it does not need: new namespaces (network,\n"
@@ -119,6 +119,10 @@ static void usage(FILE *f)
 "                     handout's block under How it is graded);\n"
 "                     reference-objects: true or false (handout.reference_objects);\n"
 "                     given-objects: true or false (handout.given_objects);\n"
+"                     level: the whole handout's level, guided, standard or open (handout.level);\n"
+"                     levels: \"STAGE=LEVEL\" per stage, in the stages' order, LEVEL \"given\" for a\n"
+"                     stage of handout.given_stages (handout.level_by_stage, else handout.level);\n"
+"                     given-stages: the stages shipped compiled, not assigned, space-separated\n"
 "                     job-limits: a batch job's limits for one submission, as shell words\n"
 "                     (minutes= the submission budget plus a quarter and a minute,\n"
 "                     mem_mib= twice limits.memory_mib, cpus=1)\n"
@@ -247,10 +251,14 @@ static int parse_options(int argc, char **argv, Options *o)
         fprintf(stderr, "flipgrade: --parts must be all, stages or scenes, not \"%s\"\n", o->parts);
         return 2;
     }
-    if (o->print && strcmp(o->print, "grading-table") && strcmp(o->print, "reference-objects") &&
-        strcmp(o->print, "given-objects") && strcmp(o->print, "job-limits")) {
-        fprintf(stderr, "flipgrade: --print must be grading-table, reference-objects, given-objects or "
-                "job-limits, not \"%s\"\n", o->print);
+    static const char *const prints[] = { "grading-table", "reference-objects", "given-objects", "level",
+                                          "levels", "given-stages", "job-limits" };
+    bool known = false;
+    for (size_t i = 0; o->print && i < sizeof prints / sizeof prints[0]; i++)
+        known |= strcmp(o->print, prints[i]) == 0;
+    if (o->print && !known) {
+        fprintf(stderr, "flipgrade: --print must be grading-table, reference-objects, given-objects, "
+                "level, levels, given-stages or job-limits, not \"%s\"\n", o->print);
         return 2;
     }
     int rc = check_modes(o);
@@ -1148,6 +1156,23 @@ static int print_job_limits(const GradeConfig *cfg)
     return printf("minutes=%ld mem_mib=%ld cpus=1\n", minutes, 2 * cfg->memory_mib) < 0;
 }
 
+/* --print levels and given-stages: what make handout builds the kit's pages and stages from. */
+static int print_levels(const GradeConfig *cfg, bool given_only)
+{
+    int rc = 0;
+    const char *sep = "";
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        bool given = gradeconfig_stage_given(cfg, stage_names[s]);
+        if (!given_only)
+            rc |= printf("%s=%s\n", stage_names[s], given ? "given" : gradeconfig_stage_level(cfg, stage_names[s])) < 0;
+        else if (given)
+            rc |= printf("%s%s", sep, stage_names[s]) < 0, sep = " ";
+    }
+    if (given_only)
+        rc |= printf("\n") < 0;
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     Options o;
@@ -1173,6 +1198,10 @@ int main(int argc, char **argv)
         return printf("%s\n", cfg.reference_objects ? "true" : "false") < 0;
     if (o.print && strcmp(o.print, "given-objects") == 0)
         return printf("%s\n", cfg.given_objects ? "true" : "false") < 0;
+    if (o.print && strcmp(o.print, "level") == 0)
+        return printf("%s\n", cfg.level) < 0;
+    if (o.print && (strcmp(o.print, "levels") == 0 || strcmp(o.print, "given-stages") == 0))
+        return print_levels(&cfg, strcmp(o.print, "given-stages") == 0);
     if (o.print && strcmp(o.print, "job-limits") == 0)
         return print_job_limits(&cfg);
     if (o.print)

@@ -13,7 +13,8 @@
 #include "sim.h"
 #include "stagetable.h"
 
-typedef enum { K_NUM, K_INT, K_BOOL, K_STRS, K_NUMS, K_SOLVERS, K_SCENES, K_STAGE_POINTS } KeyType;
+typedef enum { K_NUM, K_INT, K_BOOL, K_STRS, K_NUMS, K_SOLVERS, K_SCENES, K_STAGE_POINTS, K_LEVEL,
+               K_STAGE_LEVELS, K_STAGE_NAMES } KeyType;
 
 typedef struct {
     const char *group, *name;
@@ -57,6 +58,12 @@ static const Key keys[] = {
       "make handout ships common/given_sor.c compiled (lib/given_sor.o), not its source" },
     { "handout", "reference_objects", K_BOOL, OFF(reference_objects), 0, 1,
       "make handout ships compiled reference stages (--use-reference)" },
+    { "handout", "level", K_LEVEL, OFF(level), 0, 0,
+      "\"guided\", \"standard\" or \"open\": how much the handout gives (handout/README.md)" },
+    { "handout", "level_by_stage", K_STAGE_LEVELS, OFF(level_by), 0, 0,
+      "{ p2g = \"standard\"; ... }: these stages' own level instead of handout.level" },
+    { "handout", "given_stages", K_STAGE_NAMES, OFF(given_stages), 0, 7,
+      "[ \"advect\", ... ]: stages shipped compiled from the reference, not assigned or graded" },
     { "feedback", "max_kib", K_INT, OFF(feedback_max_kib), 64, 1 << 20,
       "make feedback: at most this many KiB per student (logs cut, pictures dropped to fit)" },
 };
@@ -76,6 +83,7 @@ void gradeconfig_defaults(GradeConfig *c)
         snprintf(c->public_cases[c->npublic], GC_PATH, "%s", pub[c->npublic]);
     c->scene_points = 5.0;
     c->feedback_max_kib = 1024;
+    snprintf(c->level, sizeof c->level, "guided");
     c->nsolvers = 2;
     snprintf(c->solvers[0], sizeof c->solvers[0], "jacobi");
     snprintf(c->solvers[1], sizeof c->solvers[1], "gauss_seidel");
@@ -278,6 +286,79 @@ static int read_stage_points(Ctx *x, const Key *k, const config_setting_t *s, Gr
     return 0;
 }
 
+/* The levels a handout can be made at (handout/level.awk knows the same three). */
+static int is_level(const char *v)
+{
+    return v && (strcmp(v, "guided") == 0 || strcmp(v, "standard") == 0 || strcmp(v, "open") == 0);
+}
+
+static int read_level(Ctx *x, const config_setting_t *s, const char *key, char *dst, size_t n)
+{
+    const char *v = config_setting_get_string(s);
+    if (!is_level(v))
+        return fail(x, s, "%s: expected \"guided\", \"standard\" or \"open\"", key);
+    snprintf(dst, n, "%s", v);
+    return 0;
+}
+
+static const char stage_word_list[] = "advect, gravity, p2g, g2p, divergence, laplacian, jacobi or gradient";
+
+/* handout.level_by_stage = { p2g = "standard"; g2p = "standard"; }: each name a stage. */
+static int read_stage_levels(Ctx *x, const config_setting_t *s, GradeConfig *c)
+{
+    if (!config_setting_is_group(s))
+        return fail(x, s, "handout.level_by_stage: expected a group { p2g = \"standard\"; ... }");
+    int n = config_setting_length(s);
+    for (int i = 0; i < n && i < 16; i++) {
+        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        const char *name = config_setting_name(e);
+        if (!stage_find(name) || strlen(name) >= sizeof c->level_by[0].stage)
+            return fail(x, e, "handout.level_by_stage: \"%s\" is not a stage (expected %s)", name,
+                        stage_word_list);
+        char key[64];
+        snprintf(key, sizeof key, "handout.level_by_stage.%s", name);
+        if (read_level(x, e, key, c->level_by[i].level, sizeof c->level_by[i].level) != 0)
+            return -1;
+        snprintf(c->level_by[i].stage, sizeof c->level_by[i].stage, "%s", name);
+        c->nlevel_by = i + 1;
+    }
+    return 0;
+}
+
+/* handout.given_stages = [ "advect", "gravity" ]: stages, each once, at least one left to assign. */
+static int read_given_stages(Ctx *x, const Key *k, const config_setting_t *s, GradeConfig *c)
+{
+    int n = read_length(x, k, s);
+    for (int i = 0; i < n; i++) {
+        const char *v = config_setting_get_string_elem(s, i);
+        if (!v || !stage_find(v) || strlen(v) >= sizeof c->given_stages[0])
+            return fail(x, s, "handout.given_stages[%d]: expected a stage name (%s)", i, stage_word_list);
+        for (int j = 0; j < i; j++)
+            if (strcmp(c->given_stages[j], v) == 0)
+                return fail(x, s, "handout.given_stages[%d]: \"%s\" is named twice", i, v);
+        snprintf(c->given_stages[i], sizeof c->given_stages[i], "%s", v);
+    }
+    if (n >= 0)
+        c->ngiven = n;
+    return n < 0 ? -1 : 0;
+}
+
+const char *gradeconfig_stage_level(const GradeConfig *c, const char *stage)
+{
+    for (int i = 0; i < c->nlevel_by; i++)
+        if (strcmp(c->level_by[i].stage, stage) == 0)
+            return c->level_by[i].level;
+    return c->level;
+}
+
+bool gradeconfig_stage_given(const GradeConfig *c, const char *stage)
+{
+    for (int i = 0; i < c->ngiven; i++)
+        if (strcmp(c->given_stages[i], stage) == 0)
+            return true;
+    return false;
+}
+
 double gradeconfig_stage_points(const GradeConfig *c, const char *stage)
 {
     for (int i = 0; i < c->nstage_points; i++)
@@ -327,6 +408,12 @@ static int read_key(Ctx *x, const Key *k, const config_setting_t *s, GradeConfig
         return read_scenes(x, k, s, c);
     case K_STAGE_POINTS:
         return read_stage_points(x, k, s, c);
+    case K_LEVEL:
+        return read_level(x, s, "handout.level", c->level, sizeof c->level);
+    case K_STAGE_LEVELS:
+        return read_stage_levels(x, s, c);
+    case K_STAGE_NAMES:
+        return read_given_stages(x, k, s, c);
     }
     return -1;
 }
@@ -402,6 +489,12 @@ void gradeconfig_print_defaults(FILE *f)
             snprintf(def, sizeof def, "jacobi, gauss_seidel");
         else if (k->type == K_STAGE_POINTS)
             snprintf(def, sizeof def, "none: every stage stages.points");
+        else if (k->type == K_LEVEL)
+            snprintf(def, sizeof def, "%s", d.level);
+        else if (k->type == K_STAGE_LEVELS)
+            snprintf(def, sizeof def, "none: every stage handout.level");
+        else if (k->type == K_STAGE_NAMES)
+            snprintf(def, sizeof def, "none: all eight assigned");
         else
             snprintf(def, sizeof def, "ball_drop, 20 frames");
         fprintf(f, "  %s.%-18s %-44s [%s]\n", k->group, k->name, k->help, def);
