@@ -254,8 +254,8 @@ static int parse_options(int argc, char **argv, Options *o)
     static const char *const prints[] = { "grading-table", "reference-objects", "given-objects", "level",
                                           "levels", "given-stages", "job-limits" };
     bool known = false;
-    for (size_t i = 0; o->print && i < sizeof prints / sizeof prints[0]; i++)
-        known |= strcmp(o->print, prints[i]) == 0;
+    for (size_t p = 0; o->print && p < sizeof prints / sizeof prints[0]; p++)
+        known |= strcmp(o->print, prints[p]) == 0;
     if (o->print && !known) {
         fprintf(stderr, "flipgrade: --print must be grading-table, reference-objects, given-objects, "
                 "level, levels, given-stages or job-limits, not \"%s\"\n", o->print);
@@ -452,6 +452,8 @@ static int print_grading_table(const Options *o, const GradeConfig *c)
     print_scenes_prose(c);
     printf("| part | graded on | points |\n|---|---|---:|\n");
     for (int s = 0; s < STAGE_COUNT; s++) {
+        if (gradeconfig_stage_given(c, stage_names[s]))
+            continue;   /* listed below the table: given, not graded */
         printf("| `%s` | the stage alone, on %d hidden cases (tolerances of `make test`) | %g |\n",
                stage_names[s], c->ncases, gradeconfig_stage_points(c, stage_names[s]));
         total += gradeconfig_stage_points(c, stage_names[s]);
@@ -481,6 +483,12 @@ static int print_grading_table(const Options *o, const GradeConfig *c)
            "reference's by at least %g (intersection over union), and its particles have moved "
            "between 1/%g and %g times as far since frame 0.\n",
            c->height_cells, c->overlap, c->motion, c->motion);
+    const char *sep = "\nGiven, not graded (your kit has them compiled, from the reference): ";
+    for (int s = 0; s < STAGE_COUNT; s++)
+        if (gradeconfig_stage_given(c, stage_names[s]))
+            printf("%s`%s`", sep, stage_names[s]), sep = ", ";
+    if (*sep == ',')
+        printf(".\n");
     return 0;
 }
 
@@ -596,7 +604,7 @@ static bool newer(const struct stat *a, const struct stat *b)
 
 /* The prebuilt objects every build links, and the headers a stage compiles against, made
  * after the last change to the kit's headers. */
-static int check_kit(const Options *o)
+static int check_kit(const Options *o, const GradeConfig *cfg)
 {
     static const char *const files[] = { "include/.made", "include/stages.h", "libkit.a", "track.o",
                                          "guard.o", "stagerun.o", "scenerun.o" };
@@ -609,6 +617,12 @@ static int check_kit(const Options *o)
             textf(path, sizeof path, "%s/stub_%s.o", o->objs, stage_names[i - sizeof files / sizeof files[0]]);
         if (stat(path, &st) != 0)
             return not_ready("grade-kit", "%s is missing: the grader's kit is not built", path);
+    }
+    for (int s = 0; s < STAGE_COUNT; s++) {   /* a given stage links the reference's object */
+        textf(path, sizeof path, "%s/given_%s.o", o->objs, stage_names[s]);
+        if (gradeconfig_stage_given(cfg, stage_names[s]) && stat(path, &st) != 0)
+            return not_ready("grade-kit", "%s is missing: %s is in handout.given_stages, and the "
+                             "grader's kit has no compiled reference of it", path, stage_names[s]);
     }
     textf(path, sizeof path, "%s/include/.made", o->objs);
     stat(path, &made);
@@ -637,6 +651,8 @@ static int check_data(const Options *o, const GradeConfig *cfg)
     struct stat st, made, config;
     if (strcmp(o->parts, "scenes") != 0)
         for (int s = 0; s < STAGE_COUNT; s++) {
+            if (gradeconfig_stage_given(cfg, stage_names[s]))
+                continue;   /* not graded: the kit ships no cases of it */
             textf(path, sizeof path, "%s/%s/%s", o->data, mode, stage_names[s]);
             DIR *d = opendir(path);
             bool any = false;
@@ -753,7 +769,7 @@ static int grade(const Options *o, const GradeConfig *cfg)
 {
     int ready = refuse_unsafe_submission(o);
     if (!ready)
-        ready = check_kit(o);
+        ready = check_kit(o, cfg);
     if (!ready)
         ready = check_data(o, cfg);
     if (ready)
@@ -761,6 +777,8 @@ static int grade(const Options *o, const GradeConfig *cfg)
     static Grading gr;
     memset(&gr, 0, sizeof gr);
     gr.cfg = cfg;
+    for (int s = 0; s < STAGE_COUNT; s++)
+        gr.given[s] = gradeconfig_stage_given(cfg, stage_names[s]);
     double t0 = grading_now();
     gr.deadline = t0 + cfg->submission_seconds;
     gr.disk_left_kib = (long long)cfg->submission_disk_mib * 1024;
@@ -1072,7 +1090,7 @@ static int grade_class(const Options *o, const GradeConfig *cfg)
         rc = refused ? 1 : 0;
     } else if (todo == 0)
         fprintf(stderr, "flipgrade: nothing of %s to grade (nothing was graded)\n", o->class_dir);
-    else if ((rc = check_kit(o)) == 0 && (rc = check_data(o, cfg)) == 0)
+    else if ((rc = check_kit(o, cfg)) == 0 && (rc = check_data(o, cfg)) == 0)
         rc = grade_listed(o, &list, todo, list.n, refused);
     classrun_free(&list);
     return rc;

@@ -80,12 +80,31 @@ $(GIVEN_SOR_OBJ): common/given_sor.c | $(PKGS_FOUND)
 	$(CC) $(STD) -O2 -g0 -fPIC -Icommon -Icommon/writers $(PKG_CFLAGS) -c $< -o $@
 	strip --strip-debug $@
 
-handout: $(GRADER) $(GOLDEN_STAMP) $(GRADE_DATA)/.made $(HANDOUT_STUBS) check-handout-fresh ## the student tarball: dist/flipkit-student.tar.gz
-	@if [ "$$($(GRADER) --print reference-objects)" = true ]; then \
+# A stage of handout.given_stages ships as the reference's object under the stage's own name,
+# without debug information (-fPIC: the students' Python library links it too).
+GIVEN_STAGE_DIR := $(BUILD)/handout/given
+$(GIVEN_STAGE_DIR)/%.o: reference/%.c | $(PKGS_FOUND)
+	@mkdir -p $(@D)
+	$(call say,CC,$< (shipped compiled))
+	$(CC) $(STD) -O2 -g0 -fPIC -Icommon -Icommon/writers $(PKG_CFLAGS) -c $< -o $@
+	strip --strip-debug $@
+
+# HANDOUT_CONFIG: the grader config the kit is made from (its handout group: objects, levels,
+# given stages) and that the kit's self-check grader gets; check-dist makes one per level.
+HANDOUT_CONFIG ?= grader/config
+handout: $(GRADER) $(GOLDEN_STAMP) $(GRADE_DATA)/.made $(HANDOUT_STUBS) check-handout-fresh ## the student tarball: dist/flipkit-student.tar.gz, at grader/config's handout.level
+	@cfg=$(HANDOUT_CONFIG); \
+	if [ "$$($(GRADER) --config $$cfg --print reference-objects)" = true ]; then \
 	  $(MAKE) --no-print-directory $(REF_STAGES_LIB) || exit 1; lib=$(REF_STAGES_LIB); else lib=-; fi; \
-	if [ "$$($(GRADER) --print given-objects)" = true ]; then \
+	if [ "$$($(GRADER) --config $$cfg --print given-objects)" = true ]; then \
 	  $(MAKE) --no-print-directory $(GIVEN_SOR_OBJ) || exit 1; given=$(GIVEN_SOR_OBJ); else given=; fi; \
-	GIVEN_OBJ=$$given STAGES="$(STAGES)" METRICS=$(GRADE_DATA)/metrics handout/mkdist.sh $(DIST) $(GOLDEN_DIR) $(BUILD)/handout/stubs $$lib
+	level=$$($(GRADER) --config $$cfg --print level) && levels=$$($(GRADER) --config $$cfg --print levels) && \
+	stages=$$($(GRADER) --config $$cfg --print given-stages) || exit 1; \
+	for s in $$stages; do $(MAKE) --no-print-directory $(GIVEN_STAGE_DIR)/$$s.o || exit 1; done; \
+	$(GRADER) --config $$cfg --print grading-table > $(BUILD)/handout/table.$(notdir $(DIST)).md || exit 1; \
+	CONFIG=$$cfg LEVEL=$$level LEVELS="$$levels" GIVEN_DIR=$(GIVEN_STAGE_DIR) TABLE=$(BUILD)/handout/table.$(notdir $(DIST)).md \
+	GIVEN_OBJ=$$given STAGES="$(STAGES)" METRICS=$(GRADE_DATA)/metrics handout/mkdist.sh $(DIST) $(GOLDEN_DIR) $(BUILD)/handout/stubs $$lib; \
+	rc=$$?; rm -f $(BUILD)/handout/table.$(notdir $(DIST)).md; exit $$rc
 
 # The handout ships as committed; a stale one is an error, not something to fix silently.
 check-handout-fresh: $(HANDOUT_TABLE) ## the handout's quoted blocks are current
