@@ -1,6 +1,8 @@
 /* g2p.c — grid to particle: each particle's velocity from the grid, PIC and FLIP blended.
  * flipkit assignment/: yours to write; replace the TODO block (`make test-g2p` checks it).
  * The contract is in common/stages.h; handout/stages/g2p.md explains it. */
+#include <math.h>
+
 #include "stages.h"
 
 /* Helper functions of your own, if you want any, go here: static, named for what they do. */

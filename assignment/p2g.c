@@ -1,9 +1,12 @@
 /* p2g.c — particle to grid: each face velocity is the tent-weighted average of the particles.
  * flipkit assignment/: yours to write; replace the TODO block (`make test-p2g` checks it).
  * The contract is in common/stages.h; handout/stages/p2g.md explains it. */
+#include <math.h>
 #include <string.h>
 
 #include "stages.h"
+
+/* Helper functions of your own, if you want any, go here: static, named for what they do. */
 
 void p2g(const Particles *ps, MacGrid *g)
 {

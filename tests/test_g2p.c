@@ -49,6 +49,26 @@ static void run(float alpha)
     harness_track()->g2p(&ps, &g, old, alpha);
 }
 
+static const char letters[3] = { 'u', 'v', 'w' };
+
+/* One particle at (cx, cy, cz) cells; component a is 1 on face (i,j,k) and 0 on every other
+ * face, and alpha = 1: the particle's velocity component a is that face's tent weight at it. */
+static void expect_weight(float cx, float cy, float cz, int a, int i, int j, int k, float want)
+{
+    ps.count = 0;
+    ck_assert_int_eq(part_push(&ps, (Vec3){ cx * g.dx, cy * g.dx, cz * g.dx }, (Vec3){ 0, 0, 0 }), 0);
+    fill(g.vel, (Vec3){ 0.0f, 0.0f, 0.0f });
+    fill(old, (Vec3){ 0.0f, 0.0f, 0.0f });
+    g.vel[a][grid_face_index(&g, a, i, j, k)] = 1.0f;
+    run(1.0f);
+    float got = vec3_get(ps.vel[0], a);
+    ck_assert_msg(fabsf(got - want) <= 1e-6f,
+                  "g2p: %c of a particle at (%g, %g, %g) cells, with %c = 1 on face %c(%d,%d,%d) only "
+                  "and alpha = 1: expected %.7g (that face's tent weight there), got %.7g",
+                  letters[a], (double)cx, (double)cy, (double)cz, letters[a], letters[a], i, j, k,
+                  (double)want, (double)got);
+}
+
 static void check(const char *what, const Vec3 *want)
 {
     Tol tol = { 1e-5f, 1e-5f };
@@ -200,6 +220,95 @@ START_TEST(positions_are_not_changed)
 }
 END_TEST
 
+START_TEST(the_base_face_is_the_one_below_the_particle)
+{
+    /* A particle at (3.25, 2.25, 2.5) cells. u faces sit at (i, j + 1/2, k + 1/2) cells, so in
+     * y the particle is between rows j = 1 (1.5) and 2 (2.5), 3/4 of the way: its u stencil
+     * starts at row 1, not at its own cell's row 2. With x (1/4 from u(3) to u(4)) and z (on
+     * row k = 2): u(3,1,2) weighs 0.75 * 0.25, u(3,2,2) 0.75 * 0.75, u(4,2,2) 0.25 * 0.75,
+     * u(3,3,2) 0. v faces at (i + 1/2, j, k + 1/2): x between columns 2 and 3 (t = 3/4), y
+     * 1/4 from v(.,2,.): v(2,2,2) 0.25 * 0.75, v(3,2,2) 0.75 * 0.75, v(3,3,2) 0.75 * 0.25.
+     * w faces at (i + 1/2, j + 1/2, k): z halfway between w(.,.,2) and w(.,.,3), so w(3,2,2)
+     * 0.75 * 0.75 * 0.5 and w(2,1,3) 0.25 * 0.25 * 0.5. A linear field cannot show a wrong
+     * base (interpolation and extrapolation of a line agree); one face at a time does. */
+    expect_weight(3.25f, 2.25f, 2.5f, 0, 3, 1, 2, 0.75f * 0.25f);
+    expect_weight(3.25f, 2.25f, 2.5f, 0, 3, 2, 2, 0.75f * 0.75f);
+    expect_weight(3.25f, 2.25f, 2.5f, 0, 4, 2, 2, 0.25f * 0.75f);
+    expect_weight(3.25f, 2.25f, 2.5f, 0, 3, 3, 2, 0.0f);
+    expect_weight(3.25f, 2.25f, 2.5f, 1, 2, 2, 2, 0.25f * 0.75f);
+    expect_weight(3.25f, 2.25f, 2.5f, 1, 3, 2, 2, 0.75f * 0.75f);
+    expect_weight(3.25f, 2.25f, 2.5f, 1, 3, 3, 2, 0.75f * 0.25f);
+    expect_weight(3.25f, 2.25f, 2.5f, 2, 3, 2, 2, 0.75f * 0.75f * 0.5f);
+    expect_weight(3.25f, 2.25f, 2.5f, 2, 2, 1, 3, 0.25f * 0.25f * 0.5f);
+}
+END_TEST
+
+START_TEST(weights_sum_to_one_past_the_last_face_row)
+{
+    /* A particle at (6.75, 5.75, 4.75) cells, in the top corner's wall cell, past the last row
+     * of u faces in y (j = 5, at 5.5 cells) and in z (k = 4, at 4.5), of v faces in x and z,
+     * of w faces in x and y. The stencil is clamped onto those last rows, its weights still
+     * sum to 1, so a uniform grid velocity (2, -1, 0.5) is read back unchanged. Weights that
+     * drop the faces past the last row read less (u = 2 * 0.75 * 0.75 = 1.125 with both). */
+    ps.count = 0;
+    ck_assert_int_eq(part_push(&ps, (Vec3){ 6.75f * g.dx, 5.75f * g.dx, 4.75f * g.dx }, (Vec3){ 0, 0, 0 }), 0);
+    fill(g.vel, (Vec3){ 2.0f, -1.0f, 0.5f });
+    run(1.0f);
+    Vec3 want[1] = { { 2.0f, -1.0f, 0.5f } };
+    check("velocity with alpha = 1, a uniform (2, -1, 0.5), a particle past the last face rows "
+          "at (6.75, 5.75, 4.75) cells (the 8 weights sum to 1 there too)", want);
+    expect_weight(6.75f, 5.75f, 4.75f, 0, 7, 5, 4, 0.75f);
+    expect_weight(6.75f, 5.75f, 4.75f, 1, 6, 6, 4, 0.75f);
+    expect_weight(6.75f, 5.75f, 4.75f, 2, 6, 5, 5, 0.75f);
+}
+END_TEST
+
+START_TEST(a_particle_on_a_face_or_the_upper_bound_reads_that_face)
+{
+    /* Exactly on u(3,2,2), at (3, 2.5, 2.5) cells, a particle reads that face alone: weight 1,
+     * and 0 from u(4,2,2) and u(2,2,2). Exactly on the grid's upper bound in x, (7, 2.5, 2.5),
+     * it is on the last u face, u(7,2,2): 1 there, 0 from u(6,2,2). The same for v(3,6,2) at
+     * y = ny and w(3,2,5) at z = nz, and u(0,2,2) on the lower bound. */
+    expect_weight(3.0f, 2.5f, 2.5f, 0, 3, 2, 2, 1.0f);
+    expect_weight(3.0f, 2.5f, 2.5f, 0, 4, 2, 2, 0.0f);
+    expect_weight(3.0f, 2.5f, 2.5f, 0, 2, 2, 2, 0.0f);
+    expect_weight(7.0f, 2.5f, 2.5f, 0, 7, 2, 2, 1.0f);
+    expect_weight(7.0f, 2.5f, 2.5f, 0, 6, 2, 2, 0.0f);
+    expect_weight(3.5f, 6.0f, 2.5f, 1, 3, 6, 2, 1.0f);
+    expect_weight(3.5f, 6.0f, 2.5f, 1, 3, 5, 2, 0.0f);
+    expect_weight(3.5f, 2.5f, 5.0f, 2, 3, 2, 5, 1.0f);
+    expect_weight(3.5f, 2.5f, 5.0f, 2, 3, 2, 4, 0.0f);
+    expect_weight(0.0f, 2.5f, 2.5f, 0, 0, 2, 2, 1.0f);
+}
+END_TEST
+
+START_TEST(clamping_moves_the_stencil_not_the_particle)
+{
+    /* u = y (the face's height in metres). Rows of u faces sit at y = (j + 1/2) dx, the first
+     * at 0.25 m and the last (j = 5) at 2.75 m. A particle below the first row, at (3.5, 0.25,
+     * 2.5) cells (y = 0.125 m), reads row 0: u = 0.25, not the extrapolated 0.125; one above
+     * the last, at (3.5, 5.75, 2.5) cells, reads row 5: 2.75, not 2.875. One outside the grid,
+     * at (-0.5, 2.5, 2.5) cells, reads u(0,2,2): 1.25. None of them is moved: g2p clamps its
+     * stencil, never a particle's position. */
+    static const Vec3 at[3] = { { 1.75f, 0.125f, 1.25f }, { 1.75f, 2.875f, 1.25f }, { -0.25f, 1.25f, 1.25f } };
+    ps.count = 0;
+    for (int p = 0; p < 3; p++)
+        ck_assert_int_eq(part_push(&ps, at[p], (Vec3){ 0, 0, 0 }), 0);
+    fill(g.vel, (Vec3){ 0.0f, 0.0f, 0.0f });
+    const int *n = g.face[0].n;
+    for (int k = 0; k < n[2]; k++)
+        for (int j = 0; j < n[1]; j++)
+            for (int i = 0; i < n[0]; i++)
+                g.vel[0][grid_face_index(&g, 0, i, j, k)] = grid_face_position(&g, 0, i, j, k).y;
+    run(1.0f);
+    Vec3 want[3] = { { 0.25f, 0.0f, 0.0f }, { 2.75f, 0.0f, 0.0f }, { 1.25f, 0.0f, 0.0f } };
+    check("velocity with alpha = 1, u = y, particles below the first and above the last row of "
+          "u faces and outside the grid (each reads the nearest row)", want);
+    Tol exact = { 0.0f, 0.0f };
+    compare_particles("g2p", "position (clamp the stencil, not the particle)", at, ps.pos, 3, exact);
+}
+END_TEST
+
 START_TEST(golden)
 {
     /* The reference's output on a golden case, with the tolerances in tests/lib/stagecase.c. */
@@ -221,6 +330,10 @@ static Suite *g2p_suite(void)
     tcase_add_test(tc, each_component_on_its_own_staggering);
     tcase_add_test(tc, linear_fields_are_interpolated_exactly);
     tcase_add_test(tc, positions_are_not_changed);
+    tcase_add_test(tc, the_base_face_is_the_one_below_the_particle);
+    tcase_add_test(tc, weights_sum_to_one_past_the_last_face_row);
+    tcase_add_test(tc, a_particle_on_a_face_or_the_upper_bound_reads_that_face);
+    tcase_add_test(tc, clamping_moves_the_stencil_not_the_particle);
     suite_add_tcase(s, tc);
     golden_add_tcase(s, "g2p", golden);
     return s;

@@ -159,6 +159,86 @@ START_TEST(the_last_face_layer_counts)
 }
 END_TEST
 
+/* The sum of component a's weights over all its faces: one particle's is 1, wherever it is. */
+static void expect_total_weight(int a, const char *where)
+{
+    double sum = 0.0;
+    for (size_t f = 0; f < grid_faces(&g, a); f++)
+        sum += g.weight[a][f];
+    ck_assert_msg(fabs(sum - 1.0) <= 1e-6,
+                  "p2g: weight of the %c faces, summed over all of them, for one particle %s: "
+                  "expected 1, got %.7g (its 8 tent weights must sum to 1 there too)",
+                  letters[a], where, sum);
+}
+
+START_TEST(weights_sum_to_one_past_the_last_face_row)
+{
+    /* A particle at (6.75, 4.75, 5.75) cells, in the top corner's wall cell: in y it is above
+     * the last row of u faces (j = ny - 1 = 4, at y = 4.5 cells) and in z above the last row of
+     * u and v faces (k = 5, at 5.5). There the stencil's base is clamped to the row below the
+     * last and the fraction is 1, so the last row gets the whole weight of that axis: u(6,4,5)
+     * 0.25 and u(7,4,5) 0.75 (x: 3/4 of the way from u(6) to u(7)); v(6,4,5) 0.25 and
+     * v(6,5,5) 0.75 (x clamped onto the last column i = 6); w(6,4,5) 0.25 and w(6,4,6) 0.75.
+     * Each component's weights still sum to 1. */
+    add(6.75f, 4.75f, 5.75f, (Vec3){ 1.0f, 2.0f, 3.0f });
+    harness_track()->p2g(&ps, &g);
+    const char *where = "at (6.75, 4.75, 5.75) cells, past the last face rows";
+    for (int a = 0; a < 3; a++)
+        expect_total_weight(a, where);
+    expect_face(0, 6, 4, 5, 1.0f, 0.25f);
+    expect_face(0, 7, 4, 5, 1.0f, 0.75f);
+    expect_face(1, 6, 4, 5, 2.0f, 0.25f);
+    expect_face(1, 6, 5, 5, 2.0f, 0.75f);
+    expect_face(2, 6, 4, 5, 3.0f, 0.25f);
+    expect_face(2, 6, 4, 6, 3.0f, 0.75f);
+}
+END_TEST
+
+START_TEST(a_particle_on_the_upper_bound_weighs_on_the_last_face)
+{
+    /* A particle exactly on the grid's upper bound in x, (7, 2.5, 2.5) cells, is exactly on the
+     * last u face, u(7,2,2): weight 1 there and 0 on u(6,2,2), as on any other face. The same
+     * for v(3,5,2) at y = ny, w(3,2,6) at z = nz, and u(0,2,2) on the lower bound. */
+    static const struct { float at[3]; int a, on[3], beside[3]; } cases[] = {
+        { { 7.0f, 2.5f, 2.5f }, 0, { 7, 2, 2 }, { 6, 2, 2 } },
+        { { 3.5f, 5.0f, 2.5f }, 1, { 3, 5, 2 }, { 3, 4, 2 } },
+        { { 3.5f, 2.5f, 6.0f }, 2, { 3, 2, 6 }, { 3, 2, 5 } },
+        { { 0.0f, 2.5f, 2.5f }, 0, { 0, 2, 2 }, { 1, 2, 2 } },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        ps.count = 0;
+        add(cases[c].at[0], cases[c].at[1], cases[c].at[2], (Vec3){ -1.0f, -2.0f, -3.0f });
+        harness_track()->p2g(&ps, &g);
+        int a = cases[c].a;
+        float va = -(float)(a + 1);
+        expect_face(a, cases[c].on[0], cases[c].on[1], cases[c].on[2], va, 1.0f);
+        expect_face(a, cases[c].beside[0], cases[c].beside[1], cases[c].beside[2], 0.0f, 0.0f);
+    }
+}
+END_TEST
+
+START_TEST(clamping_moves_the_stencil_not_the_particle)
+{
+    /* A particle at (3.5, 0.25, 2.5) cells is inside the grid but below the first row of u
+     * faces (j = 0, at y = 0.5 cells). Its stencil is clamped, not extrapolated: in y the
+     * fraction is clamped to 0 on row 0, so u(3,0,2) and u(4,0,2) get 0.5 each and row 1
+     * nothing. Keeping the particle inside the grid instead, with the fraction y - 0.5 =
+     * -0.25, gives row 0 weight 0.625 and row 1 a negative one. The same at the top, at
+     * (3.5, 4.75, 2.5): row 4 (the last, at 4.5 cells) gets 0.5 and 0.5, row 3 nothing. */
+    static const float ys[2] = { 0.25f, 4.75f };
+    static const int rows[2][2] = { { 0, 1 }, { 4, 3 } };
+    for (int c = 0; c < 2; c++) {
+        ps.count = 0;
+        add(3.5f, ys[c], 2.5f, (Vec3){ 2.0f, 0.0f, 0.0f });
+        harness_track()->p2g(&ps, &g);
+        expect_face(0, 3, rows[c][0], 2, 2.0f, 0.5f);
+        expect_face(0, 4, rows[c][0], 2, 2.0f, 0.5f);
+        expect_face(0, 3, rows[c][1], 2, 0.0f, 0.0f);
+        expect_face(0, 4, rows[c][1], 2, 0.0f, 0.0f);
+    }
+}
+END_TEST
+
 START_TEST(golden)
 {
     /* The reference's output on a golden case, with the tolerances in tests/lib/stagecase.c. */
@@ -177,6 +257,9 @@ static Suite *p2g_suite(void)
     tcase_add_test(tc, an_average_not_a_sum);
     tcase_add_test(tc, faces_no_particle_reaches_are_zero);
     tcase_add_test(tc, the_last_face_layer_counts);
+    tcase_add_test(tc, weights_sum_to_one_past_the_last_face_row);
+    tcase_add_test(tc, a_particle_on_the_upper_bound_weighs_on_the_last_face);
+    tcase_add_test(tc, clamping_moves_the_stencil_not_the_particle);
     suite_add_tcase(s, tc);
     golden_add_tcase(s, "p2g", golden);
     return s;
