@@ -705,6 +705,17 @@ static int refuse_unsafe_submission(const Options *o)
     return 2;
 }
 
+/* Under the table: the stages of handout.given_stages, which have no part and no points. */
+static void print_given_note(const Grading *gr)
+{
+    const char *sep = "given, not graded (handout.given_stages; the reference's code ran in their place): ";
+    for (int s = 0; s < STAGE_COUNT; s++)
+        if (gr->given[s])
+            printf("%s%s", sep, stage_names[s]), sep = ", ";
+    if (*sep == ',')
+        printf("\n");
+}
+
 /* The self-check's last words: what the total is out of, and for each scene part that lost
  * points, its first failing frame and the line that shows the run. */
 static void print_self_check_notes(const GradeReport *r)
@@ -818,6 +829,7 @@ static int grade(const Options *o, const GradeConfig *cfg)
     grading_finish_logs(&gr);
     grading_free(&gr);
     report_print_table(stdout, r);
+    print_given_note(&gr);
     if (o->public_cases)
         print_self_check_notes(r);
     int rc = write_reports(&gr) != 0 ? 2 : r->total >= r->max - 1e-9 ? 0 : 1;

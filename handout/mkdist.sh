@@ -42,8 +42,8 @@ put() {
 
 mkdir -p "$root"
 # The kit's Makefile knows each stage's level (make help says it); levels are plain words.
+levels=$(echo $levels)   # one line of words, whether given one a line or one a space
 case "$levels" in *[!a-z0-9_=\ ]*) echo "mkdist.sh: LEVELS=\"$levels\": not stage=level words" >&2; exit 1;; esac
-levels=$(echo $levels)
 awk -v levels="$levels" '/^KIT_LEVELS := / { print "KIT_LEVELS := " levels; next } { print }' \
     handout/student.mk > "$root/Makefile"
 
