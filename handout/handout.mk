@@ -114,7 +114,21 @@ check-handout-fresh: $(HANDOUT_TABLE) ## the handout's quoted blocks are current
 # runs, its tests fail on the stubs and pass on the reference's files, and make grade agrees.
 # The other settings of handout.reference_objects and handout.given_objects are checked too,
 # on a second tarball.
+# And at the other levels (issue 39), each from grader/config with its handout group changed:
+# standard for every stage, and open with two stages given compiled (the subset an instructor
+# assigns). Each is made by make handout itself, as an instructor's config would make it.
 DIST_WITH_REF := $(BUILD)/handout/flipkit-student-with-reference.tar.gz
-check-dist: handout $(REF_STAGES_LIB) $(GIVEN_SOR_OBJ) ## the tarball: no solution code; it builds, tests and grades
+DIST_LEVELS   := standard open
+CHECK_LEVEL_standard := level = "standard";
+CHECK_LEVEL_open     := level = "open"; given_stages = [ "advect", "gravity" ];
+$(DIST_LEVELS:%=$(BUILD)/handout/config.%): $(BUILD)/handout/config.%: grader/config handout/handout.mk
+	@mkdir -p $(@D)
+	@awk -v extra='  $(CHECK_LEVEL_$*)' '{ print } /^handout:/ { h = 1; next } h && /^\{/ { print extra; h = 0 }' $< > $@.tmp
+	@grep -qxF '  $(CHECK_LEVEL_$*)' $@.tmp || { echo "check-dist: grader/config has no handout group to set the $* level in" >&2; exit 1; }
+	@mv $@.tmp $@
+check-dist: handout $(REF_STAGES_LIB) $(GIVEN_SOR_OBJ) $(DIST_LEVELS:%=$(BUILD)/handout/config.%) ## the tarball, and one per level: no solution code; it builds, tests and grades
 	@GIVEN_OBJ=$(GIVEN_SOR_OBJ) STAGES="$(STAGES)" METRICS=$(GRADE_DATA)/metrics handout/mkdist.sh $(DIST_WITH_REF) $(GOLDEN_DIR) $(BUILD)/handout/stubs $(REF_STAGES_LIB) >/dev/null
-	@STAGES="$(STAGES)" REF_TARBALL=$(DIST_WITH_REF) tests/check_dist.sh $(DIST)
+	@for l in $(DIST_LEVELS); do \
+	  $(MAKE) --no-print-directory handout HANDOUT_CONFIG=$(BUILD)/handout/config.$$l DIST=$(BUILD)/handout/flipkit-student-$$l.tar.gz >/dev/null || exit 1; done
+	@STAGES="$(STAGES)" REF_TARBALL=$(DIST_WITH_REF) \
+	  LEVEL_TARBALLS="$(foreach l,$(DIST_LEVELS),$(l):$(BUILD)/handout/flipkit-student-$(l).tar.gz)" tests/check_dist.sh $(DIST)
