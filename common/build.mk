@@ -50,13 +50,18 @@ COMMON_SRC := $(filter-out common/flipsim_main.c,$(wildcard common/*.c common/wr
 # position-independent, no debug information) where its source would be.
 GIVEN_SOR_SHIPPED := $(if $(wildcard common/given_sor.c),,$(wildcard lib/given_sor.o))
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o) $(GIVEN_SOR_SHIPPED)
-STU_OBJ    := $(STAGES:%=$(BUILD)/assignment/%.o) $(BUILD)/assignment/track.o
+# A student kit made with handout.given_stages has those stages compiled from the reference
+# (lib/stages/<stage>.o, no debug information) and no assignment/<stage>.c: they are not assigned.
+GIVEN_STAGES    := $(filter $(STAGES),$(basename $(notdir $(wildcard lib/stages/*.o))))
+ASSIGNED_STAGES := $(filter-out $(GIVEN_STAGES),$(STAGES))
+STU_OBJ    := $(ASSIGNED_STAGES:%=$(BUILD)/assignment/%.o) $(GIVEN_STAGES:%=lib/stages/%.o) \
+              $(BUILD)/assignment/track.o
 
 # What the stage suites and the grader share (stage cases, field diffs): one library, both link it.
 CHECKLIB     := $(BUILD)/tests/lib/libflipcheck.a
 CHECKLIB_OBJ := $(BUILD)/tests/lib/stagecase.o $(BUILD)/tests/lib/fielddiff.o
 TEST_SUPPORT := $(BUILD)/tests/harness.o $(BUILD)/tests/golden.o $(BUILD)/tests/compare.o $(CHECKLIB)
-STAGE_TESTS  := $(STAGES:%=$(BUILD)/tests/test_%)
+STAGE_TESTS  := $(ASSIGNED_STAGES:%=$(BUILD)/tests/test_%)
 
 .SECONDARY:
 
@@ -123,6 +128,7 @@ help: ## [help] this list
 	      /^[^#\t][^=]*:.*## / { t = $$0; sub(/:.*/, "", t); d = $$0; sub(/.*## /, "", d); \
 	        if (d ~ /^\[/) { t = d; sub(/\].*/, "", t); sub(/^\[/, "", t); sub(/^\[[^]]*\] ?/, "", d) } \
 	        printf "  make %-28s %s\n", t, d }' $(MAKEFILE_LIST)
+	$(if $(HELP_LEVELS),@echo "$(HELP_LEVELS)")
 	$(if $(HELP_NOTE),@echo "$(HELP_NOTE)")
 
 clean: ## remove build/ (the kit: dist/ too); assignment/ and out/ stay

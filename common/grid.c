@@ -63,6 +63,7 @@ void grid_free(MacGrid *g)
     *g = (MacGrid){ 0 };
 }
 
+/* @level guided for p2g,g2p */
 Stencil grid_stencil(const MacGrid *g, int a, Vec3 x)
 {
     Stencil s;
@@ -79,6 +80,7 @@ Stencil grid_stencil(const MacGrid *g, int a, Vec3 x)
     }
     return s;
 }
+/* @level end */
 
 void grid_cell_of(const MacGrid *g, Vec3 x, int *i, int *j, int *k)
 {

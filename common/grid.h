@@ -106,6 +106,7 @@ static inline Vec3 grid_face_position(const MacGrid *g, int a, int i, int j, int
     return c;
 }
 
+/* @level guided for p2g,g2p */
 /* The trilinear stencil of component a at world position x: the base face (i,j,k) and the
  * fractions t in [0,1] along each axis. Face (i+di, j+dj, k+dk), di,dj,dk in {0,1}, gets weight
  * prod_d (di ? t[d] : 1 - t[d]). The base is clamped so the 2x2x2 faces exist, and t to [0,1]
@@ -118,6 +119,7 @@ static inline float stencil_weight(const Stencil *s, int di, int dj, int dk)
     return (di ? s->t[0] : 1.0f - s->t[0]) * (dj ? s->t[1] : 1.0f - s->t[1]) *
            (dk ? s->t[2] : 1.0f - s->t[2]);
 }
+/* @level end */
 
 /* The cell holding world position x, clamped into the grid. */
 void grid_cell_of(const MacGrid *g, Vec3 x, int *i, int *j, int *k);

@@ -82,7 +82,9 @@ static void build_store(const Grading *gr, const BuildKey *key, const char *made
 
 void grading_stage_object(const Grading *gr, int s, char *path, size_t n)
 {
-    if (gr->compiled[s])
+    if (gr->given[s])
+        textf(path, n, "%s/given_%s.o", gr->objs, stage_names[s]);
+    else if (gr->compiled[s])
         textf(path, n, "%s/obj/%s/%s.o", gr->work, stage_names[s], stage_names[s]);
     else
         textf(path, n, "%s/stub_%s.o", gr->objs, stage_names[s]);
@@ -222,7 +224,8 @@ static void build_one(Grading *gr, int s)
 void build_stages(Grading *gr)
 {
     for (int s = 0; s < STAGE_COUNT; s++)
-        build_one(gr, s);
+        if (!gr->given[s])   /* a given stage's file, if the submission has one, is not the student's work */
+            build_one(gr, s);
 }
 
 /* Everything a runner depends on: the command, the kit's objects, the compiler and linker, and
@@ -255,7 +258,7 @@ static bool build_key_link(const Grading *gr, const char *main_obj, const char *
             bcache_key_text(k, "student");
             bcache_key_file(k, path);
         } else {
-            textf(path, sizeof path, "%s/stub_%s.o", gr->objs, stage_names[s]);
+            textf(path, sizeof path, gr->given[s] ? "%s/given_%s.o" : "%s/stub_%s.o", gr->objs, stage_names[s]);
             bcache_key_stamp(k, path);
         }
     }
@@ -281,7 +284,7 @@ int build_link(Grading *gr, const char *dir, const char *main_obj, const char *t
         if (student)
             textf(obj, sizeof obj, "%s/obj/%s/%s.o", gr->work, stage_names[s], stage_names[s]);
         else
-            textf(obj, sizeof obj, "%s/stub_%s.o", gr->objs, stage_names[s]);
+            textf(obj, sizeof obj, gr->given[s] ? "%s/given_%s.o" : "%s/stub_%s.o", gr->objs, stage_names[s]);
         len += textf(cmd + len, sizeof cmd - (size_t)len, " '%s'", obj);
     }
     textf(cmd + len, sizeof cmd - (size_t)len, " '%s/track.o' '%s/libkit.a' %s %s -o '%s' 2>&1", gr->objs,

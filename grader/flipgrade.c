@@ -68,8 +68,8 @@ static void usage(FILE *f)
 "       flipgrade --gradescope-results OUT.json [--public-report P.json] [--log FILE] REPORT.json\n"
 "                                           Gradescope's results.json from a grading's report\n"
 "       flipgrade --print grading-table|reference-objects|given-objects|reference-frames|\n"
-"                         github-classroom|stage-points|job-limits   what make handout and\n"
-"                         grader/slurm.sh take from the config\n"
+"                         github-classroom|stage-points|level|levels|given-stages|job-limits\n"
+"                                           what make handout and grader/slurm.sh take from the config\n"
 "Only the eight stage files are taken from SUBMISSION (assignment/<stage>.c preferred); each is\n"
 "compiled on its own, so one that does not compile scores 0 and the others are still graded.\n"
 "Every build and run is sandboxed and denied what it does not need: new namespaces (network,\n"
@@ -156,6 +156,10 @@ static void usage(FILE *f)
 "                     github-classroom: true or false (handout.github_classroom);\n"
 "                     stage-points: \"STAGE POINTS\" a line, the eight stages in order (the\n"
 "                     GitHub Classroom workflow's max-score of each stage's test);\n"
+"                     level: the whole handout's level, guided, standard or open (handout.level);\n"
+"                     levels: \"STAGE=LEVEL\" per stage, in the stages' order, LEVEL \"given\" for a\n"
+"                     stage of handout.given_stages (handout.level_by_stage, else handout.level);\n"
+"                     given-stages: the stages shipped compiled, not assigned, space-separated\n"
 "                     job-limits: a batch job's limits for one submission, as shell words\n"
 "                     (minutes= the submission budget plus a quarter and a minute,\n"
 "                     mem_mib= twice limits.memory_mib, cpus=1)\n"
@@ -334,12 +338,16 @@ static int parse_options(int argc, char **argv, Options *o)
         fprintf(stderr, "flipgrade: --parts must be all, stages or scenes, not \"%s\"\n", o->parts);
         return 2;
     }
-    if (o->print && strcmp(o->print, "grading-table") && strcmp(o->print, "reference-objects") &&
-        strcmp(o->print, "given-objects") && strcmp(o->print, "reference-frames") &&
-        strcmp(o->print, "github-classroom") && strcmp(o->print, "stage-points") &&
-        strcmp(o->print, "job-limits")) {
+    static const char *const prints[] = { "grading-table", "reference-objects", "given-objects",
+                                          "reference-frames", "github-classroom", "stage-points",
+                                          "level", "levels", "given-stages", "job-limits" };
+    bool known = false;
+    for (size_t p = 0; o->print && p < sizeof prints / sizeof prints[0]; p++)
+        known |= strcmp(o->print, prints[p]) == 0;
+    if (o->print && !known) {
         fprintf(stderr, "flipgrade: --print must be grading-table, reference-objects, given-objects, "
-                "reference-frames, github-classroom, stage-points or job-limits, not \"%s\"\n", o->print);
+                "reference-frames, github-classroom, stage-points, level, levels, given-stages or "
+                "job-limits, not \"%s\"\n", o->print);
         return 2;
     }
     int rc = check_gradebook(o);
@@ -709,6 +717,8 @@ static int print_grading_table(const Options *o, const GradeConfig *c)
     print_scenes_prose(c);
     printf("| part | graded on | points |\n|---|---|---:|\n");
     for (int s = 0; s < STAGE_COUNT; s++) {
+        if (gradeconfig_stage_given(c, stage_names[s]))
+            continue;   /* listed below the table: given, not graded */
         printf("| `%s` | the stage alone, on %d hidden cases (tolerances of `make test`) | %g |\n",
                stage_names[s], c->ncases, gradeconfig_stage_points(c, stage_names[s]));
         total += gradeconfig_stage_points(c, stage_names[s]);
@@ -738,6 +748,12 @@ static int print_grading_table(const Options *o, const GradeConfig *c)
            "reference's by at least %g (intersection over union), and its particles have moved "
            "between 1/%g and %g times as far since frame 0.\n",
            c->height_cells, c->overlap, c->motion, c->motion);
+    const char *sep = "\nGiven, not graded (your kit has them compiled, from the reference): ";
+    for (int s = 0; s < STAGE_COUNT; s++)
+        if (gradeconfig_stage_given(c, stage_names[s]))
+            printf("%s`%s`", sep, stage_names[s]), sep = ", ";
+    if (*sep == ',')
+        printf(".\n");
     return 0;
 }
 
@@ -853,7 +869,7 @@ static bool newer(const struct stat *a, const struct stat *b)
 
 /* The prebuilt objects every build links, and the headers a stage compiles against, made
  * after the last change to the kit's headers. */
-static int check_kit(const Options *o)
+static int check_kit(const Options *o, const GradeConfig *cfg)
 {
     static const char *const files[] = { "include/.made", "include/stages.h", "libkit.a", "track.o",
                                          "guard.o", "stagerun.o", "scenerun.o" };
@@ -866,6 +882,12 @@ static int check_kit(const Options *o)
             textf(path, sizeof path, "%s/stub_%s.o", o->objs, stage_names[i - sizeof files / sizeof files[0]]);
         if (stat(path, &st) != 0)
             return not_ready("grade-kit", "%s is missing: the grader's kit is not built", path);
+    }
+    for (int s = 0; s < STAGE_COUNT; s++) {   /* a given stage links the reference's object */
+        textf(path, sizeof path, "%s/given_%s.o", o->objs, stage_names[s]);
+        if (gradeconfig_stage_given(cfg, stage_names[s]) && stat(path, &st) != 0)
+            return not_ready("grade-kit", "%s is missing: %s is in handout.given_stages, and the "
+                             "grader's kit has no compiled reference of it", path, stage_names[s]);
     }
     textf(path, sizeof path, "%s/include/.made", o->objs);
     stat(path, &made);
@@ -894,6 +916,8 @@ static int check_data(const Options *o, const GradeConfig *cfg)
     struct stat st, made, config;
     if (strcmp(o->parts, "scenes") != 0)
         for (int s = 0; s < STAGE_COUNT; s++) {
+            if (gradeconfig_stage_given(cfg, stage_names[s]))
+                continue;   /* not graded: the kit ships no cases of it */
             textf(path, sizeof path, "%s/%s/%s", o->data, mode, stage_names[s]);
             DIR *d = opendir(path);
             bool any = false;
@@ -944,6 +968,17 @@ static int refuse_unsafe_submission(const Options *o)
     fprintf(stderr, "flipgrade: refused \"%s\": %s; %s; rename it, or give --out DIR for its "
             "report (nothing was graded)\n", shown, why, SAFE_SET_RULE);
     return 2;
+}
+
+/* Under the table: the stages of handout.given_stages, which have no part and no points. */
+static void print_given_note(const Grading *gr)
+{
+    const char *sep = "given, not graded (handout.given_stages; the reference's code ran in their place): ";
+    for (int s = 0; s < STAGE_COUNT; s++)
+        if (gr->given[s])
+            printf("%s%s", sep, stage_names[s]), sep = ", ";
+    if (*sep == ',')
+        printf("\n");
 }
 
 /* The self-check's last words: what the total is out of, and for each scene part that lost
@@ -1010,7 +1045,7 @@ static int grade(const Options *o, const GradeConfig *cfg)
 {
     int ready = refuse_unsafe_submission(o);
     if (!ready)
-        ready = check_kit(o);
+        ready = check_kit(o, cfg);
     if (!ready)
         ready = check_data(o, cfg);
     if (ready)
@@ -1018,6 +1053,8 @@ static int grade(const Options *o, const GradeConfig *cfg)
     static Grading gr;
     memset(&gr, 0, sizeof gr);
     gr.cfg = cfg;
+    for (int s = 0; s < STAGE_COUNT; s++)
+        gr.given[s] = gradeconfig_stage_given(cfg, stage_names[s]);
     double t0 = grading_now();
     gr.deadline = t0 + cfg->submission_seconds;
     gr.disk_left_kib = (long long)cfg->submission_disk_mib * 1024;
@@ -1067,6 +1104,7 @@ static int grade(const Options *o, const GradeConfig *cfg)
     grading_finish_logs(&gr);
     grading_free(&gr);
     report_print_table(stdout, r);
+    print_given_note(&gr);
     if (o->public_cases)
         print_self_check_notes(r);
     int rc = write_reports(&gr) != 0 ? 2 : r->total >= r->max - 1e-9 ? 0 : 1;
@@ -1365,7 +1403,7 @@ static int grade_class(const Options *o, const GradeConfig *cfg)
         rc = refused ? 1 : 0;
     } else if (todo == 0)
         fprintf(stderr, "flipgrade: nothing of %s to grade (nothing was graded)\n", o->class_dir);
-    else if ((rc = check_kit(o)) == 0 && (rc = check_data(o, cfg)) == 0)
+    else if ((rc = check_kit(o, cfg)) == 0 && (rc = check_data(o, cfg)) == 0)
         rc = grade_listed(o, &list, todo, list.n, refused);
     classrun_free(&list);
     return rc;
@@ -1474,14 +1512,33 @@ static int gradescope_results(const Options *o, const GradeConfig *cfg)
     return 0;
 }
 
-/* Each stage's points, a line each in the stage table's order, for the GitHub Classroom
- * workflow that make handout writes (handout/mkdist.sh): one test per stage. */
+/* Each assigned stage's points, a line each in the stage table's order, for the GitHub
+ * Classroom workflow that make handout writes (handout/mkdist.sh): one test per stage. A stage
+ * of handout.given_stages has no suite in the kit and no points, so no line. */
 static int print_stage_points(const GradeConfig *cfg)
 {
     for (int s = 0; s < STAGE_COUNT; s++)
-        if (printf("%s %.15g\n", stage_names[s], gradeconfig_stage_points(cfg, stage_names[s])) < 0)
+        if (!gradeconfig_stage_given(cfg, stage_names[s]) &&
+            printf("%s %.15g\n", stage_names[s], gradeconfig_stage_points(cfg, stage_names[s])) < 0)
             return 1;
     return 0;
+}
+
+/* --print levels and given-stages: what make handout builds the kit's pages and stages from. */
+static int print_levels(const GradeConfig *cfg, bool given_only)
+{
+    int rc = 0;
+    const char *sep = "";
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        bool given = gradeconfig_stage_given(cfg, stage_names[s]);
+        if (!given_only)
+            rc |= printf("%s=%s\n", stage_names[s], given ? "given" : gradeconfig_stage_level(cfg, stage_names[s])) < 0;
+        else if (given)
+            rc |= printf("%s%s", sep, stage_names[s]) < 0, sep = " ";
+    }
+    if (given_only)
+        rc |= printf("\n") < 0;
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -1512,6 +1569,10 @@ int main(int argc, char **argv)
         return printf("%s\n", cfg.given_objects ? "true" : "false") < 0;
     if (o.print && strcmp(o.print, "reference-frames") == 0)
         return printf("%s\n", cfg.reference_frames ? "true" : "false") < 0;
+    if (o.print && strcmp(o.print, "level") == 0)
+        return printf("%s\n", cfg.level) < 0;
+    if (o.print && (strcmp(o.print, "levels") == 0 || strcmp(o.print, "given-stages") == 0))
+        return print_levels(&cfg, strcmp(o.print, "given-stages") == 0);
     if (o.print && strcmp(o.print, "job-limits") == 0)
         return print_job_limits(&cfg);
     if (o.print && strcmp(o.print, "github-classroom") == 0)

@@ -14,7 +14,8 @@
 #include "stagetable.h"
 #include "track.h"
 
-typedef enum { K_NUM, K_INT, K_BOOL, K_STRS, K_NUMS, K_SOLVERS, K_SCENES, K_STAGE_POINTS, K_VISIBILITY, K_PPC } KeyType;
+typedef enum { K_NUM, K_INT, K_BOOL, K_STRS, K_NUMS, K_SOLVERS, K_SCENES, K_STAGE_POINTS, K_VISIBILITY,
+               K_PPC, K_LEVEL, K_STAGE_LEVELS, K_STAGE_NAMES } KeyType;
 
 typedef struct {
     const char *group, *name;
@@ -62,6 +63,12 @@ static const Key keys[] = {
       "make handout ships the reference's particle frames of the graded scenes (make view beside them)" },
     { "handout", "github_classroom", K_BOOL, OFF(github_classroom), 0, 1,
       "make handout ships GitHub Classroom's workflow: make test-<stage> worth its points" },
+    { "handout", "level", K_LEVEL, OFF(level), 0, 0,
+      "\"guided\", \"standard\" or \"open\": how much the handout gives (handout/README.md)" },
+    { "handout", "level_by_stage", K_STAGE_LEVELS, OFF(level_by), 0, 0,
+      "{ p2g = \"standard\"; ... }: these stages' own level instead of handout.level" },
+    { "handout", "given_stages", K_STAGE_NAMES, OFF(given_stages), 0, 7,
+      "[ \"advect\", ... ]: stages shipped compiled from the reference, not assigned or graded" },
     { "feedback", "max_kib", K_INT, OFF(feedback_max_kib), 64, 1 << 20,
       "make feedback: at most this many KiB per student (logs cut, pictures dropped to fit)" },
     { "gradescope", "hidden_visibility", K_VISIBILITY, OFF(gradescope_hidden), 0, 0,
@@ -106,6 +113,7 @@ void gradeconfig_defaults(GradeConfig *c)
     c->ncase_ppc = 2, c->case_ppc[0] = 8, c->case_ppc[1] = 27;
     c->nscene_ppc = 1, c->scene_ppc[0] = 8;
     c->variant_keep_frames = true;
+    snprintf(c->level, sizeof c->level, "guided");
     c->nsolvers = 2;
     snprintf(c->solvers[0], sizeof c->solvers[0], "jacobi");
     snprintf(c->solvers[1], sizeof c->solvers[1], "gauss_seidel");
@@ -341,6 +349,79 @@ static int read_visibility(Ctx *x, const Key *k, const config_setting_t *s, char
                 k->group, k->name, v ? ", not \"" : " (a string)", v ? v : "", v ? "\"" : "");
 }
 
+/* The levels a handout can be made at (handout/level.awk knows the same three). */
+static int is_level(const char *v)
+{
+    return v && (strcmp(v, "guided") == 0 || strcmp(v, "standard") == 0 || strcmp(v, "open") == 0);
+}
+
+static int read_level(Ctx *x, const config_setting_t *s, const char *key, char *dst, size_t n)
+{
+    const char *v = config_setting_get_string(s);
+    if (!is_level(v))
+        return fail(x, s, "%s: expected \"guided\", \"standard\" or \"open\"", key);
+    snprintf(dst, n, "%s", v);
+    return 0;
+}
+
+static const char stage_word_list[] = "advect, gravity, p2g, g2p, divergence, laplacian, jacobi or gradient";
+
+/* handout.level_by_stage = { p2g = "standard"; g2p = "standard"; }: each name a stage. */
+static int read_stage_levels(Ctx *x, const config_setting_t *s, GradeConfig *c)
+{
+    if (!config_setting_is_group(s))
+        return fail(x, s, "handout.level_by_stage: expected a group { p2g = \"standard\"; ... }");
+    int n = config_setting_length(s);
+    for (int i = 0; i < n && i < 16; i++) {
+        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        const char *name = config_setting_name(e);
+        if (!stage_find(name) || strlen(name) >= sizeof c->level_by[0].stage)
+            return fail(x, e, "handout.level_by_stage: \"%s\" is not a stage (expected %s)", name,
+                        stage_word_list);
+        char key[64];
+        snprintf(key, sizeof key, "handout.level_by_stage.%s", name);
+        if (read_level(x, e, key, c->level_by[i].level, sizeof c->level_by[i].level) != 0)
+            return -1;
+        snprintf(c->level_by[i].stage, sizeof c->level_by[i].stage, "%s", name);
+        c->nlevel_by = i + 1;
+    }
+    return 0;
+}
+
+/* handout.given_stages = [ "advect", "gravity" ]: stages, each once, at least one left to assign. */
+static int read_given_stages(Ctx *x, const Key *k, const config_setting_t *s, GradeConfig *c)
+{
+    int n = read_length(x, k, s);
+    for (int i = 0; i < n; i++) {
+        const char *v = config_setting_get_string_elem(s, i);
+        if (!v || !stage_find(v) || strlen(v) >= sizeof c->given_stages[0])
+            return fail(x, s, "handout.given_stages[%d]: expected a stage name (%s)", i, stage_word_list);
+        for (int j = 0; j < i; j++)
+            if (strcmp(c->given_stages[j], v) == 0)
+                return fail(x, s, "handout.given_stages[%d]: \"%s\" is named twice", i, v);
+        snprintf(c->given_stages[i], sizeof c->given_stages[i], "%s", v);
+    }
+    if (n >= 0)
+        c->ngiven = n;
+    return n < 0 ? -1 : 0;
+}
+
+const char *gradeconfig_stage_level(const GradeConfig *c, const char *stage)
+{
+    for (int i = 0; i < c->nlevel_by; i++)
+        if (strcmp(c->level_by[i].stage, stage) == 0)
+            return c->level_by[i].level;
+    return c->level;
+}
+
+bool gradeconfig_stage_given(const GradeConfig *c, const char *stage)
+{
+    for (int i = 0; i < c->ngiven; i++)
+        if (strcmp(c->given_stages[i], stage) == 0)
+            return true;
+    return false;
+}
+
 double gradeconfig_stage_points(const GradeConfig *c, const char *stage)
 {
     for (int i = 0; i < c->nstage_points; i++)
@@ -394,6 +475,12 @@ static int read_key(Ctx *x, const Key *k, const config_setting_t *s, GradeConfig
         return read_visibility(x, k, s, (char *)field);
     case K_PPC:
         return read_ppc(x, k, s, c);
+    case K_LEVEL:
+        return read_level(x, s, "handout.level", c->level, sizeof c->level);
+    case K_STAGE_LEVELS:
+        return read_stage_levels(x, s, c);
+    case K_STAGE_NAMES:
+        return read_given_stages(x, k, s, c);
     }
     return -1;
 }
@@ -493,6 +580,12 @@ void gradeconfig_print_defaults(FILE *f)
             snprintf(def, sizeof def, "%s", d.gradescope_hidden);
         else if (k->type == K_PPC)
             snprintf(def, sizeof def, "%s", field == (const char *)d.case_ppc ? "8, 27" : "8");
+        else if (k->type == K_LEVEL)
+            snprintf(def, sizeof def, "%s", d.level);
+        else if (k->type == K_STAGE_LEVELS)
+            snprintf(def, sizeof def, "none: every stage handout.level");
+        else if (k->type == K_STAGE_NAMES)
+            snprintf(def, sizeof def, "none: all eight assigned");
         else
             snprintf(def, sizeof def, "ball_drop, 20 frames");
         fprintf(f, "  %s.%-18s %-44s [%s]\n", k->group, k->name, k->help, def);

@@ -46,6 +46,14 @@ typedef struct {
     bool given_objects;       /* make handout: ship the given SOR solve compiled, not as source */
     bool reference_frames;    /* make handout: ship the reference's frames of the public scenes */
     bool github_classroom;    /* make handout: ship GitHub Classroom's autograding workflow */
+    /* Assignment levels (issue 39): how much the handout gives a student. "guided" is today's
+     * kit; "standard" drops the stencil helpers, the numbers of the analytic cases and the
+     * "Stuck?" sections; "open" leaves only the conventions and each stage's inputs/outputs. */
+    char level[16];                           /* handout.level: every stage's, unless ... */
+    int nlevel_by;                            /* ... handout.level_by_stage names its own */
+    struct { char stage[16]; char level[16]; } level_by[16];
+    int ngiven;                               /* handout.given_stages: shipped compiled from the */
+    char given_stages[16][16];                /* reference, not assigned, not graded */
     long feedback_max_kib;    /* make feedback: what one student's copy may hold */
     char gradescope_hidden[16];   /* results.json's visibility of the tests that carry the points
                                    * (hidden cases, whole scenes): "after_published",
@@ -93,6 +101,10 @@ void gradeconfig_run_argv(GradeRun *run, const GradeScene *sc, const char *solve
 
 /* A stage's points: its stages.points_by_stage entry, else stages.points. */
 double gradeconfig_stage_points(const GradeConfig *c, const char *stage);
+/* A stage's level: its handout.level_by_stage entry, else handout.level. */
+const char *gradeconfig_stage_level(const GradeConfig *c, const char *stage);
+/* Whether handout.given_stages names stage (it ships compiled and is not graded). */
+bool gradeconfig_stage_given(const GradeConfig *c, const char *stage);
 /* A scene run's points: its scenes.list entry's points, else scenes.points. */
 double gradeconfig_scene_points(const GradeConfig *c, const GradeScene *sc);
 

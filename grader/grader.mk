@@ -12,6 +12,12 @@ $(GRADE_KIT)/stub_%.o: reference/%.c reference/mkstub.awk | $(PKGS_FOUND)
 	$(call say,CC,$(GRADE_KIT)/stub_$*.c)
 	$(CC) $(ALL_CFLAGS) -c $(GRADE_KIT)/stub_$*.c -o $@
 
+# A stage of handout.given_stages runs as the reference's, under the stage's own name.
+$(GRADE_KIT)/given_%.o: reference/%.c | $(PKGS_FOUND)
+	@mkdir -p $(@D)
+	$(call say,CC,$< (given))
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
 # Calibration: the reference's OpenCL stages and pipeline against the grader's thresholds.
 CALIBRATE := $(BUILD)/grader/calibrate
 $(BUILD)/grader/calibrate.o: GRADER_CFLAGS += -Ireference

@@ -28,6 +28,8 @@ typedef struct {
     /* per stage, in stage_names order */
     IntakeResult intake;                 /* which stage files the submission gave, or why not */
     bool compiled[STAGE_COUNT];          /* the student's object exists (else the stub is used) */
+    bool given[STAGE_COUNT];             /* handout.given_stages: not assigned, not graded; every
+                                          * run links the reference's object (given_<stage>.o) */
     bool from_cache[STAGE_COUNT];        /* ... and came from the cache: the same bytes every time */
     char build_reason[STAGE_COUNT][GRADE_REASON_MAX];  /* why not, one line */
     bool build_error[STAGE_COUNT];       /* ... because the grader failed, not the file */

@@ -3,6 +3,9 @@
 # includer adds the rule for $(GRADE_KIT)/stub_%.o (the kit makes stubs from reference/, the
 # student kit ships them). grader/README.md explains the grader; grader/config drives it.
 GRADER      := $(BUILD)/flipgrade
+# The reference's stage objects a run links for a stage of handout.given_stages (given_<stage>.o):
+# the kit compiles all eight from reference/ (grader.mk), the student kit has its given ones.
+GRADE_GIVEN := $(if $(wildcard reference/*.c),$(STAGES),$(GIVEN_STAGES))
 GRADE_KIT   := $(BUILD)/grader/kit
 GRADE_CACHE := $(BUILD)/grader/cache
 GRADER_MODS := flipgrade grading gradeconfig gradebook variant intake escape classrun metrics build buildcache stagepart scenepart report feedback gradescope render sandbox sbjail sbcalls
@@ -14,7 +17,7 @@ GRADER_LIBS   = $(shell pkg-config --libs jansson libpng libconfig libarchive 2>
 RUNNER_LIBS   = $(shell pkg-config --libs jansson libpng 2>/dev/null) -lm
 GRADE_KIT_FILES := $(GRADE_KIT)/libkit.a $(GRADE_KIT)/track.o $(GRADE_KIT)/guard.o $(GRADE_KIT)/include/.made \
                    $(GRADE_KIT)/stagerun.o $(GRADE_KIT)/scenerun.o $(GRADE_KIT)/solvertrap.o \
-                   $(STAGES:%=$(GRADE_KIT)/stub_%.o)
+                   $(STAGES:%=$(GRADE_KIT)/stub_%.o) $(GRADE_GIVEN:%=$(GRADE_KIT)/given_%.o)
 
 $(BUILD)/grader/%.o: grader/%.c | $(PKGS_FOUND)
 	@mkdir -p $(@D)

@@ -386,7 +386,7 @@ static const char *unbuilt_stage(const Grading *gr)
 static bool refuse_stub_run(Grading *gr, const GradeRun *run, GradePart *part)
 {
     for (int s = 0; s < STAGE_COUNT; s++)
-        if (!gr->compiled[s] && !gr->build_error[s] && run_calls_stage(run, s)) {
+        if (!gr->compiled[s] && !gr->build_error[s] && !gr->given[s] && run_calls_stage(run, s)) {
             textf(part->reason, sizeof part->reason, "not run: it calls %s, whose file was not "
                   "built (see the %s part); the kit's stub in its place would earn points for code "
                   "the student did not write", stage_names[s], stage_names[s]);

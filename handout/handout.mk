@@ -84,15 +84,35 @@ $(GIVEN_SOR_OBJ): common/given_sor.c | $(PKGS_FOUND)
 # mkdist.sh writes the GitHub Classroom workflow (.github/workflows/classroom.yml).
 CLASSROOM_POINTS := $(BUILD)/handout/stage-points.txt
 
-handout: $(GRADER) $(GOLDEN_STAMP) $(GRADE_DATA)/.made $(HANDOUT_STUBS) check-handout-fresh ## the student tarball: dist/flipkit-student.tar.gz
-	@if [ "$$($(GRADER) --print reference-objects)" = true ]; then \
+
+# A stage of handout.given_stages ships as the reference's object under the stage's own name,
+# without debug information (-fPIC: the students' Python library links it too).
+GIVEN_STAGE_DIR := $(BUILD)/handout/given
+$(GIVEN_STAGE_DIR)/%.o: reference/%.c | $(PKGS_FOUND)
+	@mkdir -p $(@D)
+	$(call say,CC,$< (shipped compiled))
+	$(CC) $(STD) -O2 -g0 -fPIC -Icommon -Icommon/writers $(PKG_CFLAGS) -c $< -o $@
+	strip --strip-debug $@
+
+# HANDOUT_CONFIG: the grader config the kit is made from (its handout group: objects, levels,
+# given stages) and that the kit's self-check grader gets; check-dist makes one per level.
+HANDOUT_CONFIG ?= grader/config
+handout: $(GRADER) $(GOLDEN_STAMP) $(GRADE_DATA)/.made $(HANDOUT_STUBS) check-handout-fresh ## the student tarball: dist/flipkit-student.tar.gz, at grader/config's handout.level
+	@cfg=$(HANDOUT_CONFIG); \
+	if [ "$$($(GRADER) --config $$cfg --print reference-objects)" = true ]; then \
 	  $(MAKE) --no-print-directory $(REF_STAGES_LIB) || exit 1; lib=$(REF_STAGES_LIB); else lib=-; fi; \
-	if [ "$$($(GRADER) --print given-objects)" = true ]; then \
+	if [ "$$($(GRADER) --config $$cfg --print given-objects)" = true ]; then \
 	  $(MAKE) --no-print-directory $(GIVEN_SOR_OBJ) || exit 1; given=$(GIVEN_SOR_OBJ); else given=; fi; \
-	if [ "$$($(GRADER) --print reference-frames)" = true ]; then frames=$(GRADE_DATA)/frames; else frames=; fi; \
-	if [ "$$($(GRADER) --print github-classroom)" = true ]; then \
-	  $(GRADER) --print stage-points > $(CLASSROOM_POINTS) || exit 1; classroom=$(CLASSROOM_POINTS); else classroom=; fi; \
-	FRAMES=$$frames CLASSROOM_POINTS=$$classroom GIVEN_OBJ=$$given STAGES="$(STAGES)" METRICS=$(GRADE_DATA)/metrics handout/mkdist.sh $(DIST) $(GOLDEN_DIR) $(BUILD)/handout/stubs $$lib
+	if [ "$$($(GRADER) --config $$cfg --print reference-frames)" = true ]; then frames=$(GRADE_DATA)/frames; else frames=; fi; \
+	if [ "$$($(GRADER) --config $$cfg --print github-classroom)" = true ]; then \
+	  $(GRADER) --config $$cfg --print stage-points > $(CLASSROOM_POINTS) || exit 1; classroom=$(CLASSROOM_POINTS); else classroom=; fi; \
+	level=$$($(GRADER) --config $$cfg --print level) && levels=$$($(GRADER) --config $$cfg --print levels) && \
+	stages=$$($(GRADER) --config $$cfg --print given-stages) || exit 1; \
+	for s in $$stages; do $(MAKE) --no-print-directory $(GIVEN_STAGE_DIR)/$$s.o || exit 1; done; \
+	$(GRADER) --config $$cfg --print grading-table > $(BUILD)/handout/table.$(notdir $(DIST)).md || exit 1; \
+	CONFIG=$$cfg LEVEL=$$level LEVELS="$$levels" GIVEN_DIR=$(GIVEN_STAGE_DIR) TABLE=$(BUILD)/handout/table.$(notdir $(DIST)).md \
+	FRAMES=$$frames CLASSROOM_POINTS=$$classroom GIVEN_OBJ=$$given STAGES="$(STAGES)" METRICS=$(GRADE_DATA)/metrics handout/mkdist.sh $(DIST) $(GOLDEN_DIR) $(BUILD)/handout/stubs $$lib; \
+	rc=$$?; rm -f $(BUILD)/handout/table.$(notdir $(DIST)).md; exit $$rc
 
 # The handout ships as committed; a stale one is an error, not something to fix silently.
 check-handout-fresh: $(HANDOUT_TABLE) ## the handout's quoted blocks are current
@@ -100,12 +120,26 @@ check-handout-fresh: $(HANDOUT_TABLE) ## the handout's quoted blocks are current
 
 # The tarball as a student gets it: no solution code in it; unpacked in an empty directory it
 # runs, its tests fail on the stubs and pass on the reference's files, and make grade agrees.
-# The other settings of handout.reference_objects, handout.given_objects and
+# The other settings of handout.reference_objects, handout.given_objects,
 # handout.reference_frames and handout.github_classroom are checked too, on a second tarball:
 # its workflow is read with a YAML parser and its tests run as GitHub Classroom would run them
 # (tests/classroom.py).
+# And at the other levels (issue 39), each from grader/config with its handout group changed:
+# standard for every stage, and open with two stages given compiled (the subset an instructor
+# assigns). Each is made by make handout itself, as an instructor's config would make it.
 DIST_WITH_REF := $(BUILD)/handout/flipkit-student-with-reference.tar.gz
-check-dist: handout $(REF_STAGES_LIB) $(GIVEN_SOR_OBJ) ## the tarball: no solution code; it builds, tests and grades
+DIST_LEVELS   := standard open
+CHECK_LEVEL_standard := level = "standard";
+CHECK_LEVEL_open     := level = "open"; given_stages = [ "advect", "gravity" ];
+$(DIST_LEVELS:%=$(BUILD)/handout/config.%): $(BUILD)/handout/config.%: grader/config handout/handout.mk
+	@mkdir -p $(@D)
+	@awk -v extra='  $(CHECK_LEVEL_$*)' '{ print } /^handout:/ { h = 1; next } h && /^\{/ { print extra; h = 0 }' $< > $@.tmp
+	@grep -qxF '  $(CHECK_LEVEL_$*)' $@.tmp || { echo "check-dist: grader/config has no handout group to set the $* level in" >&2; exit 1; }
+	@mv $@.tmp $@
+check-dist: handout $(REF_STAGES_LIB) $(GIVEN_SOR_OBJ) $(DIST_LEVELS:%=$(BUILD)/handout/config.%) ## the tarball, and one per level: no solution code; it builds, tests and grades
 	@$(GRADER) --print stage-points > $(CLASSROOM_POINTS)
 	@FRAMES=$(GRADE_DATA)/frames CLASSROOM_POINTS=$(CLASSROOM_POINTS) GIVEN_OBJ=$(GIVEN_SOR_OBJ) STAGES="$(STAGES)" METRICS=$(GRADE_DATA)/metrics handout/mkdist.sh $(DIST_WITH_REF) $(GOLDEN_DIR) $(BUILD)/handout/stubs $(REF_STAGES_LIB) >/dev/null
-	@STAGES="$(STAGES)" REF_TARBALL=$(DIST_WITH_REF) CLASSROOM_POINTS=$(CLASSROOM_POINTS) tests/check_dist.sh $(DIST)
+	@for l in $(DIST_LEVELS); do \
+	  $(MAKE) --no-print-directory handout HANDOUT_CONFIG=$(BUILD)/handout/config.$$l DIST=$(BUILD)/handout/flipkit-student-$$l.tar.gz >/dev/null || exit 1; done
+	@STAGES="$(STAGES)" REF_TARBALL=$(DIST_WITH_REF) CLASSROOM_POINTS=$(CLASSROOM_POINTS) \
+	  LEVEL_TARBALLS="$(foreach l,$(DIST_LEVELS),$(l):$(BUILD)/handout/flipkit-student-$(l).tar.gz)" tests/check_dist.sh $(DIST)

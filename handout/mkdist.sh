@@ -15,7 +15,13 @@
 # (when set: the reference's frames to ship, build/grader/data/frames; handout.reference_frames),
 # CLASSROOM_POINTS (when set: a file of "STAGE POINTS" lines, `flipgrade --print stage-points`;
 # the tarball then holds .github/workflows/classroom.yml, GitHub Classroom's autograding with
-# one test per stage; grader/config handout.github_classroom). Run from the kit's root.
+# one test per stage; grader/config handout.github_classroom);
+# lib/given_sor.o in place of common/given_sor.c; grader/config handout.given_objects);
+# the assignment's levels (issue 39; grader/config's handout group, through flipgrade --print):
+# LEVEL (the whole handout's: guided, standard or open), LEVELS ("stage=level ...", level
+# "given" for a stage shipped compiled), GIVEN_DIR (the given stages' objects, <stage>.o),
+# CONFIG (the config the kit's grader gets, grader/config by default) and TABLE (its grading
+# table, flipgrade --print grading-table). Run from the kit's root.
 set -eu
 [ $# -eq 4 ] || { echo "usage: mkdist.sh OUT.tar.gz GOLDEN_DIR STUBS_DIR REFERENCE_OBJECTS_LIB|-" >&2; exit 2; }
 out=$1 golden=$2 stubs=$3 reflib=$4
@@ -23,6 +29,11 @@ name=flipkit-student
 stage=$(mktemp -d) || exit 1
 trap 'rm -rf "$stage"' EXIT
 root="$stage/$name"
+config=${CONFIG:-grader/config}
+level=${LEVEL:-guided}
+levels=${LEVELS:-$(for s in $STAGES; do printf '%s=guided ' "$s"; done)}
+# given STAGE: whether the stage ships compiled from the reference (not assigned).
+given() { case " $levels " in *" $1=given "*) return 0;; esac; return 1; }
 
 # put FILE... DIR: copies kit files into the tarball's DIR, failing on a missing one.
 put() {
@@ -34,9 +45,12 @@ put() {
     done
 }
 
-cp handout/student.mk "$stage/Makefile.tmp"
 mkdir -p "$root"
-mv "$stage/Makefile.tmp" "$root/Makefile"
+# The kit's Makefile knows each stage's level (make help says it); levels are plain words.
+levels=$(echo $levels)   # one line of words, whether given one a line or one a space
+case "$levels" in *[!a-z0-9_=\ ]*) echo "mkdist.sh: LEVELS=\"$levels\": not stage=level words" >&2; exit 1;; esac
+awk -v levels="$levels" '/^KIT_LEVELS := / { print "KIT_LEVELS := " levels; next } { print }' \
+    handout/student.mk > "$root/Makefile"
 
 put common common/*.c common/*.h common/movie.sh common/build.mk
 if [ -n "${GIVEN_OBJ:-}" ]; then   # common/build.mk links lib/given_sor.o where the source is not
@@ -49,7 +63,13 @@ put common/viewer common/viewer/index.html common/viewer/viewer.js common/viewer
                   common/viewer/serve.mjs common/viewer/setup.sh common/viewer/package.json \
                   common/viewer/package-lock.json
 put assignment assignment/track.c
-for s in $STAGES; do put assignment "$stubs/$s.c"; done
+for s in $STAGES; do
+    if given "$s"; then
+        put lib/stages "${GIVEN_DIR:?the given stages' objects}/$s.o"
+    else
+        put assignment "$stubs/$s.c"
+    fi
+done
 put scenes scenes/*.json scenes/README.md
 put common/python/flipkit common/python/flipkit/__init__.py
 put common/python/examples common/python/examples/*.py
@@ -59,12 +79,13 @@ put handout/figures handout/figures/*.svg
 
 # The tests: the eight stage suites, what they share, the runner of `make test`, and the public
 # golden cases, recorded (the reference that records them does not ship).
-for s in $STAGES; do put tests "tests/test_$s.c"; done
+for s in $STAGES; do given "$s" || put tests "tests/test_$s.c"; done
 put tests tests/harness.c tests/harness.h tests/golden.c tests/golden.h tests/compare.c tests/compare.h \
           tests/run_suites.sh tests/checkphysics.c
 put tests/lib tests/lib/fielddiff.c tests/lib/fielddiff.h tests/lib/stagecase.c tests/lib/stagecase.h
 put tests/golden tests/golden/*.json
 for s in $STAGES; do
+    given "$s" && continue   # not graded, not tested: no cases
     set -- "$golden/$s"/*.state
     [ -f "$1" ] || { echo "mkdist.sh: $golden/$s: no golden cases (run make golden)" >&2; exit 1; }
     put "tests/golden/public/$s" "$@"
@@ -108,7 +129,7 @@ put grader grader/flipgrade.c grader/grading.c grader/grading.h grader/gradeconf
 # The config without the hidden cases (their list is the instructor's business), and a README
 # for the self-check instead of grader/README.md, which is the instructor's manual.
 awk '/^ *cases = \[/ { skipping = 1 } skipping { if (/\];/) skipping = 0; next } { print }' \
-    grader/config > "$root/grader/config"
+    "$config" > "$root/grader/config"
 if grep -q 'grader/cases' "$root/grader/config"; then
     echo "mkdist.sh: grader/config: hidden cases left in the student config" >&2; exit 1
 fi
@@ -137,6 +158,23 @@ if [ "$reflib" != - ]; then
     put lib "$reflib"
 fi
 
+# The level: the README's grading table from this kit's config (given stages are not graded),
+# then every file with @level blocks cut to its stages' levels (handout/level.awk): stages.h,
+# grid.h and grid.c, the handout's pages. No marker ships.
+if [ -n "${TABLE:-}" ]; then
+    handout/sync.sh "$root/handout/README.md" common/stages.h "$TABLE" ||
+        { echo "mkdist.sh: $TABLE: cannot write the grading table into the README" >&2; exit 1; }
+fi
+grep -rl '@level' "$root" | while read -r f; do
+    case "$f" in */handout/stages/*.md) own=$(basename "$f" .md);; *) own=;; esac
+    awk -v levels="$levels" -v level="$level" -v stage="$own" -f handout/level.awk "$f" > "$f.cut" ||
+        { echo "mkdist.sh: cutting $f to its level failed" >&2; exit 1; }
+    mv "$f.cut" "$f"
+done
+if grep -rl '@level' "$root" >&2; then
+    echo "mkdist.sh: level markers left in the files above" >&2; exit 1
+fi
+
 cat > "$root/README.md" <<'EOF'
 # flipkit — the student kit
 
@@ -152,6 +190,29 @@ make submission  # submission.tar.gz: your eight stage files, checked as the gra
 make help    # everything else
 ```
 EOF
+{
+    echo
+    echo "## Your stages and their level"
+    echo
+    echo "This kit is handed out at the **$level** level (handout/README.md says what that gives you)."
+    echo
+    echo "| stage | level |"
+    echo "|---|---|"
+    for pair in $levels; do
+        s=${pair%%=*} l=${pair#*=}
+        if [ "$l" = given ]; then
+            echo "| \`$s\` | given: the reference's, compiled in \`lib/stages/$s.o\`; not yours to write, not graded |"
+        else
+            echo "| \`$s\` | $l: yours, in \`assignment/$s.c\` |"
+        fi
+    done
+    echo
+    echo "*guided*: the contract in \`common/stages.h\` gives each stage's formula and boundary rules,"
+    echo "the helpers do the grid's staggering, and each page has a step-by-step section. *standard*:"
+    echo "the contracts state the math and the grid's layout, not the code (no stencil helper for"
+    echo "\`p2g\` and \`g2p\`); the pages explain the ideas and the tests in words. *open*: the"
+    echo "conventions and each stage's inputs and outputs; the rest, walls included, is yours."
+} >> "$root/README.md"
 
 # GitHub Classroom's autograding (handout.github_classroom): one command-grader test per stage,
 # `make test-<stage>` worth that stage's points when it exits 0, and the reporter that adds them

@@ -5,6 +5,10 @@
 # compiles with the kit's own rules: common/build.mk and grader/kit.mk are the kit's files.
 
 SCENE ?= scenes/first_drop.json
+# Each stage and the level your instructor hands it out at (guided, standard or open; given: the
+# reference's, compiled in lib/stages/, not yours to write). make handout writes this line from
+# grader/config (handout.level, handout.level_by_stage, handout.given_stages).
+KIT_LEVELS := advect=guided gravity=guided p2g=guided g2p=guided divergence=guided laplacian=guided jacobi=guided gradient=guided
 ARGS  ?=
 
 # No OpenCL here: a student's build needs a C compiler, make, Check, jansson and libpng; the
@@ -47,6 +51,11 @@ $(GRADE_KIT)/stub_%.o: grader/stubs/%.c | $(PKGS_FOUND)
 	$(call say,CC,$<)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+# A stage your instructor gave you compiled (lib/stages/) runs as it is, in the grader's runs too.
+$(GRADE_KIT)/given_%.o: lib/stages/%.o
+	@mkdir -p $(@D)
+	cp $< $@
+
 #:Running and testing your stages:
 all: $(FLIPSIM) ## build build/flipsim with your stages (the default goal)
 
@@ -60,12 +69,17 @@ run: deps ## build and run a scene with your stages [SCENE=scenes/first_drop.jso
 movie: $(FLIPSIM) ## out/<scene name>/preview.mp4 from the previews (needs ffmpeg) [SCENE=...] [ARGS=...]
 	@common/movie.sh $(FLIPSIM) "$(SCENE)" --track student $(ARGS)
 
-test: deps ## all eight stage suites on your assignment/, then a table; installs missing packages first
+test: deps ## the suites of the stages you write, on your assignment/, then a table; installs missing packages first
 	@$(MAKE) --no-print-directory $(STAGE_TESTS)
 	@tests/run_suites.sh student $(STAGE_TESTS)
 
-$(STAGES:%=test-%): test-%: $(BUILD)/tests/test_% ## [test-<stage>] one stage's suite
+$(ASSIGNED_STAGES:%=test-%): test-%: $(BUILD)/tests/test_% ## [test-<stage>] one stage's suite
 	@$<
+
+ifneq ($(GIVEN_STAGES),)
+$(GIVEN_STAGES:%=test-%): test-%:
+	@echo "make $@: $* is given in this kit (lib/stages/$*.o, the reference compiled): not yours to write or test"
+endif
 
 golden: ## the golden cases come recorded in tests/golden/public/
 	@echo "make golden: the golden cases come recorded in tests/golden/public/ (the reference made"
@@ -85,9 +99,9 @@ grade: $(GRADER) $(GRADE_KIT_FILES) ## the self-check: each stage alone on the p
 COV_BUILD := build/cov
 coverage: | $(PKGS_FOUND) ## which lines of your stages the suites reached (build/coverage/index.html)
 	@$(MAKE) --no-print-directory BUILD=$(COV_BUILD) CFLAGS="-O0 -g --coverage" \
-	  LDFLAGS="--coverage" $(STAGES:%=$(COV_BUILD)/tests/test_%) >/dev/null
+	  LDFLAGS="--coverage" $(ASSIGNED_STAGES:%=$(COV_BUILD)/tests/test_%) >/dev/null
 	@find $(COV_BUILD) -name '*.gcda' -delete
-	@for s in $(STAGES); do $(COV_BUILD)/tests/test_$$s >/dev/null 2>&1 || true; done
+	@for s in $(ASSIGNED_STAGES); do $(COV_BUILD)/tests/test_$$s >/dev/null 2>&1 || true; done
 	@command -v gcovr >/dev/null || { echo "make coverage: gcovr is not installed (apt-get install gcovr)" >&2; exit 1; }
 	@mkdir -p build/coverage
 	@gcovr -r . --object-directory $(COV_BUILD) -f assignment/ \
@@ -102,4 +116,5 @@ coverage: | $(PKGS_FOUND) ## which lines of your stages the suites reached (buil
 #:  V=1 make ...                        print every compile and link command in full
 #:Isolating a bug in a whole run: ARGS='--set use_gauss_seidel=true' swaps your jacobi for the
 #:  given Gauss-Seidel; ARGS='--use-reference=p2g,g2p' swaps stages for the reference's.
+HELP_LEVELS := Your stages and their levels (README.md says what each means): $(foreach p,$(filter-out %=given,$(KIT_LEVELS)),$(subst =,:,$(p)))$(if $(GIVEN_STAGES),; given compiled (not yours): $(GIVEN_STAGES)).
 HELP_NOTE := The reference's stages for --use-reference: $(if $(REF_LIB),shipped in lib/ by your instructor,not in this kit (your instructor did not ship them)).

@@ -3,7 +3,13 @@
 # flipkit tests/: `make check-dist` runs it. First a search for solution code (and proof that the
 # search can find some), then the tarball unpacked in an empty directory: make run, make test
 # on the stubs, then on the reference's stage files, and make grade. One line per check.
-# Usage: check_dist.sh TARBALL   (run from the kit's root; STAGES in the environment)
+# Then, for each tarball of LEVEL_TARBALLS, the kit at another level (issue 39), checked for what
+# differs from the guided one: its headers and pages, a -Werror build (the guided kit's build/
+# reused, every file that differs touched), its suites on its stubs and on the reference's files,
+# and make grade (the stage parts; the scenes too when stages are given, since then they link
+# other code).
+# Usage: check_dist.sh TARBALL   (run from the kit's root; STAGES in the environment;
+#        REF_TARBALL and LEVEL_TARBALLS="LEVEL:TARBALL ..." optional)
 set -u
 tarball=${1:?usage: check_dist.sh TARBALL}
 stages=${STAGES:?run me from make, which reads the stages from common/stagelist.h}
@@ -75,9 +81,11 @@ else
 fi
 rm -rf "$work/planted" "$work/planted2"
 
+run() { "$@" > "$work/log" 2>&1; }
+# LEVELS_ONLY=1 skips sections 2 to 4 (trying the level checks alone; their kits then build afresh).
+if [ -z "${LEVELS_ONLY:-}" ]; then
 # ---- 2. a student's first commands ---------------------------------------------------------
 cd "$root" || exit 1
-run() { "$@" > "$work/log" 2>&1; }
 # A student's build must be as clean as the kit's: a warning they did not cause misleads them.
 if run make -j2 CFLAGS="-O2 -g -Werror" all $(for s in $stages; do echo "build/tests/test_$s"; done) build/flipgrade; then
     ok "the student kit builds without a warning (-Werror): flipsim, the 8 suites, flipgrade"
@@ -340,5 +348,81 @@ if [ -n "${REF_TARBALL:-}" ]; then
     fi
     cd "$kit" || exit 1
 fi
+fi
+
+# ---- 5. the other levels ---------------------------------------------------------------------
+# check_level LEVEL TARBALL
+check_level() {
+    lv=$1 tb=$2 dir="$work/level-$1" t0=$(date +%s)
+    mkdir "$dir" && tar -xzf "$tb" -C "$dir" || { bad "$tb does not unpack"; return; }
+    lroot="$dir/flipkit-student"
+    found=$(search "$lroot")
+    [ -z "$found" ] || { bad "solution code in the $lv kit:"; echo "$found" | head -n 5; }
+    if grep -rl '@level' "$lroot" >/dev/null; then bad "$lv kit: level markers left in $(grep -rl '@level' "$lroot" | head -n 3 | tr '\n' ' ')"; fi
+    given=$(echo $(sed -n 's/^KIT_LEVELS := //p' "$lroot/Makefile" | tr ' ' '\n' | sed -n 's/=given$//p'))
+    assigned=$(for s in $stages; do case " $given " in *" $s "*) ;; *) printf '%s ' "$s";; esac; done)
+    nassigned=$(echo $assigned | wc -w)
+    # what a student file can include: no stencil helper; pages without Stuck? and with every test
+    helpers=$(grep -l -E 'grid_stencil|stencil_weight|\<Stencil\>' "$lroot"/common/*.h "$lroot"/common/writers/*.h 2>/dev/null | tr '\n' ' ')
+    # (a given stage's page describes the code shipped for it, at guided)
+    stuck=$(for s in $assigned; do grep -l '^## Stuck?' "$lroot/handout/stages/$s.md"; done | tr '\n' ' ')
+    unlisted=$(for s in $assigned; do for t in $(sed -n 's/.*tcase_add_test([a-z_]*, *\([a-z_0-9]*\)).*/\1/p' "$lroot/tests/test_$s.c"); do
+                   grep -q "\`$t\`" "$lroot/handout/stages/$s.md" || printf '%s:%s ' "$s" "$t"; done; done)
+    if [ -z "$helpers" ] && [ -z "$stuck" ] && [ -z "$unlisted" ] && grep -q "handed out at the \*\*$lv\*\* level" "$lroot/README.md" &&
+       grep -q "^\*\*Level: $lv\.\*\*" "$lroot/handout/README.md"; then
+        ok "$lv kit: no stencil helper in common/*.h, no Stuck? section, every test of the $nassigned suites on its page, README and handout/README.md say $lv"
+    else
+        bad "$lv kit: stencil helpers in: ${helpers:-none}; Stuck? in: ${stuck:-none}; tests not on their page: ${unlisted:-none}; or README/handout/README.md do not say $lv"
+    fi
+    # the guided kit's objects where the sources are the same bytes; what differs is made again
+    if [ -d "$root/build" ]; then
+        cp -a "$root/build" "$lroot/build" && (cd "$lroot" && find . -path ./build -prune -o -type f -print) |
+            while read -r f; do cmp -s "$lroot/$f" "$root/$f" || touch "$lroot/$f"; done
+    fi
+    cd "$lroot" || return
+    if run make help && grep -q "^Your stages and their levels" "$work/log"; then
+        help=$(grep "^Your stages and their levels" "$work/log")
+    else
+        bad "$lv kit: make help does not list the stages' levels"; help=
+    fi
+    if run make -j2 CFLAGS="-O2 -g -Werror" all $(for s in $assigned; do echo "build/tests/test_$s"; done) build/flipgrade; then
+        ok "$lv kit builds without a warning (-Werror), $nassigned suites${given:+, given compiled: $given}"
+    else
+        bad "$lv kit does not build with -Werror:"; grep -E "warning|error" "$work/log" | head -n 5
+    fi
+    run make -j2 test; rc=$?
+    failing=$(grep -c -E "^[a-z0-9]+ +[0-9]+ +[0-9]+ +[1-9][0-9]* *$" "$work/log")
+    if [ "$rc" -ne 0 ] && [ "$failing" -eq "$nassigned" ] &&
+       [ "$(grep -c -E "^[a-z0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ *$" "$work/log")" -eq "$nassigned" ]; then
+        ok "$lv kit: make test on its stubs fails all $nassigned assigned stages (exit $rc)"
+    else
+        bad "$lv kit: make test on its stubs: exit $rc, $failing of $nassigned assigned stages failing:"; tail -n 10 "$work/log"
+    fi
+    for s in $assigned; do cp "$kit/reference/$s.c" assignment/; done
+    if run make -j2 test && grep -q "make test: all passed" "$work/log"; then
+        ok "$lv kit: make test with the reference's files: all passed"
+    else
+        bad "$lv kit: make test with the reference's files:"; tail -n 10 "$work/log"
+    fi
+    # the scenes link the given stages' objects in place of the student's; without given stages
+    # they run the same code as in the guided kit, checked above
+    parts=stages; [ -n "$given" ] && parts=all
+    run make grade GRADE_PARTS=$parts; rc=$?
+    total=$(grep -E "^total [0-9.]+ / [0-9.]+" "$work/log" | head -n 1)
+    got=$(echo "$total" | awk '{ print $2 }'); max=$(echo "$total" | awk '{ print $4 }')
+    if [ "$rc" -eq 0 ] && [ -n "$got" ] && [ "$got" = "$max" ] &&
+       { [ -z "$given" ] || grep -q "^given, not graded .*: $(echo $given | sed 's/ /, /g')$" "$work/log"; }; then
+        ok "$lv kit: make grade (GRADE_PARTS=$parts) with the reference's files: $got / $max${given:+, $given given and not graded}"
+    else
+        bad "$lv kit: make grade with the reference's files: exit $rc, ${total:-no total}"; tail -n 12 "$work/log"
+    fi
+    [ -n "$help" ] && ok "$lv kit: make help says: $(echo "$help" | cut -c1-150)"
+    echo "     ($lv kit checked in $(( $(date +%s) - t0 )) s)"
+    cd "$kit" || exit 1
+}
+for pair in ${LEVEL_TARBALLS:-}; do
+    check_level "${pair%%:*}" "${pair#*:}"
+done
+
 [ "$fail" -eq 0 ] && echo "check-dist: $tarball passes"
 exit "$fail"
