@@ -374,6 +374,16 @@ check_level() {
     else
         bad "$lv kit: stencil helpers in: ${helpers:-none}; Stuck? in: ${stuck:-none}; tests not on their page: ${unlisted:-none}; or README/handout/README.md do not say $lv"
     fi
+    # the same suites, cases and harness as the guided kit, byte for byte: so every planted bug
+    # check-mutants shows failing its stage by an analytic case fails it at this level too
+    differ=$(for s in $assigned; do cmp -s "$lroot/tests/test_$s.c" "$root/tests/test_$s.c" || printf 'tests/test_%s.c ' "$s"
+                 diff -r -q "$lroot/tests/golden/public/$s" "$root/tests/golden/public/$s" >/dev/null || printf 'tests/golden/public/%s ' "$s"; done
+             for f in harness.c harness.h lib/stagecase.c lib/fielddiff.c; do cmp -s "$lroot/tests/$f" "$root/tests/$f" || printf 'tests/%s ' "$f"; done)
+    if [ -z "$differ" ]; then
+        ok "$lv kit: its $nassigned suites, their public cases and the harness are the guided kit's, byte for byte"
+    else
+        bad "$lv kit: tests differ from the guided kit's: $differ"
+    fi
     # the guided kit's objects where the sources are the same bytes; what differs is made again
     if [ -d "$root/build" ]; then
         cp -a "$root/build" "$lroot/build" && (cd "$lroot" && find . -path ./build -prune -o -type f -print) |
