@@ -700,8 +700,6 @@ static int cli_start(Run *r, const Track *track)
     return o->resume ? EXIT_OK : cli_write_frame(r);
 }
 
-void (*cli_settings_hook)(const Scene *scene, int last_frame);
-
 /* Buffers of megabytes come and go every frame: the download's staging arrays, the frame
  * writer's snapshot, the surface's. glibc maps each one fresh (mmap) or hands the freed top of
  * the heap back to the kernel, so every frame faulted the same pages in again, a page at a
@@ -718,9 +716,10 @@ void cli_keep_freed_memory(void)
 #endif
 }
 
-int cli_main(int argc, char **argv, const Track *student, const Track *reference,
-             const CliDevices *devices)
+int cli_main(int argc, char **argv, const CliBuild *build)
 {
+    const Track *student = build->student, *reference = build->reference;
+    const CliDevices *devices = build->devices;
     Options opt;
     Run r = { .opt = &opt, .devices = devices, .lock_fd = -1 };
     Track track;
@@ -747,8 +746,8 @@ int cli_main(int argc, char **argv, const Track *student, const Track *reference
         rc = cli_start(&r, &track);
     }
     int last = opt.frames >= 0 ? opt.frames : r.scene.frames;
-    if (rc == 0 && cli_settings_hook)
-        cli_settings_hook(&r.scene, last);
+    if (rc == 0 && build->settings_final)
+        build->settings_final(&r.scene, last);
     if (rc == 0)
         rc = cli_run_frames(&r, last);
     char err[1300];
