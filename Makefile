@@ -25,10 +25,12 @@ CLEAN_MORE  := dist
 
 # The kit's flipsim links the student track, the reference track and the OpenCL pipeline.
 REF_STAGE_OBJ  = $(STAGES:%=$(BUILD)/reference/%.o)
-REF_OTHER_SRC  = $(filter-out $(STAGES:%=reference/%.c) reference/flipsim_main.c,$(wildcard reference/*.c))
+REF_OTHER_SRC  = $(filter-out $(STAGES:%=reference/%.c) reference/flipsim_main.c reference/pylib_main.c,$(wildcard reference/*.c))
 REF_OBJ        = $(REF_STAGE_OBJ) $(REF_OTHER_SRC:%.c=$(BUILD)/%.o)
 SIM_OBJ        = $(COMMON_OBJ) $(REF_OBJ) $(STU_OBJ)
 FLIPSIM        = $(BUILD)/flipsim
+# libflipkit.so's own main: it hands the Python binding the reference track and the pipeline.
+PYLIB_MAIN     = $(BUILD)/reference/pylib_main.o
 
 .DEFAULT_GOAL := all
 

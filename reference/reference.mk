@@ -88,8 +88,7 @@ check-validate: $(VALIDATE) ## make validate at one resolution, each case within
 	@$(VALIDATE) --short
 
 # ---- Python: the package's suite (pylib and python-examples are common/build.mk's) -----------
-# The kit's libflipkit.so has the reference track and its OpenCL pipeline.
-$(BUILD)/common/pyapi.o: ALL_CFLAGS += -Ireference -DFLIPKIT_HAVE_PIPELINE
+# The kit's libflipkit.so has the reference track and its OpenCL pipeline (PYLIB_MAIN hands them in).
 
 check-python: pylib $(FLIPSIM) ## the Python package's suite (tests/python) and its two examples, headless
 	@$(PY_ENV) $(PYTHON) -m unittest discover -s tests/python -t tests/python
