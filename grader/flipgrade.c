@@ -112,7 +112,7 @@ static void usage(FILE *f)
 "  --no-cache         compile and link everything afresh [off]\n"
 "  --unconfined       grade hidden cases even without Landlock (student code could then read\n"
 "                     the answers and write anywhere you can) [off: refuse]\n"
-"  --mkgolden PATH    --prepare: the reference's case maker [build/tests/mkgolden]\n"
+"  --mkgolden PATH    --prepare: the reference's case maker [build/maintainer/mkgolden]\n"
 "  --flipsim PATH     --prepare: the reference's simulator [build/flipsim]\n"
 "  --quiet            print only the table\n"
 "  --print WHAT       grading-table: the graded scenes, parts and points as Markdown (the\n"
@@ -190,7 +190,7 @@ static int parse_options(int argc, char **argv, Options *o)
 {
     *o = (Options){ .config = "grader/config", .data = "build/grader/data", .objs = "build/grader/kit",
                     .cache = "build/grader/cache", .cache_mib = "256",
-                    .kit = ".", .mkgolden = "build/tests/mkgolden", .flipsim = "build/flipsim",
+                    .kit = ".", .mkgolden = "build/maintainer/mkgolden", .flipsim = "build/flipsim",
                     .parts = "all" };
     static const char *const valued[] = { "--config", "--out", "--parts", "--kit", "--objects", "--data",
                                           "--work", "--mkgolden", "--flipsim", "--class-csv", "--print",

@@ -1,7 +1,7 @@
 /* bench.c — `make bench`: the C reference against the OpenCL pipeline, stage by stage, on the
  * resolutions the issue names, the surface mesher, the pressure solvers to 1e-6, and the
  * machine's own bandwidth.
- * flipkit tests/: a benchmark, not a test: it prints medians and writes build/bench/bench.json. */
+ * flipkit maintainer/: a benchmark, not a test: it prints medians and writes build/bench/bench.json. */
 #include <jansson.h>
 #include <math.h>
 #include <pthread.h>

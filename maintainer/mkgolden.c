@@ -1,5 +1,5 @@
 /* mkgolden.c — writes golden cases: each stage's input and the reference's output, taken from
- * one substep of a real run. flipkit tests/: `make golden` runs it on the scenes in tests/golden/.
+ * one substep of a real run. flipkit maintainer/: `make golden` runs it on the scenes in tests/golden/.
  * Usage: mkgolden [--every-boundary] OUTDIR SCENE.json...   (format in golden.h; deterministic)
  * --every-boundary (the grader's hidden cases): refuse a scene whose recorded substep has no
  * FLUID cell beside SOLID or none beside AIR, which would leave stages' boundary rules untested.
