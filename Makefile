@@ -44,7 +44,7 @@ include handout/handout.mk
 
 # After the fragments: STAGES is common/build.mk's.
 .PHONY: all run movie stubs check-stubs bench solvers check-solvers \
-        all-tests golden test $(STAGES:%=test-%) coverage coverage-check check check-make test-common \
+        all-tests golden test $(STAGES:%=test-%) coverage coverage-check check check-make check-layers test-common \
         test-physics check-suites check-mutants check-watch check-opencl check-oclgrind check-pipeline check-determinism \
         check-movie check-warnings check-sanitize fuzz check-fuzz \
         grade grade-data grade-kit feedback submission check-physics check-grader check-slurm validate \
