@@ -12,15 +12,10 @@ static void given_neighbours(const MacGrid *g, const float *p, int i, int j, int
     static const int nb[6][3] = { { -1, 0, 0 }, { 1, 0, 0 }, { 0, -1, 0 },
                                   { 0, 1, 0 },  { 0, 0, -1 }, { 0, 0, 1 } };
     *sum = 0.0f;
-    *count = 0;
-    for (int q = 0; q < 6; q++) {
-        int t = grid_cell_type(g, i + nb[q][0], j + nb[q][1], k + nb[q][2]);
-        if (t == CELL_SOLID)
-            continue;
-        (*count)++;
-        if (t == CELL_FLUID)
+    for (int q = 0; q < 6; q++)
+        if (grid_cell_type(g, i + nb[q][0], j + nb[q][1], k + nb[q][2]) == CELL_FLUID)
             *sum += p[grid_cell_index(g, i + nb[q][0], j + nb[q][1], k + nb[q][2])];
-    }
+    *count = grid_nonsolid_neighbours(g, i, j, k);
 }
 
 /* |rhs - L p| / |rhs| over FLUID cells, in double. */

@@ -64,15 +64,12 @@ static void pcg_build_matrix(Pcg *m)
                 size_t c = grid_cell_index(g, i, j, k);
                 if (g->cell[c] != CELL_FLUID)
                     continue;
-                int cnt = 0;
                 for (int d = 0; d < 3; d++) {
                     int e[3] = { d == 0, d == 1, d == 2 };
-                    int lo = grid_cell_type(g, i - e[0], j - e[1], k - e[2]);
                     int hi = grid_cell_type(g, i + e[0], j + e[1], k + e[2]);
-                    cnt += (lo != CELL_SOLID) + (hi != CELL_SOLID);
                     m->plus[d][c] = hi == CELL_FLUID ? -1.0f : 0.0f;
                 }
-                m->diag[c] = (float)cnt;
+                m->diag[c] = (float)grid_nonsolid_neighbours(g, i, j, k);
             }
 }
 
