@@ -59,10 +59,7 @@ SolveResult given_solve_sor(const MacGrid *g, const float *rhs, float *p,
                             const PressureSettings *settings, float omega,
                             SolveHistory *history)
 {
-    /* The residual costs as much as a sweep, so it is measured every few sweeps only, unless
-     * the convergence lab records every one. */
-    enum { CHECK_EVERY = 5 };
-    int every = history ? 1 : CHECK_EVERY;
+    int every = track_check_every(history, TRACK_CHECK_EVERY_GIVEN);
     SolveResult res = { 0, given_relative_residual(g, rhs, p), false };
     res.converged = res.residual <= settings->tolerance;
     track_record_residual(history, 0, res.residual);

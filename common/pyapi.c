@@ -224,10 +224,12 @@ void fk_grid_size(const FkSim *h, int n[3], float *dx)
 float *fk_grid_field(FkSim *h, const char *name)
 {
     MacGrid *g = &h->sim.grid;
-    float *const fields[] = { g->vel[0], g->vel[1], g->vel[2], g->p, h->sim.div, h->sim.rhs,
-                              h->sim.lap };
-    static const char *const names[] = { "u", "v", "w", "p", "div", "rhs", "lap" };
-    for (int i = 0; i < 7; i++)
+    for (int a = 0; a < 3; a++)
+        if (strcmp(name, grid_component_name(a)) == 0)
+            return g->vel[a];
+    float *const fields[] = { g->p, h->sim.div, h->sim.rhs, h->sim.lap };
+    static const char *const names[] = { "p", "div", "rhs", "lap" };
+    for (int i = 0; i < 4; i++)
         if (strcmp(name, names[i]) == 0)
             return fields[i];
     snprintf(h->error, sizeof h->error, "grid field \"%s\": expected u, v, w, p, div, rhs or lap",

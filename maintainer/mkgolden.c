@@ -45,10 +45,9 @@ static void rec_dims(StateFile *sf, const MacGrid *g)
 static void rec_faces(StateFile *sf, const char *prefix, const char *suffix, const MacGrid *g,
                       float *const vel[3])
 {
-    static const char letters[3] = { 'u', 'v', 'w' };
     for (int a = 0; a < 3; a++) {
         char tag[STATE_TAG_LEN];
-        snprintf(tag, sizeof tag, "%s%c%s", prefix, letters[a], suffix);
+        snprintf(tag, sizeof tag, "%s%c%s", prefix, grid_component_letter(a), suffix);
         state_add(sf, tag, STATE_F32, vel[a], grid_faces(g, a));
     }
 }
