@@ -8,12 +8,15 @@
 #include "scene.h"
 #include "stagelist.h"
 #include "stages.h"
+#include "status.h"
 
-/* What a pressure solve did; solvers return it and only the driver prints. */
+/* What a pressure solve did; solvers return it and only the driver prints. A solve that could
+ * not run (its buffers not allocated) says so in status, with residual INFINITY and p as it was. */
 typedef struct {
     int iterations;
     double residual;    /* final |b - L p| / |b| (0 when b = 0) */
     bool converged;     /* residual <= tolerance */
+    RunStatus status;   /* RUN_OK, or why the solve did not run (RUN_OUT_OF_MEMORY) */
 } SolveResult;
 
 /* The relative residual |b - L p| / |b| of one solve after every iteration, for the convergence

@@ -743,13 +743,14 @@ static void error_parts(const GradeReport *r, char *out, size_t n)
 
 static int grade(const Options *o, const GradeConfig *cfg)
 {
-    int ready = refuse_unsafe_submission(o);
-    if (!ready)
-        ready = check_kit(o);
-    if (!ready)
-        ready = check_data(o, cfg);
-    if (ready)
-        return ready;
+    /* Each check returns 0 when it found nothing wrong, else the exit status to stop with. */
+    int refused = refuse_unsafe_submission(o);
+    if (!refused)
+        refused = check_kit(o);
+    if (!refused)
+        refused = check_data(o, cfg);
+    if (refused)
+        return refused;
     static Grading gr;
     memset(&gr, 0, sizeof gr);
     gr.cfg = cfg;

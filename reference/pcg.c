@@ -277,11 +277,12 @@ static SolveResult pcg_solve_with(const MacGrid *g, const float *rhs, float *p,
                                   const PressureSettings *set, SolveHistory *history,
                                   bool multigrid)
 {
-    SolveResult res = { 0, 0.0, false };
+    SolveResult res = { 0, 0.0, false, RUN_OK };
     Pcg m;
     if (pcg_alloc(&m, g) != 0 || (multigrid && !(m.mg = mg_create(g)))) {
         pcg_free(&m);
         res.residual = INFINITY;
+        res.status = RUN_OUT_OF_MEMORY;
         return res;
     }
     pcg_build_matrix(&m);
