@@ -613,7 +613,7 @@ static int cli_check_memory(const Run *r)
 /* OUT is this run's alone, and holds nothing of an earlier run's past keep_frame. */
 static int cli_claim_out(Run *r)
 {
-    char err[1300];
+    char err[MESSAGE_MAX];
     r->lock_fd = rundir_claim(r->out, err, sizeof err);
     if (r->lock_fd == -2)
         return cli_error("%s", err);
@@ -626,7 +626,7 @@ static int cli_claim_out(Run *r)
 
 static int cli_clear_out(Run *r, int keep_frame)
 {
-    char err[1300];
+    char err[MESSAGE_MAX];
     if (rundir_clear(r->out, keep_frame, err, sizeof err) < 0) {
         fprintf(stderr, "flipsim: %s\n", err);
         return EXIT_IO;
@@ -637,7 +637,7 @@ static int cli_clear_out(Run *r, int keep_frame)
 static int cli_start(Run *r, const Track *track)
 {
     const Options *o = r->opt;
-    char err[1300];
+    char err[MESSAGE_MAX];
     int rc = cli_check_slices(r);
     if (!rc)
         rc = cli_check_memory(r);
@@ -750,7 +750,7 @@ int cli_main(int argc, char **argv, const CliBuild *build)
         build->settings_final(&r.scene, last);
     if (rc == 0)
         rc = cli_run_frames(&r, last);
-    char err[1300];
+    char err[MESSAGE_MAX];
     double closing = cli_now();
     if (output_close(&r.output, err, sizeof err) != 0) {
         fprintf(stderr, "flipsim: %s\n", err);

@@ -20,11 +20,11 @@ typedef struct {
     Scene scene;
     Sim sim;
     SolveHistory history;   /* the residuals of each solve, once fk_record_residuals asks */
-    char error[1400];
+    char error[MESSAGE_MAX];
 } FkSim;
 
 /* Where fk_open and fk_resume say why they returned NULL. */
-static char fk_open_error[1400];
+static char fk_open_error[MESSAGE_MAX];
 
 /* Declared here, not in a header: only ctypes calls them. */
 const char *fk_last_open_error(void);
@@ -137,7 +137,7 @@ FkSim *fk_resume(const char *state_path, const char *track, const char *device)
         snprintf(fk_open_error, sizeof fk_open_error, "out of memory");
         return NULL;
     }
-    char err[1300];
+    char err[MESSAGE_MAX];
     char *json = checkpoint_scene(state_path, fk_open_error, sizeof fk_open_error);
     int bad = !json || scene_load_text(json, state_path, NULL, 0, &h->scene, fk_open_error,
                                        sizeof fk_open_error) != 0;

@@ -655,7 +655,7 @@ static void bench_outputs(json_t *out)
         const OutputCase *oc = &output_cases[c];
         double sim_s, sec[OUTPUT_KINDS];
         size_t particles = 0;
-        char err[1300] = "";
+        char err[MESSAGE_MAX] = "";
         if (bench_outputs_run(oc, &sim_s, sec, &particles, err, sizeof err) != 0) {
             printf("  %-16s failed: %s\n", oc->label, err);
             continue;
