@@ -702,10 +702,10 @@ static int cli_start(Run *r, const Track *track)
 
 /* Buffers of megabytes come and go every frame: the download's staging arrays, the frame
  * writer's snapshot, the surface's. glibc maps each one fresh (mmap) or hands the freed top of
- * the heap back to the kernel, so every frame faulted the same pages in again, a page at a
- * time: ball_drop at 64^3 on OpenCL, frames 0-16, took 80,000 page faults (34,000 with this)
- * and 0.31 s a frame (0.28). So blocks up to 32 MiB (glibc's largest threshold) come from the
- * heap, which is never trimmed; larger ones are still mapped on their own, as before. The
+ * the heap back to the kernel, so every frame would fault the same pages in again, a page at
+ * a time (reference/PERFORMANCE.md has the count). So blocks up to 32 MiB (glibc's largest
+ * threshold) come from the heap, which is never trimmed; larger ones are still mapped on their
+ * own. The
  * reference flipsim and make bench call it; the student build and the grader's runner, which
  * caps a run's address space, keep glibc's defaults. */
 void cli_keep_freed_memory(void)
