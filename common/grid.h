@@ -77,31 +77,6 @@ static inline char grid_component_letter(int a)
     return grid_component_name(a)[0];
 }
 
-/* N, the number of non-SOLID neighbours of cell (i,j,k) in an nx*ny*nz array of cell types
- * (x fastest; outside it counts as SOLID): the diagonal of the pressure matrix, where AIR counts
- * (p = 0 there) and SOLID drops out (stages.h). Written once for the given solve and the
- * reference's solvers, on a MacGrid's cells and on multigrid's coarser grids alike. */
-static inline int grid_types_nonsolid_neighbours(const int8_t *type, int nx, int ny, int nz,
-                                                 int i, int j, int k)
-{
-    static const int nb[6][3] = { { -1, 0, 0 }, { 1, 0, 0 }, { 0, -1, 0 },
-                                  { 0, 1, 0 },  { 0, 0, -1 }, { 0, 0, 1 } };
-    int count = 0;
-    for (int q = 0; q < 6; q++) {
-        int a = i + nb[q][0], b = j + nb[q][1], c = k + nb[q][2];
-        if (a < 0 || b < 0 || c < 0 || a >= nx || b >= ny || c >= nz)
-            continue;
-        count += type[(size_t)a + (size_t)nx * ((size_t)b + (size_t)ny * (size_t)c)] != CELL_SOLID;
-    }
-    return count;
-}
-
-/* The same on the grid's own cells. */
-static inline int grid_nonsolid_neighbours(const MacGrid *g, int i, int j, int k)
-{
-    return grid_types_nonsolid_neighbours(g->cell, g->nx, g->ny, g->nz, i, j, k);
-}
-
 /* "FLUID", "AIR", "SOLID" (or "?"), for messages. */
 static inline const char *grid_cell_type_name(int type)
 {

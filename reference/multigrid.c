@@ -61,8 +61,8 @@ static void mg_count_neighbours(MgLevel *l)
                 size_t c = mg_index(l, i, j, k);
                 if (l->type[c] != CELL_FLUID)
                     continue;
-                l->count[c] = (uint8_t)grid_types_nonsolid_neighbours(l->type, l->n[0], l->n[1],
-                                                                      l->n[2], i, j, k);
+                l->count[c] = (uint8_t)mg_nonsolid_neighbours(l->type, l->n[0], l->n[1], l->n[2],
+                                                              i, j, k);
             }
 }
 

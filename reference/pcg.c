@@ -69,7 +69,7 @@ static void pcg_build_matrix(Pcg *m)
                     int hi = grid_cell_type(g, i + e[0], j + e[1], k + e[2]);
                     m->plus[d][c] = hi == CELL_FLUID ? -1.0f : 0.0f;
                 }
-                m->diag[c] = (float)grid_nonsolid_neighbours(g, i, j, k);
+                m->diag[c] = (float)mg_nonsolid_neighbours(g->cell, g->nx, g->ny, g->nz, i, j, k);
             }
 }
 
