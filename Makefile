@@ -25,10 +25,12 @@ CLEAN_MORE  := dist
 
 # The kit's flipsim links the student track, the reference track and the OpenCL pipeline.
 REF_STAGE_OBJ  = $(STAGES:%=$(BUILD)/reference/%.o)
-REF_OTHER_SRC  = $(filter-out $(STAGES:%=reference/%.c) reference/flipsim_main.c,$(wildcard reference/*.c))
+REF_OTHER_SRC  = $(filter-out $(STAGES:%=reference/%.c) reference/flipsim_main.c reference/pylib_main.c,$(wildcard reference/*.c))
 REF_OBJ        = $(REF_STAGE_OBJ) $(REF_OTHER_SRC:%.c=$(BUILD)/%.o)
 SIM_OBJ        = $(COMMON_OBJ) $(REF_OBJ) $(STU_OBJ)
 FLIPSIM        = $(BUILD)/flipsim
+# libflipkit.so's own main: it hands the Python binding the reference track and the pipeline.
+PYLIB_MAIN     = $(BUILD)/reference/pylib_main.o
 
 .DEFAULT_GOAL := all
 
@@ -42,7 +44,7 @@ include handout/handout.mk
 
 # After the fragments: STAGES is common/build.mk's.
 .PHONY: all run movie stubs check-stubs bench solvers check-solvers \
-        all-tests golden test $(STAGES:%=test-%) coverage coverage-check check check-make test-common \
+        all-tests golden test $(STAGES:%=test-%) coverage coverage-check check check-make check-layers test-common \
         test-physics check-suites check-mutants check-watch check-opencl check-oclgrind check-pipeline check-determinism \
         check-movie check-warnings check-sanitize fuzz check-fuzz \
         grade grade-data grade-kit feedback gradebook submission check-physics check-grader check-slurm gradescope check-gradescope validate \

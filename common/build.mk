@@ -140,7 +140,8 @@ clean: ## remove build/ (the kit: dist/ too); assignment/ and out/ stay
 PYTHON   := /usr/bin/python3
 PYLIB    := build/libflipkit.so
 PY_ENV   := PYTHONPATH=common/python FLIPKIT_LIB=$(PYLIB) FLIPSIM=$(FLIPSIM) MPLBACKEND=Agg
-$(BUILD)/libflipkit.so: $(SIM_OBJ)
+# PYLIB_MAIN: what the includer's library hands the binding (pyapi.h); empty in the student kit.
+$(BUILD)/libflipkit.so: $(SIM_OBJ) $(PYLIB_MAIN)
 	$(call say,LD,$@)
 	$(CC) -shared $(ALL_LDFLAGS) $^ $(LIBS) -pthread -o $@
 

@@ -660,7 +660,7 @@ static int cli_check_memory(const Run *r)
 /* OUT is this run's alone, and holds nothing of an earlier run's past keep_frame. */
 static int cli_claim_out(Run *r)
 {
-    char err[1300];
+    char err[MESSAGE_MAX];
     r->lock_fd = rundir_claim(r->out, err, sizeof err);
     if (r->lock_fd == -2)
         return cli_error("%s", err);
@@ -673,7 +673,7 @@ static int cli_claim_out(Run *r)
 
 static int cli_clear_out(Run *r, int keep_frame)
 {
-    char err[1300];
+    char err[MESSAGE_MAX];
     if (rundir_clear(r->out, keep_frame, err, sizeof err) < 0) {
         fprintf(stderr, "flipsim: %s\n", err);
         return EXIT_IO;
@@ -684,7 +684,7 @@ static int cli_clear_out(Run *r, int keep_frame)
 static int cli_start(Run *r, const Track *track)
 {
     const Options *o = r->opt;
-    char err[1300];
+    char err[MESSAGE_MAX];
     int rc = cli_check_slices(r);
     if (!rc)
         rc = cli_check_memory(r);
@@ -747,14 +747,12 @@ static int cli_start(Run *r, const Track *track)
     return o->resume ? EXIT_OK : cli_write_frame(r);
 }
 
-void (*cli_settings_hook)(const Scene *scene, int last_frame);
-
 /* Buffers of megabytes come and go every frame: the download's staging arrays, the frame
  * writer's snapshot, the surface's. glibc maps each one fresh (mmap) or hands the freed top of
- * the heap back to the kernel, so every frame faulted the same pages in again, a page at a
- * time: ball_drop at 64^3 on OpenCL, frames 0-16, took 80,000 page faults (34,000 with this)
- * and 0.31 s a frame (0.28). So blocks up to 32 MiB (glibc's largest threshold) come from the
- * heap, which is never trimmed; larger ones are still mapped on their own, as before. The
+ * the heap back to the kernel, so every frame would fault the same pages in again, a page at
+ * a time (reference/PERFORMANCE.md has the count). So blocks up to 32 MiB (glibc's largest
+ * threshold) come from the heap, which is never trimmed; larger ones are still mapped on their
+ * own. The
  * reference flipsim and make bench call it; the student build and the grader's runner, which
  * caps a run's address space, keep glibc's defaults. */
 void cli_keep_freed_memory(void)
@@ -765,9 +763,10 @@ void cli_keep_freed_memory(void)
 #endif
 }
 
-int cli_main(int argc, char **argv, const Track *student, const Track *reference,
-             const CliDevices *devices)
+int cli_main(int argc, char **argv, const CliBuild *build)
 {
+    const Track *student = build->student, *reference = build->reference;
+    const CliDevices *devices = build->devices;
     Options opt;
     Run r = { .opt = &opt, .devices = devices, .lock_fd = -1 };
     Track track;
@@ -794,11 +793,11 @@ int cli_main(int argc, char **argv, const Track *student, const Track *reference
         rc = cli_start(&r, &track);
     }
     int last = opt.frames >= 0 ? opt.frames : r.scene.frames;
-    if (rc == 0 && cli_settings_hook)
-        cli_settings_hook(&r.scene, last);
+    if (rc == 0 && build->settings_final)
+        build->settings_final(&r.scene, last);
     if (rc == 0)
         rc = cli_run_frames(&r, last);
-    char err[1300];
+    char err[MESSAGE_MAX];
     double closing = cli_now();
     if (output_close(&r.output, err, sizeof err) != 0) {
         fprintf(stderr, "flipsim: %s\n", err);

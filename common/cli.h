@@ -26,17 +26,23 @@ typedef struct {
  * are kept), 4 out of memory (a scene too big for this machine is refused before it starts). */
 enum { EXIT_OK = 0, EXIT_IO = 1, EXIT_INPUT = 2, EXIT_BLOWUP = 3, EXIT_MEMORY = 4 };
 
-/* Called once the run's settings are final (scene loaded, every override applied), before
- * the first frame: the grader's runner reports them to its sandbox. NULL: nothing. */
-extern void (*cli_settings_hook)(const Scene *scene, int last_frame);
+/* What a binary's main hands cli_main: the tracks and devices it links, and what it wants
+ * told. The kit's flipsim hands in both tracks and the OpenCL pipeline; the student's flipsim
+ * its own track; the grader's runner its track and where the settings go. */
+typedef struct {
+    const Track *student;
+    const Track *reference;      /* NULL: the student-only build */
+    const CliDevices *devices;   /* NULL: this build runs only the C stages */
+    /* Called once the run's settings are final (scene loaded, every override applied),
+     * before the first frame: the grader's runner reports them to its sandbox. NULL: nothing. */
+    void (*settings_final)(const Scene *scene, int last_frame);
+} CliBuild;
 
 /* Keeps freed memory in the process for the next frame's buffers of the same size (cli.c says
  * why). The reference flipsim calls it before cli_main, and so does make bench, so that it
  * times what flipsim runs. */
 void cli_keep_freed_memory(void);
 
-/* reference and devices may be NULL (the student-only build). */
-int cli_main(int argc, char **argv, const Track *student, const Track *reference,
-             const CliDevices *devices);
+int cli_main(int argc, char **argv, const CliBuild *build);
 
 #endif

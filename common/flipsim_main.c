@@ -27,10 +27,12 @@ int main(int argc, char **argv)
     args[1] = "--track";
     args[2] = "student";
     memcpy(args + 3, argv + 1, (size_t)argc * sizeof *args);  /* the rest and the NULL */
-    int rc = cli_main(argc + 2, args, &student_track, &reference_stages_track, NULL);
+    static const CliBuild kit = { .student = &student_track, .reference = &reference_stages_track };
+    int rc = cli_main(argc + 2, args, &kit);
     free(args);
     return rc;
 #else
-    return cli_main(argc, argv, &student_track, NULL, NULL);
+    static const CliBuild kit = { .student = &student_track };
+    return cli_main(argc, argv, &kit);
 #endif
 }

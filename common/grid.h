@@ -64,6 +64,19 @@ static inline int grid_cell_type(const MacGrid *g, int i, int j, int k)
     return g->cell[grid_cell_index(g, i, j, k)];
 }
 
+/* The velocity components' names by axis: u on x-faces, v on y-faces, w on z-faces. Written
+ * once for messages, state file sections, the watch and the Python binding. */
+static inline const char *grid_component_name(int a)
+{
+    static const char *const names[3] = { "u", "v", "w" };
+    return names[a];
+}
+
+static inline char grid_component_letter(int a)
+{
+    return grid_component_name(a)[0];
+}
+
 /* "FLUID", "AIR", "SOLID" (or "?"), for messages. */
 static inline const char *grid_cell_type_name(int type)
 {

@@ -7,34 +7,24 @@
 
 #include "checkpoint.h"
 #include "ply.h"
+#include "pyapi.h"
 #include "sim.h"
-#ifdef FLIPKIT_HAVE_PIPELINE    /* the kit: the reference track and its OpenCL pipeline */
-#include "pipeline.h"
-#include "reference.h"
-#define FK_REFERENCE (&reference_track)
-#define FK_DEFAULT_TRACK "reference"
-#define FK_TRACKS "\"reference\" or \"student\""
-#elif defined(FLIPKIT_REFERENCE_OBJECTS)   /* a student kit shipped the reference's stages */
-extern const Track reference_stages_track;
-#define FK_REFERENCE (&reference_stages_track)
-#define FK_DEFAULT_TRACK "student"
-#define FK_TRACKS "\"reference\" or \"student\""
-#else
-#define FK_REFERENCE NULL
-#define FK_DEFAULT_TRACK "student"
-#define FK_TRACKS "\"student\" (this kit has no reference stages)"
-#endif
+
+/* What the library's build handed in (pyapi_use): the reference track and the OpenCL
+ * pipeline in the kit's libflipkit.so, nothing in the student kit's. */
+static const Track *fk_reference;
+static const CliDevices *fk_devices;
 
 /* The Python side's handle: the scene (which the sim points into) and the sim. */
 typedef struct {
     Scene scene;
     Sim sim;
     SolveHistory history;   /* the residuals of each solve, once fk_record_residuals asks */
-    char error[1400];
+    char error[MESSAGE_MAX];
 } FkSim;
 
 /* Where fk_open and fk_resume say why they returned NULL. */
-static char fk_open_error[1400];
+static char fk_open_error[MESSAGE_MAX];
 
 /* Declared here, not in a header: only ctypes calls them. */
 const char *fk_last_open_error(void);
@@ -63,6 +53,12 @@ int fk_record_residuals(FkSim *h);
 int fk_residuals(const FkSim *h, double *out, int cap);
 void fk_close(FkSim *h);
 
+void pyapi_use(const Track *reference, const CliDevices *devices)
+{
+    fk_reference = reference;
+    fk_devices = devices;
+}
+
 const char *fk_last_open_error(void)
 {
     return fk_open_error;
@@ -71,9 +67,9 @@ const char *fk_last_open_error(void)
 /* NULL name: the kit's default, the reference in the kit and the student's in a student kit. */
 static const Track *fk_track(const char *name)
 {
-    const char *n = name ? name : FK_DEFAULT_TRACK;
+    const char *n = name ? name : fk_reference ? "reference" : "student";
     if (strcmp(n, "reference") == 0)
-        return FK_REFERENCE;
+        return fk_reference;
     return strcmp(n, "student") == 0 ? &student_track : NULL;
 }
 
@@ -83,7 +79,9 @@ static FkSim *fk_start(FkSim *h, const char *track, const char *device)
     const Track *t = fk_track(track);
     const char *dev = device ? device : "cpu";
     if (!t) {
-        snprintf(fk_open_error, sizeof fk_open_error, "track \"%s\": expected " FK_TRACKS, track);
+        snprintf(fk_open_error, sizeof fk_open_error, "track \"%s\": expected %s", track,
+                 fk_reference ? "\"reference\" or \"student\""
+                              : "\"student\" (this kit has no reference stages)");
         return NULL;
     }
     if (strcmp(dev, "cpu") != 0 && strcmp(dev, "opencl") != 0) {
@@ -91,33 +89,28 @@ static FkSim *fk_start(FkSim *h, const char *track, const char *device)
                  "\"opencl\"", dev);
         return NULL;
     }
-#ifdef FLIPKIT_HAVE_PIPELINE
-    if (strcmp(dev, "opencl") == 0 && t != &reference_track) {
-        snprintf(fk_open_error, sizeof fk_open_error, "device \"opencl\" runs the reference "
-                 "pipeline; it needs track=\"reference\"");
-        return NULL;
-    }
-#else
-    if (strcmp(dev, "opencl") == 0) {
+    if (strcmp(dev, "opencl") == 0 && !fk_devices) {
         snprintf(fk_open_error, sizeof fk_open_error, "device \"opencl\": this kit has no OpenCL "
                  "pipeline (it runs the stages in C)");
         return NULL;
     }
-#endif
+    if (strcmp(dev, "opencl") == 0 && t != fk_reference) {
+        snprintf(fk_open_error, sizeof fk_open_error, "device \"opencl\" runs the reference "
+                 "pipeline; it needs track=\"reference\"");
+        return NULL;
+    }
     if (sim_init(&h->sim, &h->scene, t) != 0) {
         snprintf(fk_open_error, sizeof fk_open_error, "%s", h->sim.error.message);
         return NULL;
     }
-#ifdef FLIPKIT_HAVE_PIPELINE
     if (strcmp(dev, "opencl") == 0) {
-        SimBackend *b = pipeline_open(NULL, fk_open_error, sizeof fk_open_error);
+        SimBackend *b = fk_devices->open(NULL, fk_open_error, sizeof fk_open_error);
         if (!b || sim_use_backend(&h->sim, b) != 0) {
             if (b)
                 snprintf(fk_open_error, sizeof fk_open_error, "%s", h->sim.error.message);
             return NULL;
         }
     }
-#endif
     return h;
 }
 
@@ -146,7 +139,7 @@ FkSim *fk_resume(const char *state_path, const char *track, const char *device)
         snprintf(fk_open_error, sizeof fk_open_error, "out of memory");
         return NULL;
     }
-    char err[1300];
+    char err[MESSAGE_MAX];
     char *json = checkpoint_scene(state_path, fk_open_error, sizeof fk_open_error);
     int bad = !json || scene_load_text(json, state_path, NULL, 0, &h->scene, fk_open_error,
                                        sizeof fk_open_error) != 0;
@@ -245,10 +238,12 @@ void fk_grid_size(const FkSim *h, int n[3], float *dx)
 float *fk_grid_field(FkSim *h, const char *name)
 {
     MacGrid *g = &h->sim.grid;
-    float *const fields[] = { g->vel[0], g->vel[1], g->vel[2], g->p, h->sim.div, h->sim.rhs,
-                              h->sim.lap };
-    static const char *const names[] = { "u", "v", "w", "p", "div", "rhs", "lap" };
-    for (int i = 0; i < 7; i++)
+    for (int a = 0; a < 3; a++)
+        if (strcmp(name, grid_component_name(a)) == 0)
+            return g->vel[a];
+    float *const fields[] = { g->p, h->sim.div, h->sim.rhs, h->sim.lap };
+    static const char *const names[] = { "p", "div", "rhs", "lap" };
+    for (int i = 0; i < 4; i++)
         if (strcmp(name, names[i]) == 0)
             return fields[i];
     snprintf(h->error, sizeof h->error, "grid field \"%s\": expected u, v, w, p, div, rhs or lap",

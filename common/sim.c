@@ -117,7 +117,7 @@ static SolveResult sim_solve_jacobi(Sim *s, double bnorm)
     int every = s->history ? 1 : CHECK_EVERY;
     MacGrid *g = &s->grid;
     float *p = g->p, *next = s->scratch;
-    SolveResult res = { 0, sim_jacobi_residual(s, p, bnorm), false };
+    SolveResult res = { 0, sim_jacobi_residual(s, p, bnorm), false, RUN_OK };
     res.converged = res.residual <= set->tolerance;
     track_record_residual(s->history, 0, res.residual);
     while (!res.converged && res.iterations < set->iterations && isfinite(res.residual)) {
@@ -151,7 +151,7 @@ static bool sim_solve_pressure(Sim *s, float dt, SolveResult *res)
         if (g->cell[c] != CELL_FLUID)
             g->p[c] = 0.0f;
     }
-    *res = (SolveResult){ 0, 0.0, true };
+    *res = (SolveResult){ 0, 0.0, true, RUN_OK };
     if (b2 == 0.0)
         memset(g->p, 0, grid_cells(g) * sizeof *g->p); /* nothing to correct: p = 0 solves it */
     else if (s->solver)
@@ -304,7 +304,7 @@ SimBackend sim_host_backend = {
 int sim_substep(Sim *s, float dt)
 {
     const SimBackend *b = s->backend;
-    SolveResult solve = { 0, 0.0, true };
+    SolveResult solve = { 0, 0.0, true, RUN_OK };
     PHASE(PHASE_P2G,         b->p2g(s));        /* particle velocities onto the faces */
     PHASE(PHASE_CLASSIFY,    b->classify(s));   /* FLUID where particles are */
     PHASE(PHASE_GRAVITY,     b->gravity(s, dt));

@@ -24,8 +24,6 @@
 
 enum { WATCH_WARNED_SPEED = 1u, WATCH_WARNED_PILE = 2u };
 
-static const char *const watch_axis[3] = { "u", "v", "w" };
-
 static int watch_fail(Sim *s, const char *fmt, ...)
 {
     va_list ap;
@@ -82,8 +80,8 @@ int watch_p2g(Sim *s)
                 return watch_fail(s, "stage p2g wrote %g to %s at face (%d,%d,%d), faster than any "
                                   "particle (the fastest moves at %g m/s along %s): a face's velocity "
                                   "is an average of the particles' velocities (weight %g there)",
-                                  g->vel[a][f], watch_axis[a], ijk[0], ijk[1], ijk[2], fastest[a],
-                                  watch_axis[a], g->weight[a][f]);
+                                  g->vel[a][f], grid_component_name(a), ijk[0], ijk[1], ijk[2],
+                                  fastest[a], grid_component_name(a), g->weight[a][f]);
             }
     }
     return 0;
@@ -101,8 +99,8 @@ int watch_gravity(Sim *s, float dt)
                 int ijk[3];
                 watch_face_place(g, a, f, ijk);
                 return watch_fail(s, "stage gravity changed %s at face (%d,%d,%d) from %g to %g, by "
-                                  "more than |gravity.%c| dt = %g m/s", watch_axis[a], ijk[0], ijk[1],
-                                  ijk[2], old, g->vel[a][f], "xyz"[a], dv);
+                                  "more than |gravity.%c| dt = %g m/s", grid_component_name(a), ijk[0],
+                                  ijk[1], ijk[2], old, g->vel[a][f], "xyz"[a], dv);
             }
         }
     }

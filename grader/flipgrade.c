@@ -142,7 +142,7 @@ static void usage(FILE *f)
 "  --no-cache         compile and link everything afresh [off]\n"
 "  --unconfined       grade hidden cases even without Landlock (student code could then read\n"
 "                     the answers and write anywhere you can) [off: refuse]\n"
-"  --mkgolden PATH    --prepare and variants: the reference's case maker [build/tests/mkgolden]\n"
+"  --mkgolden PATH    --prepare and variants: the reference's case maker [build/maintainer/mkgolden]\n"
 "  --flipsim PATH     --prepare and variants: the reference's simulator [build/flipsim]\n"
 "  --variants DIR     with variants.enabled in the config: the reference's data of each drawn\n"
 "                     variant, made by the reference when a student first gets it, in DIR/<key>/\n"
@@ -277,7 +277,7 @@ static int parse_options(int argc, char **argv, Options *o)
 {
     *o = (Options){ .config = "grader/config", .data = "build/grader/data", .objs = "build/grader/kit",
                     .cache = "build/grader/cache", .cache_mib = "256",
-                    .kit = ".", .mkgolden = "build/tests/mkgolden", .flipsim = "build/flipsim",
+                    .kit = ".", .mkgolden = "build/maintainer/mkgolden", .flipsim = "build/flipsim",
                     .variants = "build/grader/variants",
                     .parts = "all" };
     static const char *const valued[] = { "--config", "--out", "--parts", "--kit", "--objects", "--data",
@@ -1043,13 +1043,14 @@ static void error_parts(const GradeReport *r, char *out, size_t n)
 
 static int grade(const Options *o, const GradeConfig *cfg)
 {
-    int ready = refuse_unsafe_submission(o);
-    if (!ready)
-        ready = check_kit(o, cfg);
-    if (!ready)
-        ready = check_data(o, cfg);
-    if (ready)
-        return ready;
+    /* Each check returns 0 when it found nothing wrong, else the exit status to stop with. */
+    int refused = refuse_unsafe_submission(o);
+    if (!refused)
+        refused = check_kit(o, cfg);
+    if (!refused)
+        refused = check_data(o, cfg);
+    if (refused)
+        return refused;
     static Grading gr;
     memset(&gr, 0, sizeof gr);
     gr.cfg = cfg;

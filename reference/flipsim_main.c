@@ -3,14 +3,13 @@
  * runs the reference as the OpenCL pipeline.
  * The student tarball builds common/flipsim_main.c instead. */
 #include "cli.h"
-#include "pipeline.h"
+#include "devices.h"
 #include "reference.h"
 
 int main(int argc, char **argv)
 {
-    static const CliDevices opencl = { pipeline_list_devices, pipeline_open, pipeline_surface,
-                                         pipeline_solver_variant,
-                                         pipeline_surface_anisotropic };
+    static const CliBuild kit = { .student = &student_track, .reference = &reference_track,
+                                  .devices = &opencl_devices };
     cli_keep_freed_memory();
-    return cli_main(argc, argv, &student_track, &reference_track, &opencl);
+    return cli_main(argc, argv, &kit);
 }

@@ -61,12 +61,8 @@ static void mg_count_neighbours(MgLevel *l)
                 size_t c = mg_index(l, i, j, k);
                 if (l->type[c] != CELL_FLUID)
                     continue;
-                l->count[c] = (uint8_t)((mg_type(l, i - 1, j, k) != CELL_SOLID) +
-                                        (mg_type(l, i + 1, j, k) != CELL_SOLID) +
-                                        (mg_type(l, i, j - 1, k) != CELL_SOLID) +
-                                        (mg_type(l, i, j + 1, k) != CELL_SOLID) +
-                                        (mg_type(l, i, j, k - 1) != CELL_SOLID) +
-                                        (mg_type(l, i, j, k + 1) != CELL_SOLID));
+                l->count[c] = (uint8_t)mg_nonsolid_neighbours(l->type, l->n[0], l->n[1], l->n[2],
+                                                              i, j, k);
             }
 }
 
@@ -354,7 +350,7 @@ static double mg_norm(const float *v, size_t n)
 SolveResult ref_solve_multigrid(const MacGrid *g, const float *rhs, float *p,
                                 const PressureSettings *set, SolveHistory *history)
 {
-    SolveResult res = { 0, INFINITY, false };
+    SolveResult res = { 0, INFINITY, false, RUN_OK };
     size_t n = grid_cells(g);
     Multigrid *mg = mg_create(g);
     float *b = malloc(n * sizeof *b), *rf = malloc(n * sizeof *rf), *z = malloc(n * sizeof *z);
@@ -383,6 +379,8 @@ SolveResult ref_solve_multigrid(const MacGrid *g, const float *rhs, float *p,
         for (size_t c = 0; c < n; c++)
             p[c] = (float)x[c];
         res.converged = res.residual <= set->tolerance;
+    } else {
+        res.status = RUN_OUT_OF_MEMORY;
     }
     free(b);
     free(rf);

@@ -11,6 +11,27 @@
  * down and up; MG_COARSE_SWEEPS on the coarsest level. */
 enum { MG_MIN_CELLS = 4, MG_MAX_LEVELS = 16, MG_SMOOTH = 4, MG_COARSE_SWEEPS = 24 };
 
+/* N, the number of non-SOLID neighbours of cell (i,j,k) in an nx*ny*nz array of cell types
+ * (x fastest; outside it counts as SOLID): the diagonal of the pressure matrix, where AIR counts
+ * (p = 0 there) and SOLID drops out (stages.h). Written once for the reference's solvers, on the
+ * grid's cells (pcg.c) and on multigrid's coarser grids alike. The given solve in common/ keeps
+ * its own count: what common/ holds, a stage can call, and this count is laplacian's and
+ * jacobi's work (grader/README.md, "What a stage can call"; grader/GUIDE.md). */
+static inline int mg_nonsolid_neighbours(const int8_t *type, int nx, int ny, int nz, int i, int j,
+                                         int k)
+{
+    static const int nb[6][3] = { { -1, 0, 0 }, { 1, 0, 0 }, { 0, -1, 0 },
+                                  { 0, 1, 0 },  { 0, 0, -1 }, { 0, 0, 1 } };
+    int count = 0;
+    for (int q = 0; q < 6; q++) {
+        int a = i + nb[q][0], b = j + nb[q][1], c = k + nb[q][2];
+        if (a < 0 || b < 0 || c < 0 || a >= nx || b >= ny || c >= nz)
+            continue;
+        count += type[(size_t)a + (size_t)nx * ((size_t)b + (size_t)ny * (size_t)c)] != CELL_SOLID;
+    }
+    return count;
+}
+
 typedef struct Multigrid Multigrid;
 
 /* Builds the levels from the grid's cell types; NULL when out of memory. */

@@ -64,15 +64,12 @@ static void pcg_build_matrix(Pcg *m)
                 size_t c = grid_cell_index(g, i, j, k);
                 if (g->cell[c] != CELL_FLUID)
                     continue;
-                int cnt = 0;
                 for (int d = 0; d < 3; d++) {
                     int e[3] = { d == 0, d == 1, d == 2 };
-                    int lo = grid_cell_type(g, i - e[0], j - e[1], k - e[2]);
                     int hi = grid_cell_type(g, i + e[0], j + e[1], k + e[2]);
-                    cnt += (lo != CELL_SOLID) + (hi != CELL_SOLID);
                     m->plus[d][c] = hi == CELL_FLUID ? -1.0f : 0.0f;
                 }
-                m->diag[c] = (float)cnt;
+                m->diag[c] = (float)mg_nonsolid_neighbours(g->cell, g->nx, g->ny, g->nz, i, j, k);
             }
 }
 
@@ -280,11 +277,12 @@ static SolveResult pcg_solve_with(const MacGrid *g, const float *rhs, float *p,
                                   const PressureSettings *set, SolveHistory *history,
                                   bool multigrid)
 {
-    SolveResult res = { 0, 0.0, false };
+    SolveResult res = { 0, 0.0, false, RUN_OK };
     Pcg m;
     if (pcg_alloc(&m, g) != 0 || (multigrid && !(m.mg = mg_create(g)))) {
         pcg_free(&m);
         res.residual = INFINITY;
+        res.status = RUN_OUT_OF_MEMORY;
         return res;
     }
     pcg_build_matrix(&m);

@@ -45,14 +45,18 @@ check-stubs: ## assignment/ is what make stubs makes
 	done; exit $$fail
 	@echo "check-stubs: assignment/ matches reference/"
 
+# The maintainer's tools (maintainer/: the golden recorder, the benchmark, the validation report,
+# the convergence lab) read the reference's headers, and the recorder the stage cases' (tests/lib).
+$(BUILD)/maintainer/%.o: ALL_CFLAGS += -Ireference -Itests/lib
+
 # Golden cases: the reference's input and output of every stage on tests/golden/*.json,
 # recorded by running the reference on those scenes (the suites and the grader read them).
-MKGOLDEN      := $(BUILD)/tests/mkgolden
+MKGOLDEN      := $(BUILD)/maintainer/mkgolden
 GOLDEN_DIR    := build/golden
 GOLDEN_SCENES := $(sort $(wildcard tests/golden/*.json))
 GOLDEN_STAMP  := $(GOLDEN_DIR)/.made
 
-$(MKGOLDEN): $(BUILD)/tests/mkgolden.o $(CHECKLIB) $(SIM_OBJ)
+$(MKGOLDEN): $(BUILD)/maintainer/mkgolden.o $(CHECKLIB) $(SIM_OBJ)
 	$(call say,LD,$@)
 	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -o $@
 
@@ -63,9 +67,9 @@ $(GOLDEN_STAMP): $(MKGOLDEN) $(GOLDEN_SCENES)
 
 # ---- benchmarks and the convergence lab -------------------------------------------------
 # C reference against the OpenCL pipeline; BENCH_ARGS=--quick for the smaller sizes only.
-BENCH      := $(BUILD)/tests/bench
+BENCH      := $(BUILD)/maintainer/bench
 BENCH_ARGS ?=
-$(BENCH): $(BUILD)/tests/bench.o $(SIM_OBJ)
+$(BENCH): $(BUILD)/maintainer/bench.o $(SIM_OBJ)
 	$(call say,LD,$@)
 	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -pthread -o $@
 
@@ -76,8 +80,8 @@ bench: $(BENCH) ## C vs OpenCL per stage, outputs, solvers, bandwidth (build/ben
 
 # Validation: the reference against Martin & Moyce's dam break, the hydrostatic tank and the
 # volume of two splashes (build/validate/report.html); check-validate is its short version.
-VALIDATE := $(BUILD)/tests/validate
-$(VALIDATE): $(BUILD)/tests/validate.o $(SIM_OBJ)
+VALIDATE := $(BUILD)/maintainer/validate
+$(VALIDATE): $(BUILD)/maintainer/validate.o $(SIM_OBJ)
 	$(call say,LD,$@)
 	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -pthread -o $@
 
@@ -88,8 +92,7 @@ check-validate: $(VALIDATE) ## make validate at one resolution, each case within
 	@$(VALIDATE) --short
 
 # ---- Python: the package's suite (pylib and python-examples are common/build.mk's) -----------
-# The kit's libflipkit.so has the reference track and its OpenCL pipeline.
-$(BUILD)/common/pyapi.o: ALL_CFLAGS += -Ireference -DFLIPKIT_HAVE_PIPELINE
+# The kit's libflipkit.so has the reference track and its OpenCL pipeline (PYLIB_MAIN hands them in).
 
 check-python: pylib $(FLIPSIM) ## the Python package's suite (tests/python) and its two examples, headless
 	@$(PY_ENV) $(PYTHON) -m unittest discover -s tests/python -t tests/python
@@ -99,9 +102,9 @@ check-python: pylib $(FLIPSIM) ## the Python package's suite (tests/python) and 
 
 # Every C solver's residual after each iteration on the first solve of the hydrostatic tank;
 # SOLVERS_ARGS="--sizes 16,32 --cap 500" for a smaller run.
-SOLVERLAB    := $(BUILD)/tests/solverlab
+SOLVERLAB    := $(BUILD)/maintainer/solverlab
 SOLVERS_ARGS ?=
-$(SOLVERLAB): $(BUILD)/tests/solverlab.o $(SIM_OBJ)
+$(SOLVERLAB): $(BUILD)/maintainer/solverlab.o $(SIM_OBJ)
 	$(call say,LD,$@)
 	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -o $@
 

@@ -22,7 +22,7 @@ static double relax_norm(const float *v, size_t n)
 static SolveResult relax_solve(const MacGrid *g, const float *rhs, float *p,
                                const PressureSettings *set, SolveHistory *history, float omega)
 {
-    SolveResult res = { 0, INFINITY, false };
+    SolveResult res = { 0, INFINITY, false, RUN_OK };
     size_t n = grid_cells(g);
     Multigrid *mg = mg_create(g);
     float *b = malloc(n * sizeof *b), *rf = malloc(n * sizeof *rf), *d = malloc(n * sizeof *d);

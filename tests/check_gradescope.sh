@@ -61,7 +61,7 @@ if [ "${GRADESCOPE_FRESH:-}" != 1 ]; then
     # students' objects, written by a check-grader running beside this one) nor test programs
     mkdir -p "$root/source/build"
     tar -C build -cf - --exclude=grader/cache .pkgs-found common reference assignment gen \
-        tests/mkgolden tests/mkgolden.o tests/lib grader flipgrade flipsim |
+        maintainer/mkgolden maintainer/mkgolden.o tests/lib grader flipgrade flipsim |
         tar -C "$root/source/build" -xf - ||
         fail "could not copy the kit's build/ (run make grade-kit grade-data first)"
 fi

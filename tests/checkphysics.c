@@ -1,5 +1,5 @@
 /* checkphysics.c — `make check-physics`: the handout's physics checks, run with your own stages.
- * flipkit tests/: the measures are make validate's (tests/validate.c in the full kit), on the
+ * flipkit tests/: the measures are make validate's (maintainer/validate.c in the full kit), on the
  * student track; one verdict line per check, exit 1 when any fails. */
 #include <math.h>
 #include <stdio.h>

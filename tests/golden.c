@@ -131,10 +131,9 @@ Vec3 golden_vec3(const Golden *gc, const char *tag)
 
 void golden_faces_ref(const Golden *gc, const char *prefix, const char *suffix, const float *out[3])
 {
-    static const char letters[3] = { 'u', 'v', 'w' };
     for (int a = 0; a < 3; a++) {
         char tag[STATE_TAG_LEN];
-        snprintf(tag, sizeof tag, "%s%c%s", prefix, letters[a], suffix);
+        snprintf(tag, sizeof tag, "%s%c%s", prefix, grid_component_letter(a), suffix);
         out[a] = golden_f32(gc, tag, grid_faces(&gc->g, a));
     }
 }

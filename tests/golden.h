@@ -1,5 +1,5 @@
 /* golden.h — golden cases: one stage's inputs and the reference's outputs, in a state file.
- * flipkit tests/: build/tests/mkgolden writes them (`make golden`), the stage suites and the
+ * flipkit tests/: build/maintainer/mkgolden writes them (`make golden`), the stage suites and the
  * grader read them. Not committed: the reference regenerates them, byte for byte.
  *
  * A case lives in GOLDEN_DIR/<stage>/<case>.state (state.h format) with these sections:
@@ -9,7 +9,7 @@
  *     u v w            face velocities          wu wv ww   p2g weights
  *     u_old v_old w_old grid velocity after p2g  p rhs div Lp   per cell
  *     pos vel          particles, f32 x 3 each
- * Each stage's suite knows which of them its stage reads and writes (see mkgolden.c). */
+ * Each stage's suite knows which of them its stage reads and writes (see maintainer/mkgolden.c). */
 #ifndef FLIPKIT_GOLDEN_H
 #define FLIPKIT_GOLDEN_H
 

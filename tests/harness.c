@@ -342,7 +342,8 @@ int harness_run_cli(const char *tag, char **argv, const Track *student, const Tr
     ck_assert_ptr_nonnull(freopen(out, "w", stdout));
     ck_assert_ptr_nonnull(freopen(err, "w", stderr));
     optind = 1;     /* getopt starts over for every run in this process */
-    int rc = cli_main(argc, argv, student, reference, devices);
+    const CliBuild build = { .student = student, .reference = reference, .devices = devices };
+    int rc = cli_main(argc, argv, &build);
     fflush(stdout);
     fflush(stderr);
     return rc;

@@ -14,7 +14,7 @@
 #include "cli.h"
 #include "output.h"
 #include "harness.h"
-#include "pipeline.h"
+#include "devices.h"
 #include "ply.h"
 #include "preview.h"
 #include "reference.h"
@@ -25,12 +25,9 @@ enum { FRAMES = 30, WIDTH = 800, HEIGHT = 600 };
 /* ---- one run, shared by the cases ------------------------------------------------------ */
 
 /* As the kit's flipsim: with the OpenCL pipeline, which `make run` uses when a device opens. */
-static const CliDevices opencl = { pipeline_list_devices, pipeline_open, pipeline_surface,
-                                   pipeline_solver_variant, pipeline_surface_anisotropic };
-
 static int run_cli(const char *tag, char **argv)
 {
-    return harness_run_cli(tag, argv, &student_track, &reference_track, &opencl);
+    return harness_run_cli(tag, argv, &student_track, &reference_track, &opencl_devices);
 }
 
 /* ball_drop as shipped with the USD stage turned on, and as `make run` runs it (on the OpenCL device when

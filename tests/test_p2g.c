@@ -11,7 +11,6 @@
 static MacGrid g;
 static Particles ps;
 
-static const char letters[3] = { 'u', 'v', 'w' };
 
 /* 7x5x6 cells of 0.5 m (cell types do not matter to p2g); vel and weight filled with 123 so
  * an entry the stage forgets to overwrite shows. */
@@ -43,7 +42,7 @@ static void expect_face(int a, int i, int j, int k, float vel, float weight)
     float gv = g.vel[a][f], gw = g.weight[a][f];
     ck_assert_msg(fabsf(gw - weight) <= 1e-6f && fabsf(gv - vel) <= 1e-5f,
                   "p2g: %c(%d,%d,%d), the face at (%g, %g, %g) m: expected weight %.7g and "
-                  "velocity %.7g, got weight %.7g and velocity %.7g", letters[a], i, j, k,
+                  "velocity %.7g, got weight %.7g and velocity %.7g", grid_component_letter(a), i, j, k,
                   (double)grid_face_position(&g, a, i, j, k).x,
                   (double)grid_face_position(&g, a, i, j, k).y,
                   (double)grid_face_position(&g, a, i, j, k).z, (double)weight, (double)vel,
@@ -138,7 +137,8 @@ START_TEST(faces_no_particle_reaches_are_zero)
                     ck_assert_msg(g.weight[a][f] == 0.0f && g.vel[a][f] == 0.0f,
                                   "p2g: %c(%d,%d,%d), a face no particle reaches: expected velocity "
                                   "0 and weight 0, got %.7g and %.7g (overwrite every face)",
-                                  letters[a], i, j, k, (double)g.vel[a][f], (double)g.weight[a][f]);
+                                  grid_component_letter(a), i, j, k, (double)g.vel[a][f],
+                                  (double)g.weight[a][f]);
                 }
     }
 }

@@ -63,6 +63,15 @@ check-make: ## every phony target has a rule and a line in make help (kit and st
 	@tests/check_guide.sh grader/GUIDE.md
 	@tests/check_guide.sh --planted
 
+# Every object of the kit's programs (flipsim, its Python library's main, the grader, the
+# maintainer's tools): whom each calls. The sources are read from the tree.
+LAYER_OBJ := $(SIM_OBJ) $(BUILD)/reference/flipsim_main.o $(PYLIB_MAIN) $(CHECKLIB_OBJ) \
+             $(GRADER_MODS:%=$(BUILD)/grader/%.o) $(BUILD)/grader/calibrate.o \
+             $(patsubst %.c,$(BUILD)/%.o,$(wildcard maintainer/*.c))
+check-layers: $(LAYER_OBJ) ## includes run one way (common/ never names reference/, ...) and no two files include or call each other in a circle
+	@tests/check_layers.py $(LAYER_OBJ)
+	@tests/check_layers.py --planted "$(CC)" $(LAYER_OBJ)
+
 test-common: $(COMMON_TESTS:%=$(BUILD)/tests/test_%) ## the Check suites of common/ and the grader's parts
 	@for t in $^; do $$t || exit 1; done
 
@@ -181,7 +190,7 @@ check-fuzz: $(FUZZ_BINS) $(FUZZ_DIR)/corpus/.made ## libFuzzer on the scene load
 fuzz: $(FUZZ_BINS) $(FUZZ_DIR)/corpus/.made ## the same for FUZZ_SECONDS each [FUZZ_SECONDS=300] [FUZZ_TARGETS=scene state ply intake]
 	@tests/run_fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-CHECK_PARTS := check-make check-stubs test-common test-physics check-suites check-mutants check-watch check-opencl check-oclgrind \
+CHECK_PARTS := check-make check-layers check-stubs test-common test-physics check-suites check-mutants check-watch check-opencl check-oclgrind \
                check-pipeline check-solvers check-grader check-handout check-dist check-determinism \
                check-movie check-sanitize check-warnings coverage-check check-fuzz check-slurm check-gradescope \
                check-validate check-python check-viewer

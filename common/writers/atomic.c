@@ -16,8 +16,8 @@
 
 /* Over an existing regular file the two are exchanged and the old one (now at tmp) removed:
  * as atomic for a reader as rename, but ext4 (auto_da_alloc) makes a rename that replaces a
- * file write out the new file's blocks first, which took ~0.1 s for a 50 MB USD stage and was
- * a third of the USD writer's time. Anything else (no file there yet, a directory, a file
+ * file write out the new file's blocks first, a wait as long as the write itself for a large
+ * USD stage (reference/PERFORMANCE.md). Anything else (no file there yet, a directory, a file
  * system or C library without RENAME_EXCHANGE) gets rename's own behaviour. */
 int atomic_replace(const char *tmp, const char *path)
 {

@@ -48,7 +48,7 @@ struct OutputWriter {
     bool busy;              /* job[1 - fill] is handed over and not yet written */
     bool quit;
     int rc;                 /* the first failure, kept until output_close */
-    char err[1300];
+    char err[MESSAGE_MAX];
 };
 
 static const char axis_names[3] = { 'x', 'y', 'z' };

@@ -270,8 +270,8 @@ static int preview_png_body(FILE *f, const void *canvas, char *why, size_t whyle
     img.height = (png_uint_32)c->h;
     img.format = PNG_FORMAT_RGB;
 #ifdef PNG_IMAGE_FLAG_FAST
-    /* A preview is written every frame and looked at once: libpng's fast mode took a whole
-     * 800x600 ball_drop preview from 71 to 42-47 ms, for files 30% larger. */
+    /* A preview is written every frame and looked at once: libpng's fast mode writes it in
+     * about half the time for a somewhat larger file (reference/PERFORMANCE.md). */
     img.flags |= PNG_IMAGE_FLAG_FAST;
 #endif
     int ok = png_image_write_to_stdio(&img, f, 0, c->rgb, 0, NULL);

@@ -150,7 +150,6 @@ size_t fielddiff_cells(char *msg, size_t n, const char *stage, const char *field
 size_t fielddiff_faces(char *msg, size_t n, const char *stage, const char *field, const MacGrid *g,
                        int a, const float *expected, const float *got, Tol tol)
 {
-    static const char letters[3] = { 'u', 'v', 'w' };
     const int *fn = g->face[a].n;
     Report r = { .len = 0, .differing = 0 };
     r.text[0] = '\0';
@@ -172,14 +171,14 @@ size_t fielddiff_faces(char *msg, size_t n, const char *stage, const char *field
         int i = (int)(f % (size_t)fn[0]), j = (int)(f / (size_t)fn[0] % (size_t)fn[1]);
         int k = (int)(f / ((size_t)fn[0] * (size_t)fn[1]));
         report_add(&r, "\n  %c(%d,%d,%d), the face between %s cell (%d,%d,%d) and %s cell "
-                   "(%d,%d,%d): expected %.7g, got %.7g", letters[a], i, j, k,
+                   "(%d,%d,%d): expected %.7g, got %.7g", grid_component_letter(a), i, j, k,
                    cell_type_name(grid_face_below(g, a, i, j, k)), i - (a == 0),
                    j - (a == 1), k - (a == 2), cell_type_name(grid_face_above(g, a, i, j, k)),
                    i, j, k, (double)expected[f], (double)got[f]);
     }
     free(ds.d);
     char what[96];
-    snprintf(what, sizeof what, "%c %s", letters[a], field);
+    snprintf(what, sizeof what, "%c %s", grid_component_letter(a), field);
     return report_finish(msg, n, &r, stage, what, grid_faces(g, a), "faces", tol);
 }
 
@@ -236,7 +235,6 @@ void explain_neighbours(char *buf, size_t n, const MacGrid *g, int i, int j, int
 void explain_face_terms(char *buf, size_t n, const MacGrid *g, int i, int j, int k, const void *ctx)
 {
     (void)ctx;
-    static const char letters[3] = { 'u', 'v', 'w' };
     size_t len = (size_t)snprintf(buf, n, "\n    div = (");
     for (int a = 0; a < 3 && len < n; a++)
         for (int side = 1; side >= 0 && len < n; side--) {
@@ -244,10 +242,11 @@ void explain_face_terms(char *buf, size_t n, const MacGrid *g, int i, int j, int
             float v = g->vel[a][grid_face_index(g, a, fi, fj, fk)];
             if (grid_face_is_solid(g, a, fi, fj, fk))
                 len += (size_t)snprintf(buf + len, n - len, " %c %c(%d,%d,%d)=0 [solid face; stored %g]",
-                                        side ? '+' : '-', letters[a], fi, fj, fk, (double)v);
+                                        side ? '+' : '-', grid_component_letter(a), fi, fj, fk,
+                                        (double)v);
             else
                 len += (size_t)snprintf(buf + len, n - len, " %c %c(%d,%d,%d)=%g", side ? '+' : '-',
-                                        letters[a], fi, fj, fk, (double)v);
+                                        grid_component_letter(a), fi, fj, fk, (double)v);
         }
     if (len < n)
         snprintf(buf + len, n - len, " ) / dx, dx = %g", (double)g->dx);

@@ -11,8 +11,6 @@
 #include "fielddiff.h"
 #include "stagetable.h"
 
-static const char letters[3] = { 'u', 'v', 'w' };
-
 /* ---- reading a case -------------------------------------------------------------------------- */
 
 typedef struct {
@@ -88,7 +86,7 @@ static void read_faces(Reader *rd, const MacGrid *g, const char *prefix, const c
 {
     for (int a = 0; a < 3; a++) {
         char tag[STATE_TAG_LEN];
-        snprintf(tag, sizeof tag, "%s%c%s", prefix, letters[a], suffix);
+        snprintf(tag, sizeof tag, "%s%c%s", prefix, grid_component_letter(a), suffix);
         const float *v = read_f32(rd, tag, grid_faces(g, a));
         if (v)
             memcpy(dst[a], v, grid_faces(g, a) * sizeof(float));
@@ -124,7 +122,7 @@ static void add_faces(StateFile *out, const char *prefix, const MacGrid *g, floa
 {
     for (int a = 0; a < 3; a++) {
         char tag[STATE_TAG_LEN];
-        snprintf(tag, sizeof tag, "%s%c", prefix, letters[a]);
+        snprintf(tag, sizeof tag, "%s%c", prefix, grid_component_letter(a));
         state_add(out, tag, STATE_F32, f[a], grid_faces(g, a));
     }
 }
@@ -386,7 +384,8 @@ const char *const *stagecase_outputs(const char *stage)
     for (int o = 0; o < STAGE_MAX_OUTPUTS && st->outputs[o].tag; o++)
         for (int a = 0; a < (st->outputs[o].kind == FIELD_FACES ? 3 : 1); a++) {
             if (st->outputs[o].kind == FIELD_FACES)
-                snprintf(names[q][n], STATE_TAG_LEN, "%s%c", st->outputs[o].tag, letters[a]);
+                snprintf(names[q][n], STATE_TAG_LEN, "%s%c", st->outputs[o].tag,
+                         grid_component_letter(a));
             else
                 snprintf(names[q][n], STATE_TAG_LEN, "%s", st->outputs[o].tag);
             lists[q][n] = names[q][n];
@@ -438,7 +437,7 @@ static void check_faces(Check *c, const StageOutput *o, const char *field, Tol t
 {
     for (int a = 0; a < 3 && !c->differing; a++) {
         char tag[STATE_TAG_LEN];
-        snprintf(tag, sizeof tag, "%s%c", o->tag, letters[a]);
+        snprintf(tag, sizeof tag, "%s%c", o->tag, grid_component_letter(a));
         const float *want = read_f32(&c->want, tag, grid_faces(&c->g, a));
         const float *got = read_f32(&c->got, tag, grid_faces(&c->g, a));
         float *mixed = want && got && o->free_air_faces ? faces_with_air_free(&c->g, a, want, got) : NULL;
@@ -483,7 +482,7 @@ static float faces_max(Check *c, const char *prefix)
     float m = 0.0f;
     for (int a = 0; a < 3; a++) {
         char tag[STATE_TAG_LEN];
-        snprintf(tag, sizeof tag, "%s%c", prefix, letters[a]);
+        snprintf(tag, sizeof tag, "%s%c", prefix, grid_component_letter(a));
         const float *v = read_f32(&c->want, tag, grid_faces(&c->g, a));
         float ma = v ? max_abs(v, grid_faces(&c->g, a)) : 0.0f;
         m = ma > m ? ma : m;

@@ -1,6 +1,6 @@
 /* validate.c — `make validate`: the reference against a laboratory experiment and exact results,
  * with a tolerance per case, written to build/validate/report.html (SVG plots) and report.json.
- * flipkit tests/: --short runs one resolution of each case (what `make check` runs). */
+ * flipkit maintainer/: --short runs one resolution of each case (what `make check` runs). */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* mkgolden.c — writes golden cases: each stage's input and the reference's output, taken from
- * one substep of a real run. flipkit tests/: `make golden` runs it on the scenes in tests/golden/.
+ * one substep of a real run. flipkit maintainer/: `make golden` runs it on the scenes in tests/golden/.
  * Usage: mkgolden [--every-boundary] OUTDIR SCENE.json...   (format in golden.h; deterministic)
  * --every-boundary (the grader's hidden cases): refuse a scene whose recorded substep has no
  * FLUID cell beside SOLID or none beside AIR, which would leave stages' boundary rules untested.
@@ -45,10 +45,9 @@ static void rec_dims(StateFile *sf, const MacGrid *g)
 static void rec_faces(StateFile *sf, const char *prefix, const char *suffix, const MacGrid *g,
                       float *const vel[3])
 {
-    static const char letters[3] = { 'u', 'v', 'w' };
     for (int a = 0; a < 3; a++) {
         char tag[STATE_TAG_LEN];
-        snprintf(tag, sizeof tag, "%s%c%s", prefix, letters[a], suffix);
+        snprintf(tag, sizeof tag, "%s%c%s", prefix, grid_component_letter(a), suffix);
         state_add(sf, tag, STATE_F32, vel[a], grid_faces(g, a));
     }
 }

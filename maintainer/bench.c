@@ -1,7 +1,7 @@
 /* bench.c — `make bench`: the C reference against the OpenCL pipeline, stage by stage, on the
  * resolutions the issue names, the surface mesher, the pressure solvers to 1e-6, and the
  * machine's own bandwidth.
- * flipkit tests/: a benchmark, not a test: it prints medians and writes build/bench/bench.json. */
+ * flipkit maintainer/: a benchmark, not a test: it prints medians and writes build/bench/bench.json. */
 #include <jansson.h>
 #include <math.h>
 #include <pthread.h>
@@ -655,7 +655,7 @@ static void bench_outputs(json_t *out)
         const OutputCase *oc = &output_cases[c];
         double sim_s, sec[OUTPUT_KINDS];
         size_t particles = 0;
-        char err[1300] = "";
+        char err[MESSAGE_MAX] = "";
         if (bench_outputs_run(oc, &sim_s, sec, &particles, err, sizeof err) != 0) {
             printf("  %-16s failed: %s\n", oc->label, err);
             continue;

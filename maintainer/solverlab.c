@@ -1,6 +1,6 @@
 /* solverlab.c — `make solvers`, the convergence lab: the relative residual after every iteration
  * of each C pressure solver on the first solve of the hydrostatic tank, at a few sizes.
- * flipkit tests/: prints a table and writes convergence.csv and convergence.svg (log-log plot). */
+ * flipkit maintainer/: prints a table and writes convergence.csv and convergence.svg (log-log plot). */
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
