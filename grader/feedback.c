@@ -186,6 +186,16 @@ static void feedback_fill_part(GradePart *p, const json_t *j)
     feedback_get_str(im, "student", p->image_student, sizeof p->image_student);
     feedback_get_str(im, "reference", p->image_reference, sizeof p->image_reference);
     feedback_get_str(im, "diff", p->image_diff, sizeof p->image_diff);
+    const json_t *cases = json_object_get(j, "cases"), *c;
+    size_t i;
+    json_array_foreach(cases, i, c) {
+        if (p->ncases >= GRADE_MAX_CASES)
+            break;
+        GradeCase *gc = &p->cases[p->ncases++];
+        feedback_get_str(c, "name", gc->name, sizeof gc->name);
+        gc->passed = json_is_true(json_object_get(c, "passed"));
+        feedback_get_str(c, "reason", gc->reason, sizeof gc->reason);
+    }
     /* no p->view: `make view` needs the reference's frames, which a student does not have */
 }
 

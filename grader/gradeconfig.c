@@ -59,6 +59,10 @@ static const Key keys[] = {
       "make handout ships compiled reference stages (--use-reference)" },
     { "feedback", "max_kib", K_INT, OFF(feedback_max_kib), 64, 1 << 20,
       "make feedback: at most this many KiB per student (logs cut, pictures dropped to fit)" },
+    { "similarity", "threshold", K_NUM, OFF(similarity_threshold), 0, 1,
+      "make class-report: list pairs of stage files sharing at least this fraction of their own tokens" },
+    { "similarity", "min_tokens", K_INT, OFF(similarity_min_tokens), 0, 1 << 20,
+      "make class-report: compare only stage files with at least this many tokens of their own" },
 };
 #undef OFF
 enum { NKEYS = sizeof keys / sizeof keys[0] };
@@ -76,6 +80,8 @@ void gradeconfig_defaults(GradeConfig *c)
         snprintf(c->public_cases[c->npublic], GC_PATH, "%s", pub[c->npublic]);
     c->scene_points = 5.0;
     c->feedback_max_kib = 1024;
+    c->similarity_threshold = 0.6;
+    c->similarity_min_tokens = 40;
     c->nsolvers = 2;
     snprintf(c->solvers[0], sizeof c->solvers[0], "jacobi");
     snprintf(c->solvers[1], sizeof c->solvers[1], "gauss_seidel");
@@ -346,7 +352,7 @@ static int read_group(Ctx *x, const config_setting_t *g, GradeConfig *c)
     for (int i = 0; i < NKEYS; i++)
         known |= strcmp(keys[i].group, group) == 0;
     if (!known || !config_setting_is_group(g))
-        return fail(x, g, "unknown key \"%s\" (expected the groups stages, scenes, metrics, limits, handout, feedback)",
+        return fail(x, g, "unknown key \"%s\" (expected the groups stages, scenes, metrics, limits, handout, feedback, similarity)",
                     group);
     for (int m = 0; m < config_setting_length(g); m++) {
         const config_setting_t *s = config_setting_get_elem(g, (unsigned)m);

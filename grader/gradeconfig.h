@@ -45,6 +45,8 @@ typedef struct {
     bool reference_objects;   /* make handout: ship the reference stages as objects */
     bool given_objects;       /* make handout: ship the given SOR solve compiled, not as source */
     long feedback_max_kib;    /* make feedback: what one student's copy may hold */
+    double similarity_threshold;  /* make class-report: pairs of stage files at least this similar */
+    long similarity_min_tokens;   /* make class-report: files with fewer own tokens not compared */
 } GradeConfig;
 
 /* One graded run of a scene with a solver, as the student's pipeline, the reference's data

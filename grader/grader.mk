@@ -72,5 +72,21 @@ feedback: $(GRADER) ## after make grade SUBMISSIONS=dir/: each report fit to han
 	@$(GRADER) --feedback $(call grade_q,$(FEEDBACK_DIR)) --reports $(call grade_q,$(GRADE_REPORTS)) \
 	    --config $(call grade_q,$(GRADE_CONFIG)) $(if $(ONLY),--only $(call grade_q,$(ONLY)))
 
+# make class-report, after make grade SUBMISSIONS=dir/: the class's reports and stage files read (never
+# built or run) into build/grades/class.html and class.json: score plots, every case's pass rate and
+# who failed it, similar stage files side by side (grader/config's similarity group; SIM_THRESHOLD=
+# overrides its threshold). The same GRADE_REPORTS and GRADE_CONFIG as make grade.
+SIM_THRESHOLD ?=
+class-report: $(FLIPCLASS) ## after make grade SUBMISSIONS=dir/: build/grades/class.html and class.json (pass rates, score plots, similar stage files) [SIM_THRESHOLD=0.6]
+	@if [ -z $(call grade_q,$(SUBMISSIONS)) ]; then \
+	    echo "make class-report: SUBMISSIONS=dir/ names the class that make grade SUBMISSIONS=dir/ graded" >&2; exit 2; fi
+	@$(FLIPCLASS) --class $(call grade_q,$(SUBMISSIONS)) --reports $(call grade_q,$(GRADE_REPORTS)) \
+	    --config $(call grade_q,$(GRADE_CONFIG)) $(if $(SIM_THRESHOLD),--threshold $(call grade_q,$(SIM_THRESHOLD)))
+
+# A made-up class of six (planted bugs, a disguised copy, an honest rewrite) graded and reported,
+# then the page in headless Chromium; about 45 s here.
+check-class: grade-kit $(FLIPCLASS) $(GRADE_DATA)/.made ## a made-up class graded, then make class-report: pass rates, a disguised copy flagged, an honest rewrite not, the page in Chromium
+	@tests/check_class.sh $(GRADER) $(FLIPCLASS)
+
 check-slurm: grade-kit $(GRADE_DATA)/.made ## a real one-node Slurm cluster (installed, started, stopped here) grades a class: same grades.csv as locally
 	@tests/check_slurm.sh
