@@ -23,7 +23,11 @@
 #include "similar.h"
 #include "track.h"
 
-enum { CR_SHOWN_LINES = 400, CR_SLOWEST = 5, CR_BINS = 10, CR_PART_BINS = 5 };
+/* The page stays readable in a class where many files are alike (a stage that allows one shape):
+ * at most CR_TABLE_PAIRS pairs in its table and CR_SIDE_PAIRS side by side, the most similar
+ * first; class.json lists every pair. */
+enum { CR_SHOWN_LINES = 400, CR_SLOWEST = 5, CR_BINS = 10, CR_PART_BINS = 5, CR_TABLE_PAIRS = 200,
+       CR_SIDE_PAIRS = 30 };
 
 typedef struct {
     char name[96];                  /* the report directory's name, or "reference/ (the kit's)" */
@@ -31,11 +35,14 @@ typedef struct {
     char *src[STAGE_COUNT];         /* the stage files the grader took, NULL when none */
     size_t srclen[STAGE_COUNT];
     SimilarTokens tok[STAGE_COUNT];
+    char note[INTAKE_LINE_MAX];     /* why its files could not be read (escaped), or "" */
 } CrStudent;
 
 typedef struct {
     int stage, a, b;                /* students a < b */
     SimilarResult res;
+    bool same_text;                 /* byte for byte the same file: nothing to look at side by side */
+    int side;                       /* its number in the side-by-side views, or 0 when not shown */
 } CrPair;
 
 typedef struct {
@@ -111,15 +118,21 @@ static json_t *cr_load_report(const char *path, char *err, size_t errlen)
     return root;
 }
 
-/* The stage files as the grader takes them (intake.c: caps, no links), into a scratch copy. */
-static void cr_take_files(CrStudent *s, const char *submission, const char *work)
+/* The stage files as the grader takes them (intake.c: caps, no links), into a scratch copy
+ * under work. Returns 0 (a submission that cannot be read says why in s->note), or -1 with one
+ * line in err when the scratch directory cannot be made. */
+static int cr_take_files(CrStudent *s, const char *submission, const char *work, char *why, size_t whylen)
 {
     char dst[GRADE_PATH_MAX + 32], err[512];
     textf(dst, sizeof dst, "%s/take.XXXXXX", work);
-    if (!mkdtemp(dst))
-        return;
+    if (!mkdtemp(dst)) {
+        fileerr_set(why, whylen, dst, "cannot make a scratch directory for the stage files: %s", strerror(errno));
+        return -1;
+    }
     IntakeResult res;
-    if (intake_submission(submission, dst, &res, err, sizeof err) == 0) {
+    if (intake_submission(submission, dst, &res, err, sizeof err) != 0) {
+        textf(s->note, sizeof s->note, "%s", err);
+    } else {
         for (int k = 0; k < STAGE_COUNT; k++) {
             char path[GRADE_PATH_MAX + 64];
             textf(path, sizeof path, "%s/%s.c", dst, stage_names[k]);
@@ -129,6 +142,7 @@ static void cr_take_files(CrStudent *s, const char *submission, const char *work
         }
     }
     rmdir(dst);
+    return 0;
 }
 
 static void cr_read_dir_files(CrStudent *s, const char *dir)
@@ -184,8 +198,10 @@ static int cr_load(CrClass *c, char *err, size_t errlen)
             continue;
         }
         json_t *root = cr_load_report(path, err, errlen);
-        if (!root)
+        if (!root) {
+            classrun_free(&list);
             return -1;
+        }
         const char *hash = cr_str(root, "config_hash");
         if (!first_hash) {
             first_hash = hash;
@@ -195,6 +211,7 @@ static int cr_load(CrClass *c, char *err, size_t errlen)
             fileerr_set(err, errlen, path, "graded with another config than %s (config_hash \"%s\", "
                         "not \"%s\"): one class report holds one grading", first_path, hash, first_hash);
             json_decref(root);
+            classrun_free(&list);
             return -1;
         }
         CrStudent *s = &c->st[c->n++];
@@ -202,7 +219,10 @@ static int cr_load(CrClass *c, char *err, size_t errlen)
         s->report = root;
         char submission[GRADE_PATH_MAX + 128];
         textf(submission, sizeof submission, "%s/%s", o->class_dir, e->entry);
-        cr_take_files(s, submission, o->work);
+        if (cr_take_files(s, submission, o->work, err, errlen) != 0) {
+            classrun_free(&list);
+            return -1;
+        }
     }
     c->graded = c->n;
     if (rc == 0 && o->reference) {
@@ -281,10 +301,16 @@ static int cr_compare_all(CrClass *c)
                     }
                     c->pairs = p;
                 }
-                c->pairs[c->npairs++] = (CrPair){ k, a, b, r };
+                bool same = c->st[a].srclen[k] == c->st[b].srclen[k] &&
+                            memcmp(c->st[a].src[k], c->st[b].src[k], c->st[a].srclen[k]) == 0;
+                c->pairs[c->npairs++] = (CrPair){ k, a, b, r, same, 0 };
             }
     if (c->npairs)
         qsort(c->pairs, (size_t)c->npairs, sizeof *c->pairs, cr_by_score);
+    int shown = 0;
+    for (int i = 0; i < c->npairs && shown < CR_SIDE_PAIRS; i++)
+        if (!c->pairs[i].same_text)
+            c->pairs[i].side = ++shown;
     return 0;
 }
 
@@ -468,11 +494,11 @@ static void cr_parts_and_cases(CrClass *c, json_t *root)
             size_t m;
             json_array_foreach(json_object_get(p, "cases"), m, cs) {
                 char key[200], place[160];
-                textf(key, sizeof key, "%s/%s", name, cr_str(cs, "name"));
-                json_t *row = cr_row(cases, cindex, key, name, cr_str(cs, "name"), "case");
-                cr_place(cr_str(cs, "reason"), place, sizeof place);
+                textf(key, sizeof key, "%s/%s", name, cr_str(cs, "case"));
+                json_t *row = cr_row(cases, cindex, key, name, cr_str(cs, "case"), "case");
+                cr_place(cr_str(cs, "failure"), place, sizeof place);
                 cr_tally(row, json_is_true(json_object_get(cs, "passed")), c->st[i].name, place,
-                         cr_str(cs, "reason"));
+                         cr_str(cs, "failure"));
             }
         }
     }
@@ -534,13 +560,26 @@ static json_t *cr_pairs_json(const CrClass *c)
                                                   u->a_last, "b_lines", u->b_first, u->b_last,
                                                   "tokens", u->tokens));
         }
-        json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:f,s:i,s:i,s:i,s:o}", "stage",
+        json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:f,s:b,s:i,s:i,s:i,s:o}", "stage",
                                             stage_names[p->stage], "a", c->st[p->a].name, "b",
                                             c->st[p->b].name, "similarity", p->res.score,
+                                            "same_text", p->same_text,
                                             "matched_tokens", p->res.matched,
                                             "a_tokens", c->st[p->a].tok[p->stage].own,
                                             "b_tokens", c->st[p->b].tok[p->stage].own, "runs", runs));
     }
+    return a;
+}
+
+static json_t *cr_unread(const CrClass *c)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < c->n; i++)
+        if (c->st[i].note[0]) {
+            char *why = cr_escaped(c->st[i].note);
+            json_array_append_new(a, json_pack("{s:s,s:s}", "student", c->st[i].name, "why", why ? why : ""));
+            free(why);
+        }
     return a;
 }
 
@@ -567,9 +606,10 @@ static json_t *cr_build_json(CrClass *c)
     json_object_set_new(root, "not_graded", cr_names(c->missing, c->nmissing));
     cr_parts_and_cases(c, root);
     json_object_set_new(root, "similarity",
-                        json_pack("{s:f,s:i,s:i,s:b,s:o}", "threshold", c->o->threshold,
+                        json_pack("{s:f,s:i,s:i,s:b,s:o,s:o}", "threshold", c->o->threshold,
                                   "min_run_tokens", SIMILAR_MIN_RUN, "min_tokens", c->o->min_tokens,
-                                  "reference_compared", c->o->reference != NULL, "pairs", cr_pairs_json(c)));
+                                  "reference_compared", c->o->reference != NULL,
+                                  "files_not_read", cr_unread(c), "pairs", cr_pairs_json(c)));
     return root;
 }
 
@@ -774,26 +814,46 @@ static void cr_html_pairs(FILE *f, const CrClass *c)
             "and layout do not count; the stub's text is left out; files with fewer than %d tokens "
             "of their own are not compared). A high score is a reason to look, not a proof: "
             "see grader/README.md.</p>\n", 100 * c->o->threshold, SIMILAR_MIN_RUN, c->o->min_tokens);
+    for (int i = 0; i < c->n; i++)
+        if (c->st[i].note[0]) {
+            fputs("<p class=\"warn\">Not compared, its files could not be read: <span class=\"who\">", f);
+            cr_html(f, c->st[i].name);
+            fputs(": ", f);
+            cr_html_bytes(f, c->st[i].note, strnlen(c->st[i].note, sizeof c->st[i].note));
+            fputs("</span></p>\n", f);
+        }
     if (c->npairs == 0) {
         fputs("<p>No pair above the threshold.</p>\n", f);
         return;
     }
     fputs("<table class=\"pairs\"><tr><th>stage</th><th>student</th><th>student</th>"
           "<th class=\"num\">similarity</th><th class=\"num\">common runs</th></tr>\n", f);
-    for (int i = 0; i < c->npairs; i++) {
+    for (int i = 0; i < c->npairs && i < CR_TABLE_PAIRS; i++) {
         const CrPair *p = &c->pairs[i];
         fprintf(f, "<tr><td>%s</td><td>", stage_names[p->stage]);
         cr_html(f, c->st[p->a].name);
         fputs("</td><td>", f);
         cr_html(f, c->st[p->b].name);
-        fprintf(f, "</td><td class=\"num\">%.0f%%</td><td class=\"num\"><a href=\"#pair%d\">%d</a></td></tr>\n",
-                100 * p->res.score, i + 1, p->res.nruns);
+        fprintf(f, "</td><td class=\"num\">%.0f%%</td><td class=\"num\">", 100 * p->res.score);
+        if (p->same_text)
+            fputs("the same file, byte for byte</td></tr>\n", f);
+        else if (p->side)
+            fprintf(f, "<a href=\"#pair%d\">%d</a></td></tr>\n", p->side, p->res.nruns);
+        else
+            fprintf(f, "%d</td></tr>\n", p->res.nruns);
     }
     fputs("</table>\n", f);
+    if (c->npairs > CR_TABLE_PAIRS)
+        fprintf(f, "<p class=\"warn\">%d pairs in all: the table shows the first %d; class.json lists "
+                "every pair and its runs.</p>\n", c->npairs, CR_TABLE_PAIRS);
+    fprintf(f, "<p>Side by side below: the %d most similar pairs whose files are not the same byte for "
+            "byte.</p>\n", CR_SIDE_PAIRS);
     for (int i = 0; i < c->npairs; i++) {
         const CrPair *p = &c->pairs[i];
+        if (!p->side)
+            continue;
         const CrStudent *a = &c->st[p->a], *b = &c->st[p->b];
-        fprintf(f, "<details id=\"pair%d\"><summary>%s: ", i + 1, stage_names[p->stage]);
+        fprintf(f, "<details id=\"pair%d\"><summary>%s: ", p->side, stage_names[p->stage]);
         cr_html(f, a->name);
         fputs(" and ", f);
         cr_html(f, b->name);

@@ -192,9 +192,9 @@ static void feedback_fill_part(GradePart *p, const json_t *j)
         if (p->ncases >= GRADE_MAX_CASES)
             break;
         GradeCase *gc = &p->cases[p->ncases++];
-        feedback_get_str(c, "name", gc->name, sizeof gc->name);
+        feedback_get_str(c, "case", gc->name, sizeof gc->name);
         gc->passed = json_is_true(json_object_get(c, "passed"));
-        feedback_get_str(c, "reason", gc->reason, sizeof gc->reason);
+        feedback_get_str(c, "failure", gc->reason, sizeof gc->reason);
     }
     /* no p->view: `make view` needs the reference's frames, which a student does not have */
 }

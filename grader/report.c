@@ -268,9 +268,9 @@ static json_t *report_json_cases(const GradePart *p, bool *bad)
             *bad = true;
             break;
         }
-        report_set(o, "name", REPORT_JSTR(c->name), bad);
+        report_set(o, "case", REPORT_JSTR(c->name), bad);
         report_set(o, "passed", json_boolean(c->passed), bad);
-        report_set(o, "reason", REPORT_JSTR(c->reason), bad);
+        report_set(o, "failure", REPORT_JSTR(c->reason), bad);
     }
     if (!a)
         *bad = true;
