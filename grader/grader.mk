@@ -72,6 +72,15 @@ feedback: $(GRADER) ## after make grade SUBMISSIONS=dir/: each report fit to han
 	@$(GRADER) --feedback $(call grade_q,$(FEEDBACK_DIR)) --reports $(call grade_q,$(GRADE_REPORTS)) \
 	    --config $(call grade_q,$(GRADE_CONFIG)) $(if $(ONLY),--only $(call grade_q,$(ONLY)))
 
+# make class-report's program: the reports and stage files of a graded class, read only
+# (the kit's alone: the student kit has no class to report on). version.o is flipgrade's.
+FLIPCLASS   := $(BUILD)/flipclass
+FLIPCLASS_OBJ := $(BUILD)/grader/flipclass.o $(BUILD)/grader/classreport.o $(BUILD)/grader/similar.o \
+                 $(filter-out $(BUILD)/grader/flipgrade.o,$(GRADER_OBJ))
+$(FLIPCLASS): $(FLIPCLASS_OBJ) $(GRADER)
+	$(call say,LD,$@)
+	$(CC) $(ALL_LDFLAGS) $(FLIPCLASS_OBJ) $(BUILD)/grader/version.o $(GRADER_LIBS) -o $@
+
 # make class-report, after make grade SUBMISSIONS=dir/: the class's reports and stage files read (never
 # built or run) into build/grades/class.html and class.json: score plots, every case's pass rate and
 # who failed it, similar stage files side by side (grader/config's similarity group; SIM_THRESHOLD=

@@ -25,14 +25,6 @@ $(BUILD)/grader/%.o: grader/%.c | $(PKGS_FOUND)
 # (it refuses to grade without it, rather than grading every stage 0).
 # Every report names the grader that made it: the commit it was linked at (git describe, when
 # the kit is a git checkout; "unknown" in the student kit) beside a hash of its binary.
-# make class-report's program: the reports and stage files of a graded class, read only.
-FLIPCLASS   := $(BUILD)/flipclass
-FLIPCLASS_OBJ := $(BUILD)/grader/flipclass.o $(BUILD)/grader/classreport.o $(BUILD)/grader/similar.o \
-                 $(filter-out $(BUILD)/grader/flipgrade.o,$(GRADER_OBJ))
-$(FLIPCLASS): $(FLIPCLASS_OBJ) $(GRADER)
-	$(call say,LD,$@)
-	$(CC) $(ALL_LDFLAGS) $(FLIPCLASS_OBJ) $(BUILD)/grader/version.o $(GRADER_LIBS) -o $@
-
 $(GRADER): $(GRADER_OBJ) | $(GRADE_KIT_FILES)
 	@rm -rf $(GRADE_CACHE)
 	@printf 'const char flipgrade_version[] = "%s";\n' \
