@@ -238,7 +238,9 @@ static int cr_load(CrClass *c, char *err, size_t errlen)
 
 /* ---- similarity ----------------------------------------------------------------------------- */
 
-static int cr_tokenize_all(CrClass *c)
+/* Every student's files as tokens, the stub's text left out. Returns 0, or -1 with one line in
+ * err (a stub that cannot be read: leaving it in would flag every pair of untouched files). */
+static int cr_tokenize_all(CrClass *c, char *err, size_t errlen)
 {
     for (int k = 0; k < STAGE_COUNT; k++) {
         char path[GRADE_PATH_MAX + 64];
@@ -246,8 +248,14 @@ static int cr_tokenize_all(CrClass *c)
         textf(path, sizeof path, "%s/%s.c", c->o->stubs, stage_names[k]);
         char *stub_text = cr_read_file(path, &len);
         SimilarTokens stub = { 0 };
-        if (stub_text && similar_tokenize(stub_text, len, &stub) != 0) {
+        if (!stub_text) {
+            fileerr_set(err, errlen, path, "cannot read the stub (--stubs DIR: the stubs every student "
+                        "started from): %s", strerror(errno));
+            return -1;
+        }
+        if (similar_tokenize(stub_text, len, &stub) != 0) {
             free(stub_text);
+            textf(err, errlen, "flipclass: out of memory comparing the stage files");
             return -1;
         }
         free(stub_text);
@@ -255,12 +263,12 @@ static int cr_tokenize_all(CrClass *c)
             CrStudent *s = &c->st[i];
             if (!s->src[k])
                 continue;
-            if (similar_tokenize(s->src[k], s->srclen[k], &s->tok[k]) != 0) {
+            if (similar_tokenize(s->src[k], s->srclen[k], &s->tok[k]) != 0 ||
+                similar_leave_out(&s->tok[k], &stub) != 0) {
                 similar_free(&stub);
+                textf(err, errlen, "flipclass: out of memory comparing the stage files");
                 return -1;
             }
-            if (stub.n)
-                similar_leave_out(&s->tok[k], &stub);
         }
         similar_free(&stub);
     }
@@ -953,7 +961,9 @@ int classreport_write(const ClassReportOptions *o, char *err, size_t errlen)
               o->class_dir, o->reports);
         rc = -1;
     }
-    if (rc == 0 && (cr_tokenize_all(&c) != 0 || cr_compare_all(&c) != 0)) {
+    if (rc == 0)
+        rc = cr_tokenize_all(&c, err, errlen);
+    if (rc == 0 && cr_compare_all(&c) != 0) {
         textf(err, errlen, "flipclass: out of memory comparing the stage files");
         rc = -1;
     }

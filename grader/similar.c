@@ -244,21 +244,23 @@ static int similar_tile(const SimilarTokens *a, unsigned char *ma, const Similar
     return 0;
 }
 
-void similar_leave_out(SimilarTokens *t, const SimilarTokens *stub)
+int similar_leave_out(SimilarTokens *t, const SimilarTokens *stub)
 {
     unsigned char *ms = calloc((size_t)stub->n + 1, 1);
     unsigned char *mt = malloc((size_t)t->n + 1);
+    int rc = -1;
     if (ms && mt) {
         memcpy(mt, t->shared, (size_t)t->n);
-        similar_tile(t, mt, stub, ms, SIMILAR_MIN_RUN, NULL, NULL);
-        /* the stub's text is small and fixed: a shorter run of it still is not the student's */
-        memcpy(t->shared, mt, (size_t)t->n);
+        rc = similar_tile(t, mt, stub, ms, SIMILAR_MIN_RUN, NULL, NULL);
+        if (rc == 0)
+            memcpy(t->shared, mt, (size_t)t->n);   /* every token tiled against the stub is its text */
     }
     free(ms);
     free(mt);
     t->own = 0;
     for (int i = 0; i < t->n; i++)
         t->own += !t->shared[i];
+    return rc;
 }
 
 typedef struct {

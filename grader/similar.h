@@ -27,8 +27,9 @@ int similar_tokenize(const char *text, size_t len, SimilarTokens *t);
 void similar_free(SimilarTokens *t);
 
 /* Marks the tokens of t that lie in a run of at least SIMILAR_MIN_RUN tokens also found in
- * stub (the starting code every student was given), so only what a student wrote is compared. */
-void similar_leave_out(SimilarTokens *t, const SimilarTokens *stub);
+ * stub (the starting code every student was given), so only what a student wrote is compared.
+ * Returns 0, or -1 out of memory (t then unchanged). */
+int similar_leave_out(SimilarTokens *t, const SimilarTokens *stub);
 
 typedef struct {
     int a_first, a_last, b_first, b_last;   /* lines, 1-based, inclusive */
