@@ -93,7 +93,7 @@ class-report: $(FLIPCLASS) ## after make grade SUBMISSIONS=dir/: build/grades/cl
 	    --config $(call grade_q,$(GRADE_CONFIG)) $(if $(SIM_THRESHOLD),--threshold $(call grade_q,$(SIM_THRESHOLD)))
 
 # A made-up class of six (planted bugs, a disguised copy, an honest rewrite) graded and reported,
-# then the page in headless Chromium; about 45 s here.
+# then the page in headless Chromium; about 25 s here (a minute on a busy machine).
 check-class: grade-kit $(FLIPCLASS) $(GRADE_DATA)/.made ## a made-up class graded, then make class-report: pass rates, a disguised copy flagged, an honest rewrite not, the page in Chromium
 	@tests/check_class.sh $(GRADER) $(FLIPCLASS)
 
