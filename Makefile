@@ -47,7 +47,7 @@ include handout/handout.mk
         all-tests golden test $(STAGES:%=test-%) coverage coverage-check check check-make check-layers test-common \
         test-physics check-suites check-mutants check-watch check-opencl check-oclgrind check-pipeline check-determinism \
         check-movie check-warnings check-sanitize fuzz check-fuzz \
-        grade grade-data grade-kit feedback gradebook submission check-physics check-grader check-slurm gradescope check-gradescope validate \
+        grade grade-data grade-kit feedback gradebook class-report check-class submission check-physics check-grader check-slurm gradescope check-gradescope validate \
         check-validate \
         pylib check-python python-examples \
         handout handout-sync check-handout check-handout-fresh check-dist \

@@ -186,6 +186,16 @@ static void feedback_fill_part(GradePart *p, const json_t *j)
     feedback_get_str(im, "student", p->image_student, sizeof p->image_student);
     feedback_get_str(im, "reference", p->image_reference, sizeof p->image_reference);
     feedback_get_str(im, "diff", p->image_diff, sizeof p->image_diff);
+    const json_t *cases = json_object_get(j, "cases"), *c;
+    size_t i;
+    json_array_foreach(cases, i, c) {
+        if (p->ncases >= GRADE_MAX_CASES)
+            break;
+        GradeCase *gc = &p->cases[p->ncases++];
+        feedback_get_str(c, "case", gc->name, sizeof gc->name);
+        gc->passed = json_is_true(json_object_get(c, "passed"));
+        feedback_get_str(c, "failure", gc->reason, sizeof gc->reason);
+    }
     /* no p->view: `make view` needs the reference's frames, which a student does not have */
 }
 
@@ -341,15 +351,19 @@ static int feedback_txt_body(FILE *f, const void *ctx)
     return ferror(f) ? -1 : 0;
 }
 
+/* Written to memory and counted: ftell on /dev/null counts only what is still in the stdio
+ * buffer (its offset stays 0), so a report.json over 4 KiB was measured short and the cap broken. */
 static long feedback_measure(int (*body)(FILE *, const void *), const void *ctx)
 {
-    FILE *f = fopen("/dev/null", "w");
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
     if (!f)
         return 0;
     body(f, ctx);
-    long n = ftell(f);
     fclose(f);
-    return n < 0 ? 0 : n;
+    free(buf);
+    return (long)n;
 }
 
 /* report.html through report.c, measured by writing it to a temporary in-memory stream. */

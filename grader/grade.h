@@ -14,7 +14,17 @@ enum {
     GRADE_NAME_MAX = 64,
     GRADE_REASON_MAX = 512,
     GRADE_PATH_MAX = 512,
+    GRADE_MAX_CASES = 16,        /* cases of a stage part kept one by one (the class report's) */
+    GRADE_CASE_REASON_MAX = 256,
 };
+
+/* One case of a stage part: whether it passed and, when not, its first failure in one line
+ * (the class report counts which cases most students fail, and where). */
+typedef struct {
+    char name[GRADE_NAME_MAX];   /* the case's name, e.g. "corner_6x6x8" */
+    bool passed;
+    char reason[GRADE_CASE_REASON_MAX];  /* "" when it passed */
+} GradeCase;
 
 /* One frame a whole-scene part compared; only the first failing frame keeps images. */
 typedef struct {
@@ -46,6 +56,9 @@ typedef struct {
     /* the grading failed here, not the student (a run that could not start twice, files that
      * could not be copied back, the reference's data missing): no score, reason says why */
     bool error;
+    /* stage parts: the first GRADE_MAX_CASES cases run, in the order run (not run: left out) */
+    int ncases;
+    GradeCase cases[GRADE_MAX_CASES];
 } GradePart;
 
 typedef struct {

@@ -88,6 +88,10 @@ static const Key keys[] = {
       "the scenes' particles_per_cell, drawn from these (1, 8, 27, 64)" },
     { "variants", "keep_frames", K_BOOL, OFF(variant_keep_frames), 0, 1,
       "keep each variant's reference frames (report pictures), not only their metrics" },
+    { "similarity", "threshold", K_NUM, OFF(similarity_threshold), 0, 1,
+      "make class-report: list pairs of stage files sharing at least this fraction of their own tokens" },
+    { "similarity", "min_tokens", K_INT, OFF(similarity_min_tokens), 0, 1 << 20,
+      "make class-report: compare only stage files with at least this many tokens of their own" },
 };
 #undef OFF
 enum { NKEYS = sizeof keys / sizeof keys[0] };
@@ -114,6 +118,8 @@ void gradeconfig_defaults(GradeConfig *c)
     c->nscene_ppc = 1, c->scene_ppc[0] = 8;
     c->variant_keep_frames = true;
     snprintf(c->level, sizeof c->level, "guided");
+    c->similarity_threshold = 0.6;
+    c->similarity_min_tokens = 40;
     c->nsolvers = 2;
     snprintf(c->solvers[0], sizeof c->solvers[0], "jacobi");
     snprintf(c->solvers[1], sizeof c->solvers[1], "gauss_seidel");
@@ -500,7 +506,7 @@ static int read_group(Ctx *x, const config_setting_t *g, GradeConfig *c)
     for (int i = 0; i < NKEYS; i++)
         known |= strcmp(keys[i].group, group) == 0;
     if (!known || !config_setting_is_group(g))
-        return fail(x, g, "unknown key \"%s\" (expected the groups stages, scenes, metrics, limits, handout, feedback, gradescope, variants)",
+        return fail(x, g, "unknown key \"%s\" (expected the groups stages, scenes, metrics, limits, handout, feedback, gradescope, variants, similarity)",
                     group);
     for (int m = 0; m < config_setting_length(g); m++) {
         const config_setting_t *s = config_setting_get_elem(g, (unsigned)m);

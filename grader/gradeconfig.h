@@ -67,6 +67,9 @@ typedef struct {
     int ncase_ppc, nscene_ppc;
     int case_ppc[4], scene_ppc[4];  /* particles_per_cell drawn from: 1, 8, 27 or 64 */
     bool variant_keep_frames;        /* keep each variant's reference frames (pictures, make view) */
+
+    double similarity_threshold;  /* make class-report: pairs of stage files at least this similar */
+    long similarity_min_tokens;   /* make class-report: files with fewer own tokens not compared */
 } GradeConfig;
 
 /* One graded run of a scene with a solver, as the student's pipeline, the reference's data

@@ -94,6 +94,31 @@ gradebook: $(GRADER) ## after make grade SUBMISSIONS=dir/: GRADEBOOK=canvas|mood
 	$(GRADER) --class-csv $(call grade_q,$(GRADEBOOK_CSV)) --format $(call grade_q,$(GRADEBOOK)) \
 	    --ids $(call grade_q,$(IDS)) --column $(call grade_q,$(GRADEBOOK_COLUMN)) "$$@"
 
+# make class-report's program: the reports and stage files of a graded class, read only
+# (the kit's alone: the student kit has no class to report on). version.o is flipgrade's.
+FLIPCLASS   := $(BUILD)/flipclass
+FLIPCLASS_OBJ := $(BUILD)/grader/flipclass.o $(BUILD)/grader/classreport.o $(BUILD)/grader/similar.o \
+                 $(filter-out $(BUILD)/grader/flipgrade.o,$(GRADER_OBJ))
+$(FLIPCLASS): $(FLIPCLASS_OBJ) $(GRADER)
+	$(call say,LD,$@)
+	$(CC) $(ALL_LDFLAGS) $(FLIPCLASS_OBJ) $(BUILD)/grader/version.o $(GRADER_LIBS) -o $@
+
+# make class-report, after make grade SUBMISSIONS=dir/: the class's reports and stage files read (never
+# built or run) into build/grades/class.html and class.json: score plots, every case's pass rate and
+# who failed it, similar stage files side by side (grader/config's similarity group; SIM_THRESHOLD=
+# overrides its threshold). The same GRADE_REPORTS and GRADE_CONFIG as make grade.
+SIM_THRESHOLD ?=
+class-report: $(FLIPCLASS) ## after make grade SUBMISSIONS=dir/: build/grades/class.html and class.json (pass rates, score plots, similar stage files) [SIM_THRESHOLD=0.6]
+	@if [ -z $(call grade_q,$(SUBMISSIONS)) ]; then \
+	    echo "make class-report: SUBMISSIONS=dir/ names the class that make grade SUBMISSIONS=dir/ graded" >&2; exit 2; fi
+	@$(FLIPCLASS) --class $(call grade_q,$(SUBMISSIONS)) --reports $(call grade_q,$(GRADE_REPORTS)) \
+	    --config $(call grade_q,$(GRADE_CONFIG)) $(if $(SIM_THRESHOLD),--threshold $(call grade_q,$(SIM_THRESHOLD)))
+
+# A made-up class of six (planted bugs, a disguised copy, an honest rewrite) graded and reported,
+# then the page in headless Chromium; about 25 s here (a minute on a busy machine).
+check-class: grade-kit $(FLIPCLASS) $(GRADE_DATA)/.made ## a made-up class graded, then make class-report: pass rates, a disguised copy flagged, an honest rewrite not, the page in Chromium
+	@tests/check_class.sh $(GRADER) $(FLIPCLASS)
+
 check-slurm: grade-kit $(GRADE_DATA)/.made ## a real one-node Slurm cluster (installed, started, stopped here) grades a class: same grades.csv as locally
 	@tests/check_slurm.sh
 

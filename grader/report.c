@@ -258,6 +258,25 @@ static json_t *report_json_images(const GradePart *p, bool *bad)
     return o;
 }
 
+static json_t *report_json_cases(const GradePart *p, bool *bad)
+{
+    json_t *a = json_array();
+    for (int i = 0; a && i < p->ncases; i++) {
+        const GradeCase *c = &p->cases[i];
+        json_t *o = json_object();
+        if (!o || json_array_append_new(a, o) != 0) {
+            *bad = true;
+            break;
+        }
+        report_set(o, "case", REPORT_JSTR(c->name), bad);
+        report_set(o, "passed", json_boolean(c->passed), bad);
+        report_set(o, "failure", REPORT_JSTR(c->reason), bad);
+    }
+    if (!a)
+        *bad = true;
+    return a;
+}
+
 static json_t *report_json_part(const GradePart *p, bool *bad)
 {
     json_t *o = json_object();
@@ -278,6 +297,8 @@ static json_t *report_json_part(const GradePart *p, bool *bad)
         report_set(o, "first_fail", report_json_fail(&p->first_fail, bad), bad);
     if (report_has_images(p))
         report_set(o, "images", report_json_images(p, bad), bad);
+    if (p->ncases > 0)
+        report_set(o, "cases", report_json_cases(p, bad), bad);
     return o;
 }
 

@@ -26,7 +26,11 @@ void report_print_table(FILE *f, const GradeReport *r);
  *               failed on it: no score), "points" (null for an error), "max", "total", "passed",
  *               "reason", "log": path or null,
  *               "first_fail": {"frame", "metric", "got", "limit"}  (failed scene parts only),
- *               "images": {"student", "reference", "diff"}         (only the ones set)}]}
+ *               "images": {"student", "reference", "diff"}         (only the ones set),
+ *               "cases": [{"case", "passed": bool, "failure": "" or the case's first
+ *                          failure}]           (stage parts that ran cases: each case run)}]}
+ * (a case's keys are not a part's, so a reader that scans for "name" and "reason" lines, as
+ * tests/check_grader.sh does, still finds the parts only)
  * full_marks is total >= max (within 1e-9) with max > 0. Text that is not valid UTF-8 is
  * written with its non-ASCII bytes as '?'. Written through a temporary file renamed into
  * place. Returns 0, or -1 with one line in err naming path. */

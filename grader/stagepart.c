@@ -84,6 +84,7 @@ typedef struct {
     const char *stage;
     char runner[GC_PATH + 64];
     char first[GRADE_REASON_MAX];    /* the first failure, one line */
+    char last[GRADE_REASON_MAX];     /* the last case's failure, one line */
     bool timed_out;
     char error[GRADE_REASON_MAX];    /* the grader's own failure on some case, or "" */
 } StageRun;
@@ -93,6 +94,7 @@ static void stage_fail(StageRun *st, int i, const char *name, const char *what, 
 {
     if (!st->first[0])
         textf(st->first, sizeof st->first, "%s on case %d (%s)", what, i, name);
+    textf(st->last, sizeof st->last, "%s", what);
     grading_log(st->gr, st->part, "---- case %d (%s): %s\n%s\n", i, name, what, log ? log : "");
     if (res && res->output)
         grading_log_output(st->gr, st->part, res->output, res->output_len);
@@ -106,6 +108,18 @@ static void stage_printed(StageRun *st, int i, const char *name, const SandboxRe
         return;
     grading_log(st->gr, st->part, "---- case %d (%s): passed\n", i, name);
     grading_log_output(st->gr, st->part, res->output, res->output_len);
+}
+
+/* Keeps case i's outcome in the part, for report.json's "cases" (the class report's). */
+static void stage_note_case(StageRun *st, const char *name, bool passed)
+{
+    GradePart *p = st->part;
+    if (p->ncases >= GRADE_MAX_CASES)
+        return;
+    GradeCase *c = &p->cases[p->ncases++];
+    textf(c->name, sizeof c->name, "%s", name);
+    c->passed = passed;
+    textf(c->reason, sizeof c->reason, "%s", passed ? "" : st->last);
 }
 
 /* Runs case i; returns true when it passes. */
@@ -237,7 +251,10 @@ static void grade_stage(Grading *gr, int s)
                         i + 1, names[i]);
             continue;
         }
-        part->passed += run_case(&st, i + 1, names[i]);
+        st.last[0] = '\0';
+        bool pass = run_case(&st, i + 1, names[i]);
+        part->passed += pass;
+        stage_note_case(&st, names[i], pass);
     }
     part->points = part->max * part->passed / part->total;
     if (st.error[0])

@@ -10,7 +10,7 @@ for cc in gcc clang; do
         continue
     fi
     dir=build/warn-$cc
-    if out=$(make --no-print-directory -B BUILD="$dir" CC="$cc" CFLAGS="-O2 -Werror" "$dir/flipsim" "$dir/flipgrade" "$dir/grader/calibrate" "$dir/handout/mkfigures" grade-kit all-tests BUILD="$dir" 2>&1); then
+    if out=$(make --no-print-directory -B BUILD="$dir" CC="$cc" CFLAGS="-O2 -Werror" "$dir/flipsim" "$dir/flipgrade" "$dir/flipclass" "$dir/grader/calibrate" "$dir/handout/mkfigures" grade-kit all-tests BUILD="$dir" 2>&1); then
         echo "PASS: $cc builds warning-free"
     else
         echo "FAIL: $cc reports warnings:"; echo "$out" | grep -v -E "^$cc " | grep -E "warning|error" | head -10; fail=1

@@ -76,6 +76,12 @@ static void make_report(GradeReport *r, const char *student)
     add_part(r, "advect", false, 10.0, 10.0, 6, 6, "all 6 cases pass");
     GradePart *p = add_part(r, "p2g", false, 4.5, 10.0, 6, 3, P2G_REASON);
     snprintf(p->detail_log, sizeof p->detail_log, "logs/p2g.log");
+    /* two of its cases one by one, the second failed with a student's bytes in its failure */
+    p->ncases = 2;
+    snprintf(p->cases[0].name, sizeof p->cases[0].name, "corner_6x6x8");
+    p->cases[0].passed = true;
+    snprintf(p->cases[1].name, sizeof p->cases[1].name, "thin_12x5x4");
+    snprintf(p->cases[1].reason, sizeof p->cases[1].reason, "p2g: \x1b[2J u(1,0,0) expected 1 got 2");
     p = add_part(r, "ball_drop.jacobi", true, 7.5, 20.0, 60, 30, SCENE_REASON);
     snprintf(p->detail_log, sizeof p->detail_log, "logs/ball_drop.jacobi.log");
     p->first_fail.frame = 30;
@@ -142,6 +148,16 @@ START_TEST(json_read_back)
     ck_assert_str_eq(jstr(p2g, "reason"), "case 3 \\x1b[31m<script>alert(1)</script>: u(2,3,4) expected 1 got 2");
     ck_assert_str_eq(jstr(p2g, "log"), "logs/p2g.log");
     ck_assert_ptr_null(json_object_get(p2g, "first_fail"));
+    /* each case run, for the class report; keys of their own ("case", "failure"), not a part's */
+    const json_t *cases = json_object_get(p2g, "cases");
+    ck_assert_uint_eq(json_array_size(cases), 2);
+    ck_assert_str_eq(jstr(json_array_get(cases, 0), "case"), "corner_6x6x8");
+    ck_assert(json_is_true(json_object_get(json_array_get(cases, 0), "passed")));
+    ck_assert_str_eq(jstr(json_array_get(cases, 0), "failure"), "");
+    ck_assert(json_is_false(json_object_get(json_array_get(cases, 1), "passed")));
+    ck_assert_str_eq(jstr(json_array_get(cases, 1), "failure"), "p2g: \\x1b[2J u(1,0,0) expected 1 got 2");
+    ck_assert_ptr_null(json_object_get(json_array_get(cases, 1), "name"));
+    ck_assert_ptr_null(json_object_get(advect, "cases"));
 
     ck_assert_str_eq(jstr(scene, "kind"), "scene");
     ck_assert_double_eq_tol(jnum(scene, "points"), 7.5, 1e-12);

@@ -191,6 +191,6 @@ fuzz: $(FUZZ_BINS) $(FUZZ_DIR)/corpus/.made ## the same for FUZZ_SECONDS each [F
 	@tests/run_fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 CHECK_PARTS := check-make check-layers check-stubs test-common test-physics check-suites check-mutants check-watch check-opencl check-oclgrind \
-               check-pipeline check-solvers check-grader check-handout check-dist check-determinism \
+               check-pipeline check-solvers check-grader check-class check-handout check-dist check-determinism \
                check-movie check-sanitize check-warnings coverage-check check-fuzz check-slurm check-gradescope \
                check-validate check-python check-viewer
