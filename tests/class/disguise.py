@@ -36,7 +36,14 @@ def kit_names(headers):
     return keep - C_KEYWORDS
 
 
+def member_names(text):
+    """Names read after . or -> in the file: a struct the file declares keeps its fields' names,
+    or its own member accesses would not compile (the renamer leaves those alone)."""
+    return set(re.findall(r'(?:\.|->)\s*([A-Za-z_]\w*)', text))
+
+
 def rename(text, keep):
+    keep = keep | member_names(text)
     out, names, prev = [], {}, ""
     for m in TOKEN.finditer(text):
         tok = m.group(0)
