@@ -14,12 +14,10 @@
 
 
 const char *const sim_phase_names[PHASE_COUNT] = {
-    "p2g", "classify", "gravity", "divergence", "pressure",
-    "gradient", "extrapolate", "g2p", "advect", "keep_inside",
+#define SIM_PHASE_NAME(ID, name, params, what) #name,
+    SIM_PHASE_LIST(SIM_PHASE_NAME)
+#undef SIM_PHASE_NAME
 };
-
-/* Layers of velocity extrapolated into the air: g2p reads at most one face beyond the
- * fluid (its stencil is one cell wide), a second layer keeps the average smooth there. */
 
 static void sim_fail(Sim *s, const char *fmt, ...)
 {
@@ -280,10 +278,9 @@ static void host_close(SimBackend *b)
 
 SimBackend sim_host_backend = {
     .name = "cpu (C stages)",
-    .p2g = host_p2g, .classify = host_classify, .gravity = host_gravity,
-    .divergence = host_divergence, .pressure = host_pressure, .gradient = host_gradient,
-    .extrapolate = host_extrapolate, .g2p = host_g2p, .advect = host_advect,
-    .keep_inside = host_keep_inside,
+#define SIM_HOST_PHASE(ID, name, params, what) .name = host_##name,
+    SIM_PHASE_LIST(SIM_HOST_PHASE)
+#undef SIM_HOST_PHASE
     .upload = host_keep_state, .download = host_keep_state, .max_speed2 = host_max_speed2,
     .solver_variant = host_solver_variant, .close = host_close,
 };
@@ -439,10 +436,10 @@ bool sim_backend_current(const Sim *s)
 static const char *sim_backend_missing(const SimBackend *b)
 {
     const struct { const char *name; bool there; } calls[] = {
-        { "p2g", b->p2g }, { "classify", b->classify }, { "gravity", b->gravity },
-        { "divergence", b->divergence }, { "pressure", b->pressure },
-        { "gradient", b->gradient }, { "extrapolate", b->extrapolate }, { "g2p", b->g2p },
-        { "advect", b->advect }, { "keep_inside", b->keep_inside }, { "upload", b->upload },
+#define SIM_PHASE_CALL(ID, name, params, what) { #name, b->name != NULL },
+        SIM_PHASE_LIST(SIM_PHASE_CALL)
+#undef SIM_PHASE_CALL
+        { "upload", b->upload },
         { "download", b->download }, { "max_speed2", b->max_speed2 },
         { "solver_variant", b->solver_variant }, { "close", b->close },
     };

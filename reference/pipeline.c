@@ -770,10 +770,9 @@ SimBackend *pipeline_open(const char *selector, char *err, size_t errlen)
     }
     P->base = (SimBackend){
         .name = P->name,
-        .p2g = pipe_phase_p2g, .classify = pipe_phase_classify, .gravity = pipe_phase_gravity,
-        .divergence = pipe_phase_divergence, .pressure = pipe_phase_pressure,
-        .gradient = pipe_phase_gradient, .extrapolate = pipe_phase_extrapolate,
-        .g2p = pipe_phase_g2p, .advect = pipe_phase_advect, .keep_inside = pipe_phase_keep_inside,
+#define PIPE_PHASE_SLOT(ID, name, params, what) .name = pipe_phase_##name,
+        SIM_PHASE_LIST(PIPE_PHASE_SLOT)
+#undef PIPE_PHASE_SLOT
         .upload = pipe_upload, .download = pipe_download, .max_speed2 = pipe_max_speed2,
         .solver_variant = pipe_solver_variant, .close = pipe_close,
     };
