@@ -68,7 +68,7 @@ SolveResult given_solve_sor(const MacGrid *g, const float *rhs, float *p,
      * the convergence lab records every one. */
     enum { CHECK_EVERY = 5 };
     int every = history ? 1 : CHECK_EVERY;
-    SolveResult res = { 0, given_relative_residual(g, rhs, p), false };
+    SolveResult res = { .residual = given_relative_residual(g, rhs, p) };
     res.converged = res.residual <= settings->tolerance;
     track_record_residual(history, 0, res.residual);
     while (!res.converged && res.iterations < settings->iterations) {

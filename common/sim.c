@@ -19,13 +19,21 @@ const char *const sim_phase_names[PHASE_COUNT] = {
 #undef SIM_PHASE_NAME
 };
 
-static void sim_fail(Sim *s, const char *fmt, ...)
+int sim_failv(Sim *s, SimStatus status, const char *fmt, va_list ap)
+{
+    vsnprintf(s->error.message, sizeof s->error.message, fmt, ap);
+    s->error.status = status;
+    s->error.out_of_memory = status == SIM_OUT_OF_MEMORY;
+    return -1;
+}
+
+int sim_fail(Sim *s, SimStatus status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(s->error.message, sizeof s->error.message, fmt, ap);
+    sim_failv(s, status, fmt, ap);
     va_end(ap);
-    s->error.out_of_memory = strstr(s->error.message, "out of memory") != NULL;
+    return -1;
 }
 
 static double sim_clock(void)
@@ -48,8 +56,8 @@ static bool sim_faces_finite(Sim *s, const char *stage, float *const vel[3])
                 const int *n = g->face[a].n;
                 int i = (int)(f % (size_t)n[0]), j = (int)(f / (size_t)n[0] % (size_t)n[1]);
                 int k = (int)(f / ((size_t)n[0] * (size_t)n[1]));
-                sim_fail(s, "stage %s wrote %g to %s at face (%d,%d,%d)", stage, vel[a][f],
-                         sim_face_names[a], i, j, k);
+                sim_fail(s, SIM_FAILED, "stage %s wrote %g to %s at face (%d,%d,%d)", stage,
+                         vel[a][f], sim_face_names[a], i, j, k);
                 return false;
             }
     return true;
@@ -64,8 +72,9 @@ static bool sim_cells_finite(Sim *s, const char *stage, const char *field, const
         if (!isfinite(v[c])) {
             int i = (int)(c % (size_t)g->nx), j = (int)(c / (size_t)g->nx % (size_t)g->ny);
             int k = (int)(c / ((size_t)g->nx * (size_t)g->ny));
-            sim_fail(s, "stage %s wrote %g to %s at cell (%d,%d,%d), a %s cell with neighbours "
-                     "-x %s, +x %s, -y %s, +y %s, -z %s, +z %s", stage, v[c], field, i, j, k,
+            sim_fail(s, SIM_FAILED, "stage %s wrote %g to %s at cell (%d,%d,%d), a %s cell with "
+                     "neighbours -x %s, +x %s, -y %s, +y %s, -z %s, +z %s", stage, v[c], field,
+                     i, j, k,
                      grid_cell_type_name(grid_cell_type(g, i, j, k)),
                      grid_cell_type_name(grid_cell_type(g, i - 1, j, k)),
                      grid_cell_type_name(grid_cell_type(g, i + 1, j, k)),
@@ -82,8 +91,8 @@ static bool sim_particles_finite(Sim *s, const char *stage, const char *field, c
 {
     for (size_t p = 0; p < s->particles.count; p++)
         if (!isfinite(v[p].x) || !isfinite(v[p].y) || !isfinite(v[p].z)) {
-            sim_fail(s, "stage %s wrote (%g, %g, %g) to the %s of particle %zu", stage, v[p].x,
-                     v[p].y, v[p].z, field, p);
+            sim_fail(s, SIM_FAILED, "stage %s wrote (%g, %g, %g) to the %s of particle %zu",
+                     stage, v[p].x, v[p].y, v[p].z, field, p);
             return false;
         }
     return true;
@@ -115,7 +124,7 @@ static SolveResult sim_solve_jacobi(Sim *s, double bnorm)
     int every = s->history ? 1 : CHECK_EVERY;
     MacGrid *g = &s->grid;
     float *p = g->p, *next = s->scratch;
-    SolveResult res = { 0, sim_jacobi_residual(s, p, bnorm), false };
+    SolveResult res = { .residual = sim_jacobi_residual(s, p, bnorm) };
     res.converged = res.residual <= set->tolerance;
     track_record_residual(s->history, 0, res.residual);
     while (!res.converged && res.iterations < set->iterations && isfinite(res.residual)) {
@@ -149,13 +158,18 @@ static bool sim_solve_pressure(Sim *s, float dt, SolveResult *res)
         if (g->cell[c] != CELL_FLUID)
             g->p[c] = 0.0f;
     }
-    *res = (SolveResult){ 0, 0.0, true };
+    *res = (SolveResult){ .converged = true };
     if (b2 == 0.0)
         memset(g->p, 0, grid_cells(g) * sizeof *g->p); /* nothing to correct: p = 0 solves it */
     else if (s->solver)
         *res = s->solver(g, s->rhs, g->p, &s->scene->pressure, s->history);
     else
         *res = sim_solve_jacobi(s, sqrt(b2));
+    if (res->out_of_memory) {
+        sim_fail(s, SIM_OUT_OF_MEMORY, "pressure solve (%s): out of memory for its workspace on "
+                 "a %dx%dx%d grid", s->solver_name, g->nx, g->ny, g->nz);
+        return false;
+    }
     /* p first: a jacobi that wrote NaN makes the laplacian's residual NaN too, and the blame
      * belongs to the stage that made it */
     if (!sim_cells_finite(s, s->solver ? s->solver_name : "jacobi", "p", g->p))
@@ -301,7 +315,7 @@ SimBackend sim_host_backend = {
 int sim_substep(Sim *s, float dt)
 {
     const SimBackend *b = s->backend;
-    SolveResult solve = { 0, 0.0, true };
+    SolveResult solve = { .converged = true };
     PHASE(PHASE_P2G,         b->p2g(s));        /* particle velocities onto the faces */
     PHASE(PHASE_CLASSIFY,    b->classify(s));   /* FLUID where particles are */
     PHASE(PHASE_GRAVITY,     b->gravity(s, dt));
@@ -345,7 +359,7 @@ static int sim_fire_events(Sim *s, int frame)
                                       sc->events[e].nfluid, sc->particles_per_cell, sc->seed,
                                       (uint32_t)e + 1u);
         if (added < 0) {
-            sim_fail(s, "out of memory seeding events[%d]", e);
+            sim_fail(s, SIM_OUT_OF_MEMORY, "out of memory seeding events[%d]", e);
             return -1;
         }
         s->backend_stale = s->backend_stale || added > 0;
@@ -453,8 +467,8 @@ int sim_use_backend(Sim *s, SimBackend *b)
 {
     const char *missing = sim_backend_missing(b);
     if (missing) {
-        sim_fail(s, "backend %s has no %s: it cannot run a substep", b->name ? b->name : "(unnamed)",
-                 missing);
+        sim_fail(s, SIM_FAILED, "backend %s has no %s: it cannot run a substep",
+                 b->name ? b->name : "(unnamed)", missing);
         if (b->close)
             b->close(b);
         return -1;
@@ -619,15 +633,15 @@ int sim_init(Sim *s, const Scene *scene, const Track *track)
     part_init(&s->particles);
     if (grid_init(&s->grid, scene->resolution[0], scene->resolution[1], scene->resolution[2],
                   scene->cell_size) != 0 || sim_alloc(s) != 0) {
-        sim_fail(s, "%s: out of memory for a %dx%dx%d grid", scene->path, scene->resolution[0],
-                 scene->resolution[1], scene->resolution[2]);
+        sim_fail(s, SIM_OUT_OF_MEMORY, "%s: out of memory for a %dx%dx%d grid", scene->path,
+                 scene->resolution[0], scene->resolution[1], scene->resolution[2]);
         return -1;
     }
     sim_pick_solver(s);
     given_mark_solids(s->solid, &s->grid, scene->solids, scene->nsolids);
     if (given_seed_fluid(&s->particles, &s->grid, s->solid, scene->fluid, scene->nfluid,
                          scene->particles_per_cell, scene->seed, 0) < 0) {
-        sim_fail(s, "out of memory seeding the fluid");
+        sim_fail(s, SIM_OUT_OF_MEMORY, "out of memory seeding the fluid");
         return -1;
     }
     if (sim_fire_events(s, 0) != 0)

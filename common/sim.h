@@ -5,6 +5,7 @@
 #ifndef FLIPKIT_SIM_H
 #define FLIPKIT_SIM_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "given.h"
@@ -54,10 +55,19 @@ typedef struct {
 /* The last frame a run may reach: frame files are named with six digits. */
 #define SIM_MAX_FRAME 999999
 
-/* What went wrong, when sim_* returns -1: one line, naming the stage and the place. */
+/* How a sim_* call (or a backend's) failed: what a caller tests, never the message's words. */
+typedef enum {
+    SIM_OK = 0,
+    SIM_FAILED,             /* could not go on: a stage wrote NaN/Inf, a device call failed, ... */
+    SIM_OUT_OF_MEMORY,      /* an allocation failed: flipsim exits EXIT_MEMORY */
+} SimStatus;
+
+/* What went wrong, when sim_* returns -1: its status and one line, naming the stage and the
+ * place. sim_fail writes both. */
 typedef struct {
     char message[512];
-    bool out_of_memory;   /* the failure was an allocation: flipsim exits EXIT_MEMORY */
+    SimStatus status;
+    bool out_of_memory;     /* status == SIM_OUT_OF_MEMORY (the CLI reads this one) */
 } SimError;
 
 typedef struct Sim Sim;
@@ -106,6 +116,13 @@ struct Sim {
     bool backend_stale;         /* the host's particles changed since the last upload */
     SolveHistory *history;      /* the convergence lab's record of each solve, or NULL */
 };
+
+/* Records why the sim cannot go on: status and one printf-style line into s->error, for the
+ * driver, its checks (watch.c) and its backends alike. Returns -1, what the failing call
+ * returns. sim_failv takes the arguments as a va_list. */
+int sim_fail(Sim *s, SimStatus status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int sim_failv(Sim *s, SimStatus status, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 
 /* Bytes sim_init and the run will allocate for scene, at least: the grid's fields (cell types,
  * pressure, divergence, right-hand side, two scratch fields, and per face the velocity, its

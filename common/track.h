@@ -14,6 +14,8 @@ typedef struct {
     int iterations;
     double residual;    /* final |b - L p| / |b| (0 when b = 0) */
     bool converged;     /* residual <= tolerance */
+    bool out_of_memory; /* the solver could not allocate its workspace: p is as it came, and
+                         * the driver stops the run as out of memory */
 } SolveResult;
 
 /* The relative residual |b - L p| / |b| of one solve after every iteration, for the convergence

@@ -30,7 +30,7 @@ static int watch_fail(Sim *s, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(s->error.message, sizeof s->error.message, fmt, ap);
+    sim_failv(s, SIM_FAILED, fmt, ap);
     va_end(ap);
     return -1;
 }

@@ -38,6 +38,11 @@ const char *clx_error_name(cl_int code)
     }
 }
 
+int clx_out_of_memory(cl_int code)
+{
+    return code == CL_OUT_OF_HOST_MEMORY || code == CL_MEM_OBJECT_ALLOCATION_FAILURE;
+}
+
 static int clx_platforms(cl_platform_id *ids, cl_uint *n)
 {
     *n = 0;

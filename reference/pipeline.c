@@ -288,9 +288,9 @@ int pipe_report(Pipe *P, Sim *s)
 {
     if (P->failure == CL_SUCCESS)
         return 0;
-    snprintf(s->error.message, sizeof s->error.message, "opencl (%s): %s failed: %s", P->name,
-             P->failed_at, clx_error_name(P->failure));
-    return -1;
+    return sim_fail(s, clx_out_of_memory(P->failure) ? SIM_OUT_OF_MEMORY : SIM_FAILED,
+                    "opencl (%s): %s failed: %s", P->name, P->failed_at,
+                    clx_error_name(P->failure));
 }
 
 /* ---- moving the state (SimBackend calls) --------------------------------------------------- */
@@ -312,10 +312,8 @@ static int pipe_upload(Sim *s)
     pipe_write(P, P->pos, s->particles.pos, P->count * sizeof(Vec3));
     pipe_write(P, P->vel, s->particles.vel, P->count * sizeof(Vec3));
     cl_int *id = malloc((P->count ? P->count : 1) * sizeof *id);
-    if (!id) {
-        snprintf(s->error.message, sizeof s->error.message, "opencl upload: out of memory");
-        return -1;
-    }
+    if (!id)
+        return sim_fail(s, SIM_OUT_OF_MEMORY, "opencl upload: out of memory");
     for (size_t p = 0; p < P->count; p++)
         id[p] = (cl_int)p;
     pipe_write(P, P->id, id, P->count * sizeof *id);
@@ -338,16 +336,15 @@ static int pipe_unpermute(Pipe *P, Sim *s)
     }
     for (size_t q = 0; rc == 0 && P->failure == CL_SUCCESS && q < P->count; q++) {
         if (id[q] < 0 || (size_t)id[q] >= P->count) {
-            snprintf(s->error.message, sizeof s->error.message, "the opencl pipeline lost track "
-                     "of its particles: place %zu holds id %d of %zu", q, (int)id[q], P->count);
-            rc = -1;
+            rc = sim_fail(s, SIM_FAILED, "the opencl pipeline lost track of its particles: "
+                          "place %zu holds id %d of %zu", q, (int)id[q], P->count);
             break;
         }
         s->particles.pos[id[q]] = pos[q];
         s->particles.vel[id[q]] = vel[q];
     }
     if (!pos || !vel || !id)
-        snprintf(s->error.message, sizeof s->error.message, "opencl download: out of memory");
+        sim_fail(s, SIM_OUT_OF_MEMORY, "opencl download: out of memory");
     free(pos);
     free(vel);
     free(id);
@@ -366,10 +363,9 @@ static int pipe_download(Sim *s)
     for (size_t p = 0; p < P->count; p++) {
         Vec3 x = s->particles.pos[p], v = s->particles.vel[p];
         if (!isfinite(x.x + x.y + x.z + v.x + v.y + v.z)) {
-            snprintf(s->error.message, sizeof s->error.message, "the opencl pipeline wrote "
-                     "position (%g, %g, %g), velocity (%g, %g, %g) to particle %zu", x.x, x.y,
-                     x.z, v.x, v.y, v.z, p);
-            return -1;
+            return sim_fail(s, SIM_FAILED, "the opencl pipeline wrote position (%g, %g, %g), "
+                            "velocity (%g, %g, %g) to particle %zu", x.x, x.y, x.z, v.x, v.y,
+                            v.z, p);
         }
     }
     return 0;
@@ -684,11 +680,9 @@ static int pipe_phase_pressure(Sim *s, float dt, SolveResult *res)
     *res = pipe_solve(P, s);
     if (pipe_finish(P, s) != 0)
         return -1;
-    if (!isfinite(res->residual)) {
-        snprintf(s->error.message, sizeof s->error.message,
-                 "opencl pressure solve (%s) produced a non-finite residual", s->solver_name);
-        return -1;
-    }
+    if (!isfinite(res->residual))
+        return sim_fail(s, SIM_FAILED, "opencl pressure solve (%s) produced a non-finite "
+                        "residual", s->solver_name);
     return 0;
 }
 

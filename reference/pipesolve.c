@@ -451,7 +451,7 @@ static SolveResult pipe_jacobi(Pipe *P, const MacGrid *g, const PressureSettings
 {
     size_t cells = grid_cells(g);
     cl_mem p = P->p, next = P->s;
-    SolveResult res = { 0, pipe_jacobi_residual(P, g, p, bnorm), false };
+    SolveResult res = { .residual = pipe_jacobi_residual(P, g, p, bnorm) };
     res.converged = res.residual <= set->tolerance;
     while (!res.converged && res.iterations < set->iterations && isfinite(res.residual)) {
         pipe_jacobi_sweep(P, g, p, next, set->jacobi_omega);
@@ -476,7 +476,7 @@ static SolveResult pipe_jacobi(Pipe *P, const MacGrid *g, const PressureSettings
 static SolveResult pipe_relax(Pipe *P, const MacGrid *g, const PressureSettings *set, float omega,
                               double bnorm)
 {
-    SolveResult res = { 0, INFINITY, false };
+    SolveResult res = { .residual = INFINITY };
     for (;;) {
         res.residual = pipe_true_residual(P, g) / bnorm;
         if (res.residual <= set->tolerance || res.iterations >= set->iterations ||
@@ -499,7 +499,7 @@ static SolveResult pipe_relax(Pipe *P, const MacGrid *g, const PressureSettings 
 static SolveResult pipe_multigrid(Pipe *P, const MacGrid *g, const PressureSettings *set,
                                   double bnorm)
 {
-    SolveResult res = { 0, INFINITY, false };
+    SolveResult res = { .residual = INFINITY };
     for (;;) {
         res.residual = pipe_true_residual(P, g) / bnorm;
         if (res.residual <= set->tolerance || res.iterations >= set->iterations ||
@@ -593,7 +593,7 @@ static void pipe_cg_run(Pipe *P, const MacGrid *g, double bnorm, const PressureS
 static SolveResult pipe_cg(Pipe *P, const MacGrid *g, const PressureSettings *set, Precon m,
                            double bnorm)
 {
-    SolveResult res = { 0, pipe_true_residual(P, g) / bnorm, false };
+    SolveResult res = { .residual = pipe_true_residual(P, g) / bnorm };
     for (int restart = 0; restart <= MAX_RESTARTS; restart++) {
         if (res.residual <= set->tolerance || res.iterations >= set->iterations ||
             P->failure != CL_SUCCESS)
@@ -666,7 +666,7 @@ SolveResult pipe_solve(Pipe *P, const Sim *s)
                                    NULL, NULL), "reading a sum");
     if (P->failure != CL_SUCCESS) {
         clFinish(P->cl.queue); /* nothing may still be writing into part */
-        return (SolveResult){ 0, NAN, false };
+        return (SolveResult){ .residual = NAN };
     }
     for (int q = 0; q < PIPE_PARTS; q++)
         rhs2 += part[q];
@@ -674,7 +674,7 @@ SolveResult pipe_solve(Pipe *P, const Sim *s)
         b2 += part[PIPE_PARTS + q];
     if (rhs2 == 0.0) {
         pipe_zero(P, P->p, grid_cells(g) * sizeof(float));
-        return (SolveResult){ 0, 0.0, true };
+        return (SolveResult){ .converged = true };
     }
     if (jacobi)
         return pipe_jacobi(P, g, set, sqrt(rhs2));

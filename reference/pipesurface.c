@@ -249,10 +249,8 @@ static int pipe_surface_mesh(Pipe *P, Sim *s, const SurfaceSettings *set, bool a
                                                           slot, &phi) : -1;
     int rc = pipe_report(P, s);
     if (rc == 0 && count == -1) {
-        snprintf(s->error.message, sizeof s->error.message, "opencl %ssurface: out of memory "
-                 "(fine grid %dx%dx%d)", aniso ? "anisotropic " : "", fine.n[0], fine.n[1],
-                 fine.n[2]);
-        rc = -1;
+        rc = sim_fail(s, SIM_OUT_OF_MEMORY, "opencl %ssurface: out of memory (fine grid "
+                      "%dx%dx%d)", aniso ? "anisotropic " : "", fine.n[0], fine.n[1], fine.n[2]);
     }
     double t1 = pipe_clock();
     if (rc == 0 && count == -2) {

@@ -18,11 +18,12 @@ static double relax_norm(const float *v, size_t n)
 
 /* Sweeps in correction form: RELAX_CHECK_EVERY sweeps of A d = r from d = 0 in float, then
  * x += d in double and a fresh residual. For a stationary method that is the same iteration as
- * sweeping x itself, but the iterate keeps the precision float32 would lose (see pcg.c). */
+ * sweeping x itself, but the iterate keeps the precision float32 would lose (see pcg.c).
+ * Without memory for its workspace it says so (out_of_memory) and leaves p as it came. */
 static SolveResult relax_solve(const MacGrid *g, const float *rhs, float *p,
                                const PressureSettings *set, SolveHistory *history, float omega)
 {
-    SolveResult res = { 0, INFINITY, false };
+    SolveResult res = { .residual = INFINITY };
     size_t n = grid_cells(g);
     Multigrid *mg = mg_create(g);
     float *b = malloc(n * sizeof *b), *rf = malloc(n * sizeof *rf), *d = malloc(n * sizeof *d);
@@ -58,7 +59,8 @@ static SolveResult relax_solve(const MacGrid *g, const float *rhs, float *p,
         for (size_t c = 0; c < n; c++)
             p[c] = (float)x[c];
         res.converged = res.residual <= set->tolerance;
-    }
+    } else
+        res.out_of_memory = true;
     free(b);
     free(rf);
     free(d);
