@@ -27,7 +27,7 @@ int opencl_track_open(const char *selector, char *err, size_t errlen)
 
 const char *opencl_track_device(void)
 {
-    return track_pipe ? track_pipe->cl.name : "(not open)";
+    return track_pipe ? track_pipe->dev->cl.name : "(not open)";
 }
 
 const char *opencl_track_error(void)
@@ -43,7 +43,7 @@ static Pipe *track_fit(const MacGrid *g, size_t count)
     if (!track_pipe && !track_error[0] &&
         opencl_track_open(NULL, track_error, sizeof track_error) != 0)
         return NULL;
-    if (!track_pipe || track_pipe->failure != CL_SUCCESS || pipe_fit(track_pipe, g, count) != 0)
+    if (!track_pipe || track_pipe->dev->failure != CL_SUCCESS || pipe_fit(track_pipe, g, count) != 0)
         return NULL;
     return track_pipe;
 }
@@ -51,12 +51,11 @@ static Pipe *track_fit(const MacGrid *g, size_t count)
 /* Waits for the stage and records the first OpenCL failure; true when all went well. */
 static bool track_done(Pipe *P, const char *stage)
 {
-    pipe_ok(P, clFinish(P->cl.queue), "clFinish");
-    if (P->failure == CL_SUCCESS)
+    if (pipe_wait(P->dev))
         return true;
     if (!track_error[0])
         snprintf(track_error, sizeof track_error, "opencl track, stage %s: %s failed: %s", stage,
-                 P->failed_at, clx_error_name(P->failure));
+                 P->dev->failed_at, clx_error_name(P->dev->failure));
     return false;
 }
 
@@ -75,25 +74,25 @@ static void track_poison_faces(MacGrid *g)
 static void track_write_faces(Pipe *P, cl_mem dst[3], float *const src[3], const MacGrid *g)
 {
     for (int a = 0; a < 3; a++)
-        pipe_write(P, dst[a], src[a], grid_faces(g, a) * sizeof(float));
+        pipe_write(P->dev, dst[a], src[a], grid_faces(g, a) * sizeof(float));
 }
 
 static void track_read_faces(Pipe *P, cl_mem src[3], float *const dst[3], const MacGrid *g)
 {
     for (int a = 0; a < 3; a++)
-        pipe_read(P, src[a], dst[a], grid_faces(g, a) * sizeof(float));
+        pipe_read(P->dev, src[a], dst[a], grid_faces(g, a) * sizeof(float));
 }
 
 /* Particles in the host's order; p2g's sort then keeps each one's index in P->id. */
 static void track_write_particles(Pipe *P, const Particles *ps)
 {
-    pipe_write(P, P->pos, ps->pos, ps->count * sizeof(Vec3));
-    pipe_write(P, P->vel, ps->vel, ps->count * sizeof(Vec3));
+    pipe_write(P->dev, P->pos, ps->pos, ps->count * sizeof(Vec3));
+    pipe_write(P->dev, P->vel, ps->vel, ps->count * sizeof(Vec3));
 }
 
 static void track_write_cells(Pipe *P, const MacGrid *g)
 {
-    pipe_write(P, P->cell, g->cell, grid_cells(g));
+    pipe_write(P->dev, P->cell, g->cell, grid_cells(g));
     P->box_fresh = 0;
 }
 
@@ -105,7 +104,7 @@ static void cl_advect(Particles *ps, float dt)
     if (P) {
         track_write_particles(P, ps);
         pipe_advect(P, dt);
-        pipe_read(P, P->pos, ps->pos, ps->count * sizeof(Vec3));
+        pipe_read(P->dev, P->pos, ps->pos, ps->count * sizeof(Vec3));
     }
     if (!P || !track_done(P, "advect"))
         track_poison(&ps->pos[0].x, 3 * ps->count);
@@ -131,11 +130,11 @@ static void cl_p2g(const Particles *ps, MacGrid *g)
     if (P) {
         cl_int *id = malloc((ps->count ? ps->count : 1) * sizeof *id);
         if (!id)
-            pipe_ok(P, CL_OUT_OF_HOST_MEMORY, "p2g's particle ids");
+            pipe_ok(P->dev, CL_OUT_OF_HOST_MEMORY, "p2g's particle ids");
         for (size_t q = 0; id && q < ps->count; q++)
             id[q] = (cl_int)q;
         if (id)
-            pipe_write(P, P->id, id, ps->count * sizeof *id);
+            pipe_write(P->dev, P->id, id, ps->count * sizeof *id);
         free(id);
         track_write_particles(P, ps);
         pipe_p2g(P, g, 1, 0);
@@ -157,7 +156,7 @@ static void cl_g2p(Particles *ps, const MacGrid *g, float *const vel_old[3], flo
         track_write_faces(P, P->face, g->vel, g);
         track_write_faces(P, P->old, vel_old, g);
         pipe_g2p(P, g, alpha);
-        pipe_read(P, P->vel, ps->vel, ps->count * sizeof(Vec3));
+        pipe_read(P->dev, P->vel, ps->vel, ps->count * sizeof(Vec3));
     }
     if (!P || !track_done(P, "g2p"))
         track_poison(&ps->vel[0].x, 3 * ps->count);
@@ -170,7 +169,7 @@ static void cl_divergence(const MacGrid *g, float *div)
         track_write_cells(P, g);
         track_write_faces(P, P->face, g->vel, g);
         pipe_divergence(P, g, NULL, 0);
-        pipe_read(P, P->div, div, grid_cells(g) * sizeof(float));
+        pipe_read(P->dev, P->div, div, grid_cells(g) * sizeof(float));
     }
     if (!P || !track_done(P, "divergence"))
         track_poison(div, grid_cells(g));
@@ -182,9 +181,9 @@ static void cl_laplacian(const MacGrid *g, const float *p, float *out)
     Pipe *P = track_fit(g, 0);
     if (P) {
         track_write_cells(P, g);
-        pipe_write(P, P->p, p, bytes);
+        pipe_write(P->dev, P->p, p, bytes);
         pipe_laplacian(P, g, P->p, P->lap);
-        pipe_read(P, P->lap, out, bytes);
+        pipe_read(P->dev, P->lap, out, bytes);
     }
     if (!P || !track_done(P, "laplacian"))
         track_poison(out, grid_cells(g));
@@ -196,10 +195,10 @@ static void cl_jacobi(const MacGrid *g, const float *p, const float *rhs, float 
     Pipe *P = track_fit(g, 0);
     if (P) {
         track_write_cells(P, g);
-        pipe_write(P, P->p, p, bytes);
-        pipe_write(P, P->rhs, rhs, bytes);
+        pipe_write(P->dev, P->p, p, bytes);
+        pipe_write(P->dev, P->rhs, rhs, bytes);
         pipe_jacobi_sweep(P, g, P->p, P->s, omega);
-        pipe_read(P, P->s, p_out, bytes);
+        pipe_read(P->dev, P->s, p_out, bytes);
     }
     if (!P || !track_done(P, "jacobi"))
         track_poison(p_out, grid_cells(g));
@@ -210,7 +209,7 @@ static void cl_gradient(MacGrid *g, const float *p, float scale)
     Pipe *P = track_fit(g, 0);
     if (P) {
         track_write_cells(P, g);
-        pipe_write(P, P->p, p, grid_cells(g) * sizeof(float));
+        pipe_write(P->dev, P->p, p, grid_cells(g) * sizeof(float));
         track_write_faces(P, P->face, g->vel, g);
         pipe_gradient(P, g, scale, NULL, 0);
         track_read_faces(P, P->face, g->vel, g);

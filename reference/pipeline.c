@@ -10,176 +10,8 @@
 
 #include "pipe.h"
 
-static const char *const pipe_sources[] = { "common.cl", "sort.cl", "stages.cl", "pipeline.cl",
-                                            "solvers.cl", "surface.cl",
-                                            "aniso.cl" };
-
-static const char *const pipe_kernel_names[K_COUNT] = {
-#define PIPE_KERNEL_NAME(id, name) #name,
-    PIPE_KERNELS(PIPE_KERNEL_NAME)
-#undef PIPE_KERNEL_NAME
-};
-
 /* Parts of the scan of the cell counts (sort.cl), a few per core. */
 enum { PIPE_SCAN_PARTS = 16 };
-
-/* ---- helpers shared with pipesolve.c ------------------------------------------------------- */
-
-double pipe_clock(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-
-int pipe_ok(Pipe *P, cl_int rc, const char *what)
-{
-    if (rc != CL_SUCCESS && P->failure == CL_SUCCESS) {
-        P->failure = rc;
-        P->failed_at = what;
-    }
-    return rc == CL_SUCCESS;
-}
-
-/* Work-groups are rows along x (PoCL runs a work-group as one vectorised loop over x, when the
- * kernel is scalar code: see STENCIL_AXIS in kernels/common.cl); the global size is rounded up
- * to whole groups and every kernel checks its bounds. 32 x 4 rows and 64-item 1-D groups were
- * the fastest tried on PoCL here; $FLIPKIT_CL_LOCAL="X,Y,N" (3-D row, 3-D height, 1-D size)
- * overrides them for tuning on another device. */
-static size_t pipe_round_up(size_t n, size_t m)
-{
-    return (n + m - 1) / m * m;
-}
-
-/* The work-group shape for gx x gy x gz work-items. */
-static void pipe_local(PipeKernel k, size_t gx, size_t gy, size_t gz, size_t local[3])
-{
-    static int lx = 0, ly = 0, l1 = 0;
-    if (!lx) {
-        const char *e = getenv("FLIPKIT_CL_LOCAL");
-        if (!e || sscanf(e, "%d,%d,%d", &lx, &ly, &l1) != 3)
-            lx = 32, ly = 4, l1 = 64;
-    }
-    local[0] = gx == 1 ? 1 : gy == 1 && gz == 1 ? (size_t)l1 : (size_t)lx;
-    /* Work-groups four rows deep: half as many again per launch cost less to hand out.
-     * Not p2g_scatter, whose work-items are whole rows of cells of very different weight:
-     * a work-group a row deep keeps both cores busy to the end. */
-    local[1] = gy == 1 || k == K_P2G_SCATTER ? 1 : (size_t)ly;
-    local[2] = 1;
-}
-
-/* Sets k's arguments and enqueues it (offset NULL: from 0); times it under FLIPKIT_CL_PROFILE. */
-static void pipe_enqueue(Pipe *P, PipeKernel k, const size_t *offset, const size_t global[3],
-                         const size_t local[3], const PipeArg *args, int nargs)
-{
-    if (P->failure != CL_SUCCESS)
-        return;
-    for (int q = 0; q < nargs; q++)
-        if (!pipe_ok(P, clSetKernelArg(P->k[k], (cl_uint)q, args[q].size, args[q].value),
-                     pipe_kernel_names[k]))
-            return;
-    double t0 = P->profile && pipe_ok(P, clFinish(P->cl.queue), "clFinish") ? pipe_clock() : 0.0;
-    pipe_ok(P, clEnqueueNDRangeKernel(P->cl.queue, P->k[k], 3, offset, global, local, 0, NULL, NULL),
-            pipe_kernel_names[k]);
-    if (P->profile && pipe_ok(P, clFinish(P->cl.queue), "clFinish")) {
-        P->kernel_seconds[k] += pipe_clock() - t0;
-        P->kernel_launches[k]++;
-    }
-}
-
-void pipe_launch(Pipe *P, PipeKernel k, size_t gx, size_t gy, size_t gz, const PipeArg *args,
-                 int nargs)
-{
-    const int lo[3] = { 0, 0, 0 }, hi[3] = { (int)gx, (int)gy, (int)gz };
-    pipe_launch_box(P, k, lo, hi, args, nargs);
-}
-
-void pipe_launch_box(Pipe *P, PipeKernel k, const int lo[3], const int hi[3], const PipeArg *args,
-                     int nargs)
-{
-    size_t g[3], local[3], offset[3] = { (size_t)lo[0], (size_t)lo[1], (size_t)lo[2] };
-    for (int d = 0; d < 3; d++)
-        g[d] = hi[d] > lo[d] ? (size_t)(hi[d] - lo[d]) : 1;
-    pipe_local(k, g[0], g[1], g[2], local);
-    size_t global[3] = { pipe_round_up(g[0], local[0]), pipe_round_up(g[1], local[1]), g[2] };
-    pipe_enqueue(P, k, offset, global, local, args, nargs);
-}
-
-double pipe_sum_parts(Pipe *P, int n)
-{
-    double part[PIPE_MAX_PARTIALS], sum = 0.0;
-    if (n > PIPE_MAX_PARTIALS) { /* a grid of more than 1024 slabs, which no scene allows */
-        pipe_ok(P, CL_INVALID_VALUE, "more partial sums than PIPE_MAX_PARTIALS");
-        return NAN;
-    }
-    if (!pipe_ok(P, clEnqueueReadBuffer(P->cl.queue, P->partial_d, CL_TRUE, 0,
-                                        (size_t)n * sizeof(double), part, 0, NULL, NULL),
-                 "reading a sum"))
-        return NAN;
-    for (int q = 0; q < n; q++)
-        sum += part[q];
-    return sum;
-}
-
-double pipe_sum(Pipe *P)
-{
-    return pipe_sum_parts(P, PIPE_PARTS);
-}
-
-int pipe_chunk(size_t n)
-{
-    return (int)((n + PIPE_PARTS - 1) / PIPE_PARTS);
-}
-
-cl_int4 pipe_dims(const int n[3])
-{
-    cl_int4 d = { { n[0], n[1], n[2], 0 } };
-    return d;
-}
-
-/* ---- buffers -------------------------------------------------------------------------------- */
-
-cl_mem pipe_buffer(Pipe *P, size_t bytes)
-{
-    cl_int rc;
-    cl_mem m = clCreateBuffer(P->cl.context, CL_MEM_READ_WRITE, bytes ? bytes : 4, NULL, &rc);
-    pipe_ok(P, rc, "clCreateBuffer");
-    return m;
-}
-
-void pipe_release(cl_mem *m)
-{
-    if (*m)
-        clReleaseMemObject(*m);
-    *m = NULL;
-}
-
-/* By a kernel, not clEnqueueFillBuffer: PoCL fills with one thread a word at a time, which
- * cost about 1 ms a substep at 64^3 (the faces, the V-cycles' x, the solves' clearing). Every
- * buffer holds whole 4-byte words (floats, ints, and the ushort infos in pairs). */
-void pipe_zero(Pipe *P, cl_mem m, size_t bytes)
-{
-    cl_int words = (cl_int)(bytes / 4);
-    if (bytes % 4)
-        pipe_ok(P, CL_INVALID_BUFFER_SIZE, "pipe_zero of a size that is not whole words");
-    else if (words)
-        LAUNCH(P, K_FILL_ZERO, (size_t)words, 1, 1, ARG(m), ARG(words));
-}
-
-void pipe_write(Pipe *P, cl_mem m, const void *data, size_t bytes)
-{
-    if (bytes)
-        pipe_ok(P, clEnqueueWriteBuffer(P->cl.queue, m, CL_TRUE, 0, bytes, data, 0, NULL, NULL),
-                "clEnqueueWriteBuffer");
-}
-
-void pipe_read(Pipe *P, cl_mem m, void *data, size_t bytes)
-{
-    if (bytes)
-        pipe_ok(P, clEnqueueReadBuffer(P->cl.queue, m, CL_TRUE, 0, bytes, data, 0, NULL, NULL),
-                "clEnqueueReadBuffer");
-}
 
 /* Grid-sized buffers, made on the first upload (the device is opened before the grid exists)
  * and again for a grid of another size (the stage track's cases). */
@@ -191,43 +23,40 @@ static void pipe_alloc_grid(Pipe *P, const MacGrid *g)
     size_t n = grid_cells(g), fmax = 0;
     cl_mem *floats[] = { &P->p, &P->div, &P->rhs, &P->lap, &P->s, &P->t, &P->rf };
     for (size_t q = 0; q < sizeof floats / sizeof *floats; q++)
-        *floats[q] = pipe_buffer(P, n * sizeof(float));
-    P->solid = pipe_buffer(P, n);
-    P->cell = pipe_buffer(P, n);
-    P->counts = pipe_buffer(P, n * sizeof(cl_int));
-    if (P->failure == CL_SUCCESS)
-        pipe_zero(P, P->counts, n * sizeof(cl_int));
-    P->start = pipe_buffer(P, (n + 1) * sizeof(cl_int));
-    P->xd = pipe_buffer(P, n * sizeof(double));
-    P->rd = pipe_buffer(P, n * sizeof(double));
+        *floats[q] = pipe_buffer(P->dev, n * sizeof(float));
+    P->solid = pipe_buffer(P->dev, n);
+    P->cell = pipe_buffer(P->dev, n);
+    P->counts = pipe_buffer(P->dev, n * sizeof(cl_int));
+    if (P->dev->failure == CL_SUCCESS)
+        pipe_zero(P->dev, P->counts, n * sizeof(cl_int));
+    P->start = pipe_buffer(P->dev, (n + 1) * sizeof(cl_int));
+    P->xd = pipe_buffer(P->dev, n * sizeof(double));
+    P->rd = pipe_buffer(P->dev, n * sizeof(double));
     for (int a = 0; a < 3; a++) {
         size_t bytes = grid_faces(g, a) * sizeof(float);
-        P->face[a] = pipe_buffer(P, bytes);
-        P->weight[a] = pipe_buffer(P, bytes);
-        P->sum[a] = pipe_buffer(P, bytes);
-        P->old[a] = pipe_buffer(P, bytes);
-        if (P->failure == CL_SUCCESS) { /* once: each p2g_normalize leaves them 0 again */
-            pipe_zero(P, P->sum[a], bytes);
-            pipe_zero(P, P->weight[a], bytes);
+        P->face[a] = pipe_buffer(P->dev, bytes);
+        P->weight[a] = pipe_buffer(P->dev, bytes);
+        P->sum[a] = pipe_buffer(P->dev, bytes);
+        P->old[a] = pipe_buffer(P->dev, bytes);
+        if (P->dev->failure == CL_SUCCESS) { /* once: each p2g_normalize leaves them 0 again */
+            pipe_zero(P->dev, P->sum[a], bytes);
+            pipe_zero(P->dev, P->weight[a], bytes);
         }
         P->weights_kept = 0;
         fmax = grid_faces(g, a) > fmax ? grid_faces(g, a) : fmax;
     }
-    P->known[0] = pipe_buffer(P, fmax);
-    P->known[1] = pipe_buffer(P, fmax);
-    P->partial_d = pipe_buffer(P, PIPE_MAX_PARTIALS * sizeof(double));
-    P->partial_f = pipe_buffer(P, PIPE_PARTS * sizeof(float));
-    P->bounds = pipe_buffer(P, PIPE_PARTS * 6 * sizeof(cl_int));
-    P->scan_sums = pipe_buffer(P, PIPE_SCAN_PARTS * sizeof(cl_int));
-    P->cg_scal = pipe_buffer(P, 3 * sizeof(double));
+    P->known[0] = pipe_buffer(P->dev, fmax);
+    P->known[1] = pipe_buffer(P->dev, fmax);
+    P->bounds = pipe_buffer(P->dev, PIPE_PARTS * 6 * sizeof(cl_int));
+    P->scan_sums = pipe_buffer(P->dev, PIPE_SCAN_PARTS * sizeof(cl_int));
+    P->cg_scal = pipe_buffer(P->dev, 3 * sizeof(double));
     pipe_alloc_levels(P, g);
 }
 
 static void pipe_release_grid(Pipe *P)
 {
     cl_mem *bufs[] = { &P->solid, &P->cell, &P->p, &P->div, &P->rhs, &P->lap, &P->counts,
-                       &P->start, &P->known[0], &P->known[1], &P->partial_d, &P->partial_f,
-                       &P->bounds, &P->scan_sums, &P->xd, &P->rd, &P->s, &P->t, &P->rf,
+                       &P->start, &P->known[0], &P->known[1], &P->bounds, &P->scan_sums, &P->xd, &P->rd, &P->s, &P->t, &P->rf,
                        &P->cg_scal };
     for (size_t q = 0; q < sizeof bufs / sizeof *bufs; q++)
         pipe_release(bufs[q]);
@@ -263,11 +92,11 @@ static void pipe_reserve_particles(Pipe *P, size_t count)
     P->capacity = count + count / 4 + 64;
     for (size_t q = 0; q < sizeof vec3s / sizeof *vec3s; q++) {
         pipe_release(vec3s[q]);
-        *vec3s[q] = pipe_buffer(P, P->capacity * sizeof(Vec3));
+        *vec3s[q] = pipe_buffer(P->dev, P->capacity * sizeof(Vec3));
     }
     for (size_t q = 0; q < sizeof ints / sizeof *ints; q++) {
         pipe_release(ints[q]);
-        *ints[q] = pipe_buffer(P, P->capacity * sizeof(cl_int));
+        *ints[q] = pipe_buffer(P->dev, P->capacity * sizeof(cl_int));
     }
 }
 
@@ -281,16 +110,16 @@ int pipe_fit(Pipe *P, const MacGrid *g, size_t count)
     P->count = count;
     P->keys_fresh = 0; /* the caller writes new particles */
     P->box_fresh = 0;
-    return P->failure == CL_SUCCESS ? 0 : -1;
+    return P->dev->failure == CL_SUCCESS ? 0 : -1;
 }
 
 int pipe_report(Pipe *P, Sim *s)
 {
-    if (P->failure == CL_SUCCESS)
+    if (P->dev->failure == CL_SUCCESS)
         return 0;
-    return sim_fail(s, clx_out_of_memory(P->failure) ? SIM_OUT_OF_MEMORY : SIM_FAILED,
-                    "opencl (%s): %s failed: %s", P->name, P->failed_at,
-                    clx_error_name(P->failure));
+    return sim_fail(s, clx_out_of_memory(P->dev->failure) ? SIM_OUT_OF_MEMORY : SIM_FAILED,
+                    "opencl (%s): %s failed: %s", P->name, P->dev->failed_at,
+                    clx_error_name(P->dev->failure));
 }
 
 /* ---- moving the state (SimBackend calls) --------------------------------------------------- */
@@ -307,16 +136,16 @@ static int pipe_upload(Sim *s)
     if (pipe_fit(P, g, s->particles.count) != 0)
         return pipe_report(P, s);
     size_t n = grid_cells(g);
-    pipe_write(P, P->solid, s->solid, n);
-    pipe_write(P, P->p, g->p, n * sizeof(float));
-    pipe_write(P, P->pos, s->particles.pos, P->count * sizeof(Vec3));
-    pipe_write(P, P->vel, s->particles.vel, P->count * sizeof(Vec3));
+    pipe_write(P->dev, P->solid, s->solid, n);
+    pipe_write(P->dev, P->p, g->p, n * sizeof(float));
+    pipe_write(P->dev, P->pos, s->particles.pos, P->count * sizeof(Vec3));
+    pipe_write(P->dev, P->vel, s->particles.vel, P->count * sizeof(Vec3));
     cl_int *id = malloc((P->count ? P->count : 1) * sizeof *id);
     if (!id)
         return sim_fail(s, SIM_OUT_OF_MEMORY, "opencl upload: out of memory");
     for (size_t p = 0; p < P->count; p++)
         id[p] = (cl_int)p;
-    pipe_write(P, P->id, id, P->count * sizeof *id);
+    pipe_write(P->dev, P->id, id, P->count * sizeof *id);
     free(id);
     return pipe_report(P, s);
 }
@@ -330,11 +159,11 @@ static int pipe_unpermute(Pipe *P, Sim *s)
     cl_int *id = malloc((P->count ? P->count : 1) * sizeof *id);
     int rc = pos && vel && id ? 0 : -1;
     if (rc == 0) {
-        pipe_read(P, P->pos, pos, P->count * sizeof(Vec3));
-        pipe_read(P, P->vel, vel, P->count * sizeof(Vec3));
-        pipe_read(P, P->id, id, P->count * sizeof(cl_int));
+        pipe_read(P->dev, P->pos, pos, P->count * sizeof(Vec3));
+        pipe_read(P->dev, P->vel, vel, P->count * sizeof(Vec3));
+        pipe_read(P->dev, P->id, id, P->count * sizeof(cl_int));
     }
-    for (size_t q = 0; rc == 0 && P->failure == CL_SUCCESS && q < P->count; q++) {
+    for (size_t q = 0; rc == 0 && P->dev->failure == CL_SUCCESS && q < P->count; q++) {
         if (id[q] < 0 || (size_t)id[q] >= P->count) {
             rc = sim_fail(s, SIM_FAILED, "the opencl pipeline lost track of its particles: "
                           "place %zu holds id %d of %zu", q, (int)id[q], P->count);
@@ -356,7 +185,7 @@ static int pipe_download(Sim *s)
     Pipe *P = pipe_of(s);
     if (pipe_unpermute(P, s) != 0)
         return -1;
-    pipe_read(P, P->p, s->grid.p, grid_cells(&s->grid) * sizeof(float));
+    pipe_read(P->dev, P->p, s->grid.p, grid_cells(&s->grid) * sizeof(float));
     if (pipe_report(P, s) != 0)
         return -1;
     /* The C path checks every stage; here the frame is checked once it is back. */
@@ -376,8 +205,8 @@ static int pipe_max_speed2(Sim *s, float *out)
     Pipe *P = pipe_of(s);
     float part[PIPE_PARTS];
     cl_int n = (cl_int)P->count, chunk = pipe_chunk(P->count);
-    LAUNCH(P, K_MAX_SPEED2, PIPE_PARTS, 1, 1, ARG(P->partial_f), ARG(P->vel), ARG(n), ARG(chunk));
-    pipe_read(P, P->partial_f, part, sizeof part);
+    LAUNCH(P->dev, K_MAX_SPEED2, PIPE_PARTS, 1, 1, ARG(P->dev->partial_f), ARG(P->vel), ARG(n), ARG(chunk));
+    pipe_read(P->dev, P->dev->partial_f, part, sizeof part);
     *out = 0.0f;
     for (int q = 0; q < PIPE_PARTS; q++)
         *out = part[q] > *out ? part[q] : *out;
@@ -400,25 +229,21 @@ void pipe_sort_index(Pipe *P, const MacGrid *g)
     cl_int chunk = PIPE_SORT_CHUNK; /* the counts are 0: pipe_alloc_grid, then sort_scatter */
     size_t walkers = (P->count + PIPE_SORT_CHUNK - 1) / PIPE_SORT_CHUNK;
     cl_int fresh = P->keys_fresh;
-    LAUNCH(P, K_SORT_KEYS, walkers, 1, 1, ARG(P->keys), ARG(P->counts), ARG(P->pos), ARG(n),
+    LAUNCH(P->dev, K_SORT_KEYS, walkers, 1, 1, ARG(P->keys), ARG(P->counts), ARG(P->pos), ARG(n),
            ARG(dx), ARG(count), ARG(chunk), ARG(fresh));
     P->keys_fresh = 1;
     /* a work-group per part, of one work-item: in wider ones PoCL ran the parts side by side
      * in the vector lanes, each lane a chunk away from the next (gathers and scatters) */
     cl_int nparts = PIPE_SCAN_PARTS, cells_chunk = (ncells + nparts - 1) / nparts;
-    size_t parts[3] = { PIPE_SCAN_PARTS, 1, 1 }, one[3] = { 1, 1, 1 };
-    const PipeArg sums[] = { ARG(P->scan_sums), ARG(P->counts), ARG(ncells), ARG(cells_chunk),
-                             ARG(nparts) };
-    pipe_enqueue(P, K_SORT_SCAN_SUMS, NULL, parts, one, sums, (int)(sizeof sums / sizeof *sums));
-    LAUNCH(P, K_SORT_SCAN_PARTS, 1, 1, 1, ARG(P->scan_sums), ARG(P->start), ARG(ncells),
+    LAUNCH_SINGLES(P->dev, K_SORT_SCAN_SUMS, PIPE_SCAN_PARTS, ARG(P->scan_sums), ARG(P->counts),
+                   ARG(ncells), ARG(cells_chunk), ARG(nparts));
+    LAUNCH(P->dev, K_SORT_SCAN_PARTS, 1, 1, 1, ARG(P->scan_sums), ARG(P->start), ARG(ncells),
            ARG(nparts));
-    const PipeArg write[] = { ARG(P->start), ARG(P->counts), ARG(P->scan_sums), ARG(ncells),
-                              ARG(cells_chunk), ARG(nparts) };
-    pipe_enqueue(P, K_SORT_SCAN_WRITE, NULL, parts, one, write,
-                 (int)(sizeof write / sizeof *write));
-    LAUNCH(P, K_SORT_SCATTER, walkers, 1, 1, ARG(P->sorted), ARG(P->counts), ARG(P->start),
+    LAUNCH_SINGLES(P->dev, K_SORT_SCAN_WRITE, PIPE_SCAN_PARTS, ARG(P->start), ARG(P->counts),
+                   ARG(P->scan_sums), ARG(ncells), ARG(cells_chunk), ARG(nparts));
+    LAUNCH(P->dev, K_SORT_SCATTER, walkers, 1, 1, ARG(P->sorted), ARG(P->counts), ARG(P->start),
            ARG(P->keys), ARG(count), ARG(chunk));
-    LAUNCH(P, K_SORT_BUCKETS, grid_cells(g), 1, 1, ARG(P->sorted), ARG(P->start), ARG(P->id),
+    LAUNCH(P->dev, K_SORT_BUCKETS, grid_cells(g), 1, 1, ARG(P->sorted), ARG(P->start), ARG(P->id),
            ARG(ncells));
 }
 
@@ -429,8 +254,8 @@ long pipeline_leftover_counts(SimBackend *b)
     cl_int *counts = P->counts ? malloc(cells * sizeof *counts) : NULL;
     if (!counts)
         return -1;
-    pipe_read(P, P->counts, counts, cells * sizeof *counts);
-    long left = P->failure == CL_SUCCESS ? 0 : -1;
+    pipe_read(P->dev, P->counts, counts, cells * sizeof *counts);
+    long left = P->dev->failure == CL_SUCCESS ? 0 : -1;
     for (size_t c = 0; c < cells && left >= 0; c++)
         left += counts[c] != 0;
     free(counts);
@@ -443,7 +268,7 @@ void pipe_sort(Pipe *P, const MacGrid *g)
     cl_int count = (cl_int)P->count;
     pipe_sort_index(P, g);
     P->keys_fresh = 0; /* keys follow the old order */
-    LAUNCH(P, K_SORT_PERMUTE, P->count, 1, 1, ARG(P->spare_pos), ARG(P->spare_vel),
+    LAUNCH(P->dev, K_SORT_PERMUTE, P->count, 1, 1, ARG(P->spare_pos), ARG(P->spare_vel),
            ARG(P->spare_id), ARG(P->pos), ARG(P->vel), ARG(P->id), ARG(P->sorted), ARG(count));
     cl_mem *pairs[][2] = { { &P->pos, &P->spare_pos }, { &P->vel, &P->spare_vel },
                            { &P->id, &P->spare_id } };
@@ -464,19 +289,19 @@ void pipe_p2g(Pipe *P, const MacGrid *g, int keep_weights, int classify)
     cl_int clear_weight = !keep_weights;
     pipe_sort(P, g);
     for (int a = 0; a < 3 && P->weights_kept; a++)
-        pipe_zero(P, P->weight[a], grid_faces(g, a) * sizeof(float));
+        pipe_zero(P->dev, P->weight[a], grid_faces(g, a) * sizeof(float));
     P->weights_kept = keep_weights;
     size_t rows_y = ((size_t)g->ny + 2) / 3, rows_z = ((size_t)g->nz + 2) / 3;
     for (cl_int cz = 0; cz < 3; cz++)
         for (cl_int cy = 0; cy < 3; cy++)
-            LAUNCH(P, K_P2G_SCATTER, rows_y, rows_z, 1, ARG(P->sum[0]), ARG(P->sum[1]),
+            LAUNCH(P->dev, K_P2G_SCATTER, rows_y, rows_z, 1, ARG(P->sum[0]), ARG(P->sum[1]),
                    ARG(P->sum[2]), ARG(P->weight[0]), ARG(P->weight[1]), ARG(P->weight[2]),
                    ARG(P->pos), ARG(P->vel), ARG(P->start), ARG(n), ARG(dx), ARG(cy), ARG(cz));
     for (int a = 0; a < 3; a++) {
         cl_int nfaces = (cl_int)grid_faces(g, a);
         /* u has (nx + 1) ny nz faces, more than there are cells */
         cl_int cells = classify && a == 0 ? (cl_int)grid_cells(g) : 0;
-        LAUNCH(P, K_P2G_NORMALIZE, (size_t)nfaces, 1, 1, ARG(P->face[a]), ARG(P->old[a]),
+        LAUNCH(P->dev, K_P2G_NORMALIZE, (size_t)nfaces, 1, 1, ARG(P->face[a]), ARG(P->old[a]),
                ARG(P->sum[a]), ARG(P->weight[a]), ARG(clear_weight), ARG(nfaces), ARG(P->cell),
                ARG(P->p), ARG(P->solid), ARG(P->start), ARG(cells));
     }
@@ -490,7 +315,7 @@ void pipe_gravity(Pipe *P, const MacGrid *g, Vec3 gravity, float dt)
     for (cl_int a = 0; a < 3; a++) {
         float dv = dt * vec3_get(gravity, a);
         const int *fn = g->face[a].n;
-        LAUNCH(P, K_GRAVITY, (size_t)fn[0], (size_t)fn[1], (size_t)fn[2], ARG(P->face[a]),
+        LAUNCH(P->dev, K_GRAVITY, (size_t)fn[0], (size_t)fn[1], (size_t)fn[2], ARG(P->face[a]),
                ARG(P->cell), ARG(n), ARG(a), ARG(dv));
     }
 }
@@ -522,7 +347,7 @@ void pipe_divergence(Pipe *P, const MacGrid *g, const float *dv, int on_box)
     cl_float4 dv4 = { { pipe_dv(dv, 0), pipe_dv(dv, 1), pipe_dv(dv, 2), 0.0f } };
     int lo[3], hi[3];
     pipe_cell_range(P, g, on_box, lo, hi);
-    LAUNCH_RANGE(P, K_DIVERGENCE, lo, hi, ARG(P->div), ARG(P->face[0]), ARG(P->face[1]),
+    LAUNCH_RANGE(P->dev, K_DIVERGENCE, lo, hi, ARG(P->div), ARG(P->face[0]), ARG(P->face[1]),
                  ARG(P->face[2]), ARG(P->cell), ARG(n), ARG(dx), ARG(dv4));
 }
 
@@ -540,7 +365,7 @@ void pipe_gradient(Pipe *P, const MacGrid *g, float scale, const float *dv, int 
         int lo[3], hi[3];
         pipe_cell_range(P, g, on_box, lo, hi);
         hi[a] = hi[a] + 1 < fn[a] ? hi[a] + 1 : fn[a];
-        LAUNCH_RANGE(P, K_GRADIENT, lo, hi, ARG(P->face[a]), ARG(P->p), ARG(P->cell), ARG(n),
+        LAUNCH_RANGE(P->dev, K_GRADIENT, lo, hi, ARG(P->face[a]), ARG(P->p), ARG(P->cell), ARG(n),
                      ARG(dx), ARG(scale), ARG(a), ARG(dva));
     }
 }
@@ -570,12 +395,12 @@ void pipe_extrapolate(Pipe *P, const MacGrid *g)
         int lo[3], hi[3];
         pipe_extrapolation_box(P, fn, lo, hi);
         cl_int4 fn4 = pipe_dims(fn), lo4 = pipe_dims(lo), hi4 = pipe_dims(hi);
-        LAUNCH(P, K_EXTRAP_INIT, fx, fy, fz, ARG(P->known[0]), ARG(P->known[1]), ARG(P->face[a]),
+        LAUNCH(P->dev, K_EXTRAP_INIT, fx, fy, fz, ARG(P->known[0]), ARG(P->known[1]), ARG(P->face[a]),
                ARG(P->cell), ARG(n), ARG(a), ARG(lo4), ARG(hi4));
         _Static_assert(SIM_EXTRAPOLATE_LAYERS >= 1, "the last layer zeroes the faces left unknown");
         for (cl_int layer = 0; layer < SIM_EXTRAPOLATE_LAYERS; layer++) {
             cl_int last = layer == SIM_EXTRAPOLATE_LAYERS - 1; /* zeroes what is still unknown */
-            LAUNCH_RANGE(P, K_EXTRAP_LAYER, lo, hi, ARG(P->face[a]), ARG(P->known[(layer + 1) & 1]),
+            LAUNCH_RANGE(P->dev, K_EXTRAP_LAYER, lo, hi, ARG(P->face[a]), ARG(P->known[(layer + 1) & 1]),
                          ARG(P->known[layer & 1]), ARG(fn4), ARG(hi4), ARG(last));
         }
     }
@@ -586,7 +411,7 @@ void pipe_g2p(Pipe *P, const MacGrid *g, float alpha)
     cl_int4 n = pipe_grid_dims(g);
     float dx = g->dx;
     cl_int count = (cl_int)P->count;
-    LAUNCH(P, K_G2P, P->count, 1, 1, ARG(P->vel), ARG(P->pos), ARG(P->face[0]), ARG(P->face[1]),
+    LAUNCH(P->dev, K_G2P, P->count, 1, 1, ARG(P->vel), ARG(P->pos), ARG(P->face[0]), ARG(P->face[1]),
            ARG(P->face[2]), ARG(P->old[0]), ARG(P->old[1]), ARG(P->old[2]), ARG(n), ARG(dx),
            ARG(alpha), ARG(count));
 }
@@ -599,16 +424,16 @@ void pipe_g2p_blended(Pipe *P, const MacGrid *g, float alpha)
     most = most > (size_t)nfaces.s[2] ? most : (size_t)nfaces.s[2];
     float dx = g->dx, keep = 1.0f - alpha;
     cl_int count = (cl_int)P->count;
-    LAUNCH(P, K_G2P_BLEND, most, 1, 1, ARG(P->old[0]), ARG(P->old[1]), ARG(P->old[2]), ARG(P->face[0]),
+    LAUNCH(P->dev, K_G2P_BLEND, most, 1, 1, ARG(P->old[0]), ARG(P->old[1]), ARG(P->old[2]), ARG(P->face[0]),
            ARG(P->face[1]), ARG(P->face[2]), ARG(nfaces), ARG(keep));
-    LAUNCH(P, K_G2P_BLENDED, P->count, 1, 1, ARG(P->vel), ARG(P->pos), ARG(P->old[0]), ARG(P->old[1]),
+    LAUNCH(P->dev, K_G2P_BLENDED, P->count, 1, 1, ARG(P->vel), ARG(P->pos), ARG(P->old[0]), ARG(P->old[1]),
            ARG(P->old[2]), ARG(n), ARG(dx), ARG(keep), ARG(count));
 }
 
 void pipe_advect(Pipe *P, float dt)
 {
     cl_int coords = (cl_int)(3 * P->count);
-    LAUNCH(P, K_ADVECT, 3 * P->count, 1, 1, ARG(P->pos), ARG(P->vel), ARG(dt), ARG(coords));
+    LAUNCH(P->dev, K_ADVECT, 3 * P->count, 1, 1, ARG(P->pos), ARG(P->vel), ARG(dt), ARG(coords));
     P->keys_fresh = 0;
 }
 
@@ -617,7 +442,7 @@ void pipe_keep_inside(Pipe *P, const MacGrid *g)
     cl_int4 n = pipe_grid_dims(g);
     float dx = g->dx;
     cl_int count = (cl_int)P->count;
-    LAUNCH(P, K_KEEP_INSIDE, P->count, 1, 1, ARG(P->pos), ARG(P->vel), ARG(P->keys), ARG(P->cell),
+    LAUNCH(P->dev, K_KEEP_INSIDE, P->count, 1, 1, ARG(P->pos), ARG(P->vel), ARG(P->keys), ARG(P->cell),
            ARG(n), ARG(dx), ARG(count));
     P->keys_fresh = 1;
 }
@@ -628,7 +453,7 @@ void pipe_keep_inside(Pipe *P, const MacGrid *g)
  * table of a device run means what it means on the CPU), and turns a failure into one line. */
 static int pipe_finish(Pipe *P, Sim *s)
 {
-    pipe_ok(P, clFinish(P->cl.queue), "clFinish");
+    pipe_wait(P->dev);
     return pipe_report(P, s);
 }
 
@@ -674,8 +499,8 @@ static int pipe_phase_pressure(Sim *s, float dt, SolveResult *res)
     size_t cells = grid_cells(&s->grid);
     cl_int n = (cl_int)cells, chunk = pipe_chunk(cells), nparts = PIPE_PARTS;
     float scale = s->scene->density / dt, dx2 = s->grid.dx * s->grid.dx;
-    LAUNCH(P, K_PRESSURE_RHS, PIPE_PARTS, 1, 1, ARG(P->rhs), ARG(P->rf), ARG(P->xd), ARG(P->p),
-           ARG(P->partial_d), ARG(P->div), ARG(P->cell), ARG(scale), ARG(dx2), ARG(n), ARG(chunk),
+    LAUNCH(P->dev, K_PRESSURE_RHS, PIPE_PARTS, 1, 1, ARG(P->rhs), ARG(P->rf), ARG(P->xd), ARG(P->p),
+           ARG(P->dev->partial_d), ARG(P->div), ARG(P->cell), ARG(scale), ARG(dx2), ARG(n), ARG(chunk),
            ARG(nparts));
     *res = pipe_solve(P, s);
     if (pipe_finish(P, s) != 0)
@@ -725,33 +550,20 @@ static const char *pipe_solver_variant(const Sim *s, const char *name)
 
 /* ---- opening and closing -------------------------------------------------------------------- */
 
-/* A debugging aid for kernel authors, outside the driver's output on purpose. */
-static void pipe_print_profile(const Pipe *P)
-{
-    fprintf(stderr, "%-16s %8s %10s %10s\n", "kernel", "launches", "seconds", "us/launch");
-    for (int q = 0; q < K_COUNT; q++)
-        if (P->kernel_launches[q])
-            fprintf(stderr, "%-16s %8ld %10.3f %10.1f\n", pipe_kernel_names[q],
-                    P->kernel_launches[q], P->kernel_seconds[q],
-                    1e6 * P->kernel_seconds[q] / (double)P->kernel_launches[q]);
-    if (P->surf_march_seconds > 0.0)
-        fprintf(stderr, "%-16s %8s %10.3f\n", "(host) polygonise", "", P->surf_march_seconds);
-}
-
 static void pipe_close(SimBackend *b)
 {
     Pipe *P = (Pipe *)b;
-    if (P->profile)
-        pipe_print_profile(P);
+    if (P->dev && P->dev->profile) {
+        pipe_device_print_profile(P->dev);
+        if (P->surf_march_seconds > 0.0)
+            fprintf(stderr, "%-16s %8s %10.3f\n", "(host) polygonise", "", P->surf_march_seconds);
+    }
     cl_mem *bufs[] = { &P->pos, &P->vel, &P->id, &P->keys, &P->sorted, &P->spare_pos,
                        &P->spare_vel, &P->spare_id };
     for (size_t q = 0; q < sizeof bufs / sizeof *bufs; q++)
         pipe_release(bufs[q]);
     pipe_release_grid(P);
-    for (int q = 0; q < K_COUNT; q++)
-        if (P->k[q])
-            clReleaseKernel(P->k[q]);
-    clx_close(&P->cl);
+    pipe_device_close(P->dev);
     free(P);
 }
 
@@ -770,23 +582,12 @@ SimBackend *pipeline_open(const char *selector, char *err, size_t errlen)
         .upload = pipe_upload, .download = pipe_download, .max_speed2 = pipe_max_speed2,
         .solver_variant = pipe_solver_variant, .close = pipe_close,
     };
-    if (clx_open(&P->cl, selector, err, errlen) != 0 ||
-        clx_build(&P->cl, pipe_sources, (int)(sizeof pipe_sources / sizeof *pipe_sources), err,
-                  errlen) != 0) {
+    P->dev = pipe_device_open(selector, err, errlen);
+    if (!P->dev) {
         pipe_close(&P->base);
         return NULL;
     }
-    snprintf(P->name, sizeof P->name, "opencl: %s", P->cl.name);
-    P->profile = getenv("FLIPKIT_CL_PROFILE") != NULL;
-    for (int q = 0; q < K_COUNT; q++) {
-        cl_int rc;
-        P->k[q] = clCreateKernel(P->cl.program, pipe_kernel_names[q], &rc);
-        if (rc != CL_SUCCESS) {
-            snprintf(err, errlen, "kernel %s: %s", pipe_kernel_names[q], clx_error_name(rc));
-            pipe_close(&P->base);
-            return NULL;
-        }
-    }
+    snprintf(P->name, sizeof P->name, "opencl: %s", P->dev->cl.name);
     return &P->base;
 }
 

@@ -35,16 +35,16 @@ int pipe_alloc_levels(Pipe *P, const MacGrid *g)
         PipeLevel *l = &P->level[P->levels++];
         memcpy(l->n, n, sizeof n);
         l->cells = (size_t)n[0] * n[1] * n[2];
-        l->type = P->levels == 1 ? P->cell : pipe_buffer(P, l->cells);
-        l->count = pipe_buffer(P, l->cells * sizeof(cl_ushort));
+        l->type = P->levels == 1 ? P->cell : pipe_buffer(P->dev, l->cells);
+        l->count = pipe_buffer(P->dev, l->cells * sizeof(cl_ushort));
         int split_level =
             l->cells > (P->levels == 1 ? PIPE_SERIAL_CELLS : PIPE_SERIAL_COARSE_CELLS);
         /* a split level 0 has no x or b in the grid's layout: its b is written split (pipe_b0,
          * cg_update) and its x read split (pipe_z0); a coarser one gets b there from
          * restriction and puts x there for prolongation */
         int grid_layout = !(split_level && P->levels == 1);
-        l->x = grid_layout ? pipe_buffer(P, l->cells * sizeof(float)) : NULL;
-        l->b = grid_layout ? pipe_buffer(P, l->cells * sizeof(float)) : NULL;
+        l->x = grid_layout ? pipe_buffer(P->dev, l->cells * sizeof(float)) : NULL;
+        l->b = grid_layout ? pipe_buffer(P->dev, l->cells * sizeof(float)) : NULL;
         if (split_level) { /* swept in parallel, in the split layout */
             l->hx = (n[0] + 1) / 2;
             l->nh = l->hx * n[1] * n[2];
@@ -54,21 +54,21 @@ int pipe_alloc_levels(Pipe *P, const MacGrid *g)
              * that does not cover the whole level clears them (pipe_fluid_box) */
             for (int d = 0; d < 3; d++)
                 l->used_lo[d] = 0, l->used_hi[d] = n[d];
-            l->r = pipe_buffer(P, split * sizeof(float));
-            if (P->failure == CL_SUCCESS)
-                pipe_zero(P, l->r, split * sizeof(float));
-            l->xs = pipe_buffer(P, split * sizeof(float));
-            l->bs = pipe_buffer(P, split * sizeof(float));
-            l->infos = pipe_buffer(P, split * sizeof(cl_ushort));
-            if (P->failure == CL_SUCCESS) { /* the pads are read (and dropped) as they are */
-                pipe_zero(P, l->xs, split * sizeof(float));
-                pipe_zero(P, l->bs, split * sizeof(float));
-                pipe_zero(P, l->infos, split * sizeof(cl_ushort));
+            l->r = pipe_buffer(P->dev, split * sizeof(float));
+            if (P->dev->failure == CL_SUCCESS)
+                pipe_zero(P->dev, l->r, split * sizeof(float));
+            l->xs = pipe_buffer(P->dev, split * sizeof(float));
+            l->bs = pipe_buffer(P->dev, split * sizeof(float));
+            l->infos = pipe_buffer(P->dev, split * sizeof(cl_ushort));
+            if (P->dev->failure == CL_SUCCESS) { /* the pads are read (and dropped) as they are */
+                pipe_zero(P->dev, l->xs, split * sizeof(float));
+                pipe_zero(P->dev, l->bs, split * sizeof(float));
+                pipe_zero(P->dev, l->infos, split * sizeof(cl_ushort));
             }
         }
         else
-            l->r = pipe_buffer(P, l->cells * sizeof(float));
-        if (P->failure != CL_SUCCESS)
+            l->r = pipe_buffer(P->dev, l->cells * sizeof(float));
+        if (P->dev->failure != CL_SUCCESS)
             return -1;
         int next[3] = { (n[0] + 1) / 2, (n[1] + 1) / 2, (n[2] + 1) / 2 };
         if (P->levels == MG_MAX_LEVELS || next[0] < MG_MIN_CELLS || next[1] < MG_MIN_CELLS ||
@@ -100,7 +100,7 @@ static void pipe_prepare_levels(Pipe *P, int nlev)
         LAUNCH_CELLS(P, q, K_MG_COUNT, ARG(l->count), ARG(l->type), ARG(n), ARG(l->x), ARG(l->r),
                      ARG(clear));
         if (l->infos)
-            LAUNCH(P, K_RB_SPLIT_U, (size_t)l->hx, (size_t)l->n[1], (size_t)l->n[2], ARG(l->infos),
+            LAUNCH(P->dev, K_RB_SPLIT_U, (size_t)l->hx, (size_t)l->n[1], (size_t)l->n[2], ARG(l->infos),
                    ARG(l->count), ARG(n), ARG(l->hx), ARG(l->nh), ARG(l->pad));
     }
 }
@@ -115,7 +115,7 @@ static void pipe_fluid_bounds(Pipe *P)
     cl_int4 n = pipe_dims(l0->n);
     int rows = l0->n[1] * l0->n[2];
     cl_int chunk = (rows + PIPE_PARTS - 1) / PIPE_PARTS, nparts = PIPE_PARTS;
-    LAUNCH(P, K_FLUID_BOUNDS, PIPE_PARTS, 1, 1, ARG(P->bounds), ARG(P->cell), ARG(n), ARG(chunk),
+    LAUNCH(P->dev, K_FLUID_BOUNDS, PIPE_PARTS, 1, 1, ARG(P->bounds), ARG(P->cell), ARG(n), ARG(chunk),
            ARG(nparts));
 }
 
@@ -164,9 +164,9 @@ static void pipe_fluid_box(Pipe *P, int nlev, const cl_int *part)
         if (!l->infos)
             continue;
         if (!pipe_box_holds(l->lo, l->hi, l->used_lo, l->used_hi)) {
-            pipe_zero(P, l->r, pipe_split_elements(l) * sizeof(float));
+            pipe_zero(P->dev, l->r, pipe_split_elements(l) * sizeof(float));
             if (q > 0)
-                pipe_zero(P, l->x, l->cells * sizeof(float));
+                pipe_zero(P->dev, l->x, l->cells * sizeof(float));
         }
         memcpy(l->used_lo, l->lo, sizeof l->lo); /* this box holds the earlier ones, or they */
         memcpy(l->used_hi, l->hi, sizeof l->hi); /* were cleared */
@@ -194,7 +194,7 @@ static void pipe_split_in(Pipe *P, int q, cl_mem dst, cl_mem src)
     cl_int4 n = pipe_dims(l->n);
     int lo[3], hi[3];
     pipe_split_box(l, lo, hi);
-    LAUNCH_RANGE(P, K_RB_SPLIT_F, lo, hi, ARG(dst), ARG(src), ARG(n), ARG(l->hx), ARG(l->nh),
+    LAUNCH_RANGE(P->dev, K_RB_SPLIT_F, lo, hi, ARG(dst), ARG(src), ARG(n), ARG(l->hx), ARG(l->nh),
                  ARG(l->pad));
 }
 
@@ -205,7 +205,7 @@ static void pipe_merge_out(Pipe *P, int q, cl_mem x)
     cl_int4 n = pipe_dims(l->n);
     int lo[3], hi[3];
     pipe_split_box(l, lo, hi);
-    LAUNCH_RANGE(P, K_RB_MERGE_F, lo, hi, ARG(x), ARG(l->xs), ARG(n), ARG(l->hx), ARG(l->nh),
+    LAUNCH_RANGE(P->dev, K_RB_MERGE_F, lo, hi, ARG(x), ARG(l->xs), ARG(n), ARG(l->hx), ARG(l->nh),
                  ARG(l->pad));
 }
 
@@ -221,7 +221,7 @@ static void pipe_split_sweeps(Pipe *P, int q, int sweeps, int c0, float omega, i
     for (int h = 0; h < 2 * sweeps; h++) {
         cl_int c = h & 1 ? 1 - c0 : c0;
         PipeKernel k = h == 0 && from_zero ? K_MG_SMOOTH_SPLIT_ZERO : K_MG_SMOOTH_SPLIT;
-        LAUNCH_RANGE(P, k, lo, hi, ARG(l->xs), ARG(l->bs), ARG(l->infos), ARG(n), ARG(l->hx),
+        LAUNCH_RANGE(P->dev, k, lo, hi, ARG(l->xs), ARG(l->bs), ARG(l->infos), ARG(n), ARG(l->hx),
                      ARG(l->nh), ARG(l->pad), ARG(c), ARG(omega));
     }
 }
@@ -232,7 +232,7 @@ static void pipe_sweeps_serial(Pipe *P, int q, int sweeps, int c0, float omega)
     PipeLevel *l = &P->level[q];
     cl_int4 n = pipe_dims(l->n);
     cl_int s = sweeps, c = c0;
-    LAUNCH(P, K_MG_SMOOTH_SERIAL, 1, 1, 1, ARG(l->x), ARG(l->b), ARG(l->count), ARG(n), ARG(s),
+    LAUNCH(P->dev, K_MG_SMOOTH_SERIAL, 1, 1, 1, ARG(l->x), ARG(l->b), ARG(l->count), ARG(n), ARG(s),
            ARG(c), ARG(omega));
 }
 
@@ -243,7 +243,7 @@ static void pipe_sweeps_from_zero(Pipe *P, int sweeps, int both_ways, float omeg
     int q = 0;
     PipeLevel *l = &P->level[q];
     if (!l->infos) { /* small enough for one work-item */
-        pipe_zero(P, l->x, l->cells * sizeof(float));
+        pipe_zero(P->dev, l->x, l->cells * sizeof(float));
         pipe_sweeps_serial(P, q, sweeps, 0, omega);
         if (both_ways)
             pipe_sweeps_serial(P, q, sweeps, 1, omega);
@@ -267,7 +267,7 @@ static void pipe_prolong_split(Pipe *P, int q, const int lo[3], const int hi[3])
         int a[3] = { cut[part], lo[1], lo[2] }, b[3] = { cut[part + 1], hi[1], hi[2] };
         cl_int m_end = b[0];
         if (a[0] < b[0])
-            LAUNCH_RANGE(P, part == 1 ? K_MG_PROLONG_SPLIT : K_MG_PROLONG_SPLIT_EDGE, a, b,
+            LAUNCH_RANGE(P->dev, part == 1 ? K_MG_PROLONG_SPLIT : K_MG_PROLONG_SPLIT_EDGE, a, b,
                          ARG(l->xs), ARG(c->x), ARG(l->infos), ARG(n), ARG(nc), ARG(l->hx),
                          ARG(l->nh), ARG(l->pad), ARG(m_end));
     }
@@ -285,7 +285,7 @@ static void pipe_vcycle_split(Pipe *P, int q, int nlev, int coarse_sweeps)
     if (q > 0) /* level 0's b is in bs already (pipe_b0, cg_update) */
         pipe_split_in(P, q, l->bs, l->b);
     pipe_split_sweeps(P, q, MG_SMOOTH, 0, 1.0f, 1);
-    LAUNCH_RANGE(P, K_MG_RESIDUAL_SPLIT, lo, hi, ARG(l->r), ARG(l->xs), ARG(l->bs), ARG(l->infos),
+    LAUNCH_RANGE(P->dev, K_MG_RESIDUAL_SPLIT, lo, hi, ARG(l->r), ARG(l->xs), ARG(l->bs), ARG(l->infos),
                  ARG(n), ARG(l->hx), ARG(l->nh), ARG(l->pad));
     LAUNCH_BOX(P, q + 1, K_MG_RESTRICT_SPLIT, ARG(c->b), ARG(l->r), ARG(c->type), ARG(nc), ARG(n),
                ARG(l->hx), ARG(l->nh), ARG(l->pad));
@@ -304,7 +304,7 @@ static void pipe_vcycle_level(Pipe *P, int q, int nlev, int coarse_sweeps)
     int last = q == nlev - 1;
     if (last && q > 0) {
         cl_int sweeps = coarse_sweeps;
-        LAUNCH(P, K_MG_COARSEST, 1, 1, 1, ARG(l->x), ARG(l->b), ARG(l->count), ARG(n),
+        LAUNCH(P->dev, K_MG_COARSEST, 1, 1, 1, ARG(l->x), ARG(l->b), ARG(l->count), ARG(n),
                ARG(sweeps));
         return;
     }
@@ -314,11 +314,11 @@ static void pipe_vcycle_level(Pipe *P, int q, int nlev, int coarse_sweeps)
         cl_int sweeps = MG_SMOOTH;
         cl_int4 lo = pipe_dims(l->lo), hi = pipe_dims(l->hi);
         cl_int4 clo = pipe_dims(c->lo), chi = pipe_dims(c->hi);
-        LAUNCH(P, K_MG_DOWN_SERIAL, 1, 1, 1, ARG(l->x), ARG(l->b), ARG(l->r), ARG(l->type),
+        LAUNCH(P->dev, K_MG_DOWN_SERIAL, 1, 1, 1, ARG(l->x), ARG(l->b), ARG(l->r), ARG(l->type),
                ARG(l->count), ARG(n), ARG(c->b), ARG(c->type), ARG(nc), ARG(sweeps), ARG(lo),
                ARG(hi), ARG(clo), ARG(chi));
         pipe_vcycle_level(P, q + 1, nlev, coarse_sweeps);
-        LAUNCH(P, K_MG_UP_SERIAL, 1, 1, 1, ARG(l->x), ARG(l->b), ARG(l->type), ARG(l->count),
+        LAUNCH(P->dev, K_MG_UP_SERIAL, 1, 1, 1, ARG(l->x), ARG(l->b), ARG(l->type), ARG(l->count),
                ARG(n), ARG(c->x), ARG(nc), ARG(sweeps), ARG(lo), ARG(hi));
         return;
     }
@@ -346,16 +346,16 @@ static PipeBox pipe_box0(Pipe *P)
 static void pipe_box_dot_ff(Pipe *P, cl_mem a, cl_mem b)
 {
     PipeBox x = pipe_box0(P);
-    LAUNCH(P, K_DOT_FF, 1, 1, (size_t)x.slabs, ARG(P->partial_d), ARG(a), ARG(b), ARG(x.n), ARG(x.lo),
+    LAUNCH(P->dev, K_DOT_FF, 1, 1, (size_t)x.slabs, ARG(P->dev->partial_d), ARG(a), ARG(b), ARG(x.n), ARG(x.lo),
            ARG(x.hi));
 }
 
 static double pipe_box_norm_d(Pipe *P, cl_mem v)
 {
     PipeBox x = pipe_box0(P);
-    LAUNCH(P, K_NORM2_D, 1, 1, (size_t)x.slabs, ARG(P->partial_d), ARG(v), ARG(x.n),
+    LAUNCH(P->dev, K_NORM2_D, 1, 1, (size_t)x.slabs, ARG(P->dev->partial_d), ARG(v), ARG(x.n),
            ARG(x.lo), ARG(x.hi));
-    return sqrt(pipe_sum_parts(P, x.slabs));
+    return sqrt(pipe_sum_parts(P->dev, x.slabs));
 }
 
 /* out = (float) in over the box (outside it, out keeps what it held). */
@@ -440,9 +440,9 @@ static double pipe_jacobi_residual(Pipe *P, const MacGrid *g, cl_mem p, double b
 {
     cl_int cells = (cl_int)grid_cells(g), chunk = pipe_chunk(grid_cells(g));
     pipe_laplacian(P, g, p, P->lap);
-    LAUNCH(P, K_RESIDUAL_L, PIPE_PARTS, 1, 1, ARG(P->partial_d), ARG(P->rhs), ARG(P->lap),
+    LAUNCH(P->dev, K_RESIDUAL_L, PIPE_PARTS, 1, 1, ARG(P->dev->partial_d), ARG(P->rhs), ARG(P->lap),
            ARG(P->cell), ARG(cells), ARG(chunk));
-    return sqrt(pipe_sum(P)) / bnorm;
+    return sqrt(pipe_sum(P->dev)) / bnorm;
 }
 
 /* bnorm: |rhs| */
@@ -465,8 +465,7 @@ static SolveResult pipe_jacobi(Pipe *P, const MacGrid *g, const PressureSettings
         }
     }
     if (p != P->p)
-        pipe_ok(P, clEnqueueCopyBuffer(P->cl.queue, p, P->p, 0, 0, cells * sizeof(float), 0, NULL,
-                                       NULL), "copying p");
+        pipe_copy(P->dev, p, P->p, cells * sizeof(float), "copying p");
     return res;
 }
 
@@ -533,9 +532,9 @@ static void pipe_cg_sigma(Pipe *P, int first)
     cl_int slabs = x.slabs, f = first;
     cl_int4 split = pipe_split0(P);
     cl_mem z = pipe_z0(P);
-    LAUNCH(P, K_DOT_ZD, 1, 1, (size_t)x.slabs, ARG(P->partial_d), ARG(z), ARG(P->rd),
+    LAUNCH(P->dev, K_DOT_ZD, 1, 1, (size_t)x.slabs, ARG(P->dev->partial_d), ARG(z), ARG(P->rd),
            ARG(x.n), ARG(x.lo), ARG(x.hi), ARG(split));
-    LAUNCH(P, K_CG_BETA, 1, 1, 1, ARG(P->cg_scal), ARG(P->partial_d), ARG(slabs), ARG(f));
+    LAUNCH(P->dev, K_CG_BETA, 1, 1, 1, ARG(P->cg_scal), ARG(P->dev->partial_d), ARG(slabs), ARG(f));
 }
 
 /* CG with alpha and beta computed on the device: the one wait per iteration is for |r|, which
@@ -556,23 +555,22 @@ static void pipe_cg_run(Pipe *P, const MacGrid *g, double bnorm, const PressureS
     if (split.s[0])
         pipe_merge_out(P, 0, P->s);
     else
-        pipe_ok(P, clEnqueueCopyBuffer(P->cl.queue, z, P->s, 0, 0, cells * sizeof(float), 0,
-                                       NULL, NULL), "copying the direction");
+        pipe_copy(P->dev, z, P->s, cells * sizeof(float), "copying the direction");
     pipe_cg_sigma(P, 1);
-    while (res->iterations < set->iterations && P->failure == CL_SUCCESS) {
+    while (res->iterations < set->iterations && P->dev->failure == CL_SUCCESS) {
         LAUNCH_BOX(P, 0, K_APPLY_A, ARG(P->t), ARG(P->s), ARG(P->cell), ARG(P->level[0].count),
                      ARG(dims));
         pipe_box_dot_ff(P, P->s, P->t);
-        LAUNCH(P, K_CG_ALPHA, 1, 1, 1, ARG(P->cg_scal), ARG(P->partial_d), ARG(slabs));
-        LAUNCH(P, K_CG_UPDATE, 1, 1, (size_t)box.slabs, ARG(P->xd), ARG(P->rd), ARG(b0),
-               ARG(P->partial_d), ARG(P->s), ARG(P->t), ARG(P->cg_scal), ARG(box.n),
+        LAUNCH(P->dev, K_CG_ALPHA, 1, 1, 1, ARG(P->cg_scal), ARG(P->dev->partial_d), ARG(slabs));
+        LAUNCH(P->dev, K_CG_UPDATE, 1, 1, (size_t)box.slabs, ARG(P->xd), ARG(P->rd), ARG(b0),
+               ARG(P->dev->partial_d), ARG(P->s), ARG(P->t), ARG(P->cg_scal), ARG(box.n),
                ARG(box.lo), ARG(box.hi), ARG(split));
         double scal[3] = { 0.0, 0.0, 0.0 }; /* sigma, alpha, broke (solvers.cl's CG_*) */
-        pipe_ok(P, clEnqueueReadBuffer(P->cl.queue, P->cg_scal, CL_FALSE, 0, sizeof scal, scal, 0,
+        pipe_ok(P->dev, clEnqueueReadBuffer(P->dev->cl.queue, P->cg_scal, CL_FALSE, 0, sizeof scal, scal, 0,
                                        NULL, NULL), "reading CG's scalars");
-        double rr = pipe_sum_parts(P, box.slabs); /* waits for both reads */
-        if (P->failure != CL_SUCCESS) {
-            clFinish(P->cl.queue); /* nothing may still be writing into scal */
+        double rr = pipe_sum_parts(P->dev, box.slabs); /* waits for both reads */
+        if (P->dev->failure != CL_SUCCESS) {
+            clFinish(P->dev->cl.queue); /* nothing may still be writing into scal */
             return;
         }
         if (scal[2] != 0.0)
@@ -596,7 +594,7 @@ static SolveResult pipe_cg(Pipe *P, const MacGrid *g, const PressureSettings *se
     SolveResult res = { .residual = pipe_true_residual(P, g) / bnorm };
     for (int restart = 0; restart <= MAX_RESTARTS; restart++) {
         if (res.residual <= set->tolerance || res.iterations >= set->iterations ||
-            P->failure != CL_SUCCESS)
+            P->dev->failure != CL_SUCCESS)
             break;
         pipe_cg_run(P, g, bnorm, set, m, &res);
         res.residual = pipe_true_residual(P, g) / bnorm;
@@ -643,8 +641,8 @@ void pipe_find_box(Pipe *P, const Sim *s)
     if (nlev == 0)
         return;
     pipe_fluid_bounds(P);
-    pipe_read(P, P->bounds, bounds, sizeof bounds);
-    if (P->failure == CL_SUCCESS)
+    pipe_read(P->dev, P->bounds, bounds, sizeof bounds);
+    if (P->dev->failure == CL_SUCCESS)
         pipe_fluid_box(P, nlev, bounds);
 }
 
@@ -662,10 +660,10 @@ SolveResult pipe_solve(Pipe *P, const Sim *s)
         if (!P->box_fresh)
             pipe_find_box(P, s);
     }
-    pipe_ok(P, clEnqueueReadBuffer(P->cl.queue, P->partial_d, CL_TRUE, 0, sizeof part, part, 0,
+    pipe_ok(P->dev, clEnqueueReadBuffer(P->dev->cl.queue, P->dev->partial_d, CL_TRUE, 0, sizeof part, part, 0,
                                    NULL, NULL), "reading a sum");
-    if (P->failure != CL_SUCCESS) {
-        clFinish(P->cl.queue); /* nothing may still be writing into part */
+    if (P->dev->failure != CL_SUCCESS) {
+        clFinish(P->dev->cl.queue); /* nothing may still be writing into part */
         return (SolveResult){ .residual = NAN };
     }
     for (int q = 0; q < PIPE_PARTS; q++)
@@ -673,7 +671,7 @@ SolveResult pipe_solve(Pipe *P, const Sim *s)
     for (int q = 0; q < PIPE_PARTS; q++)
         b2 += part[PIPE_PARTS + q];
     if (rhs2 == 0.0) {
-        pipe_zero(P, P->p, grid_cells(g) * sizeof(float));
+        pipe_zero(P->dev, P->p, grid_cells(g) * sizeof(float));
         return (SolveResult){ .converged = true };
     }
     if (jacobi)

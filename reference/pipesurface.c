@@ -32,7 +32,7 @@ static void pipe_surface_alloc(Pipe *P, int nx, size_t cells, size_t bricks)
 {
     if (P->surf_particles != P->capacity) {
         pipe_release(&P->surf_pos);
-        P->surf_pos = pipe_buffer(P, P->capacity * sizeof(cl_float4));
+        P->surf_pos = pipe_buffer(P->dev, P->capacity * sizeof(cl_float4));
         P->surf_particles = P->capacity;
     }
     if (!P->surf_flags[0]) {
@@ -40,19 +40,19 @@ static void pipe_surface_alloc(Pipe *P, int nx, size_t cells, size_t bricks)
          * filled with SF_BEYOND once: the cells beyond the grid */
         cl_uchar beyond = SF_BEYOND;
         size_t padded = (size_t)(nx + 4 * SF_PAD) * cells / (size_t)nx;
-        P->surf_own = pipe_buffer(P, padded);
-        pipe_ok(P, clEnqueueFillBuffer(P->cl.queue, P->surf_own, &beyond, 1, 0, padded, 0, NULL,
+        P->surf_own = pipe_buffer(P->dev, padded);
+        pipe_ok(P->dev, clEnqueueFillBuffer(P->dev->cl.queue, P->surf_own, &beyond, 1, 0, padded, 0, NULL,
                                        NULL), "clEnqueueFillBuffer");
-        P->surf_flags[0] = pipe_buffer(P, cells);
-        P->surf_flags[1] = pipe_buffer(P, cells);
+        P->surf_flags[0] = pipe_buffer(P->dev, cells);
+        P->surf_flags[1] = pipe_buffer(P->dev, cells);
     }
     if (P->surf_bricks != bricks) {
         pipe_release(&P->surf_mark);
         pipe_release(&P->surf_list);
         pipe_release(&P->surf_slot);
-        P->surf_mark = pipe_buffer(P, bricks);
-        P->surf_list = pipe_buffer(P, bricks * sizeof(cl_int));
-        P->surf_slot = pipe_buffer(P, bricks * sizeof(cl_int));
+        P->surf_mark = pipe_buffer(P->dev, bricks);
+        P->surf_list = pipe_buffer(P->dev, bricks * sizeof(cl_int));
+        P->surf_slot = pipe_buffer(P->dev, bricks * sizeof(cl_int));
         P->surf_bricks = bricks;
     }
 }
@@ -65,13 +65,13 @@ static void pipe_surface_flags(Pipe *P, const MacGrid *g, const SurfaceGrid *fin
     size_t nx = (size_t)g->nx, ny = (size_t)g->ny, nz = (size_t)g->nz;
     cl_int reach_solid = fine->reach, reach_kernel = fine->kernel_cells, y = 1, z = 2;
     /* 16 cells side by side along x per work-item, as one vector */
-    LAUNCH(P, K_SURFACE_FLAGS_OWN, nx, ny, nz, ARG(P->surf_own), ARG(P->solid), ARG(P->start),
+    LAUNCH(P->dev, K_SURFACE_FLAGS_OWN, nx, ny, nz, ARG(P->surf_own), ARG(P->solid), ARG(P->start),
            ARG(n));
-    LAUNCH(P, K_SURFACE_FLAGS_X, (nx + 15) / 16, ny, nz, ARG(P->surf_flags[0]), ARG(P->surf_own),
+    LAUNCH(P->dev, K_SURFACE_FLAGS_X, (nx + 15) / 16, ny, nz, ARG(P->surf_flags[0]), ARG(P->surf_own),
            ARG(n), ARG(reach_solid), ARG(reach_kernel));
-    LAUNCH(P, K_SURFACE_FLAGS_YZ, (nx + 15) / 16, nz, 1, ARG(P->surf_flags[1]),
+    LAUNCH(P->dev, K_SURFACE_FLAGS_YZ, (nx + 15) / 16, nz, 1, ARG(P->surf_flags[1]),
            ARG(P->surf_flags[0]), ARG(n), ARG(y), ARG(reach_solid), ARG(reach_kernel));
-    LAUNCH(P, K_SURFACE_FLAGS_YZ, (nx + 15) / 16, ny, 1, ARG(P->surf_flags[0]),
+    LAUNCH(P->dev, K_SURFACE_FLAGS_YZ, (nx + 15) / 16, ny, 1, ARG(P->surf_flags[0]),
            ARG(P->surf_flags[1]), ARG(n), ARG(z), ARG(reach_solid), ARG(reach_kernel));
     cl_mem t = P->surf_flags[0];
     P->surf_flags[0] = P->surf_flags[1];
@@ -87,21 +87,21 @@ static long pipe_surface_bricks(Pipe *P, const MacGrid *g, const SurfaceGrid *fi
     cl_int4 n = pipe_grid_dims(g), nfine = pipe_dims(fine->n), nb = pipe_dims(fine->nb);
     cl_int refine = fine->refine;
     size_t bricks = P->surf_bricks;
-    LAUNCH(P, K_SURFACE_MARK, (size_t)fine->nb[0], (size_t)fine->nb[1], (size_t)fine->nb[2],
+    LAUNCH(P->dev, K_SURFACE_MARK, (size_t)fine->nb[0], (size_t)fine->nb[1], (size_t)fine->nb[2],
            ARG(P->surf_mark), ARG(P->surf_flags[1]), ARG(n), ARG(nfine), ARG(nb), ARG(refine));
     unsigned char *mark = malloc(bricks);
     if (!mark)
         return -1;
-    pipe_read(P, P->surf_mark, mark, bricks);
+    pipe_read(P->dev, P->surf_mark, mark, bricks);
     long count = 0;
     for (size_t b = 0; b < bricks; b++) {
-        slot[b] = P->failure == CL_SUCCESS && mark[b] ? (cl_int)count : -1;
+        slot[b] = P->dev->failure == CL_SUCCESS && mark[b] ? (cl_int)count : -1;
         if (slot[b] >= 0)
             list[count++] = (cl_int)b;
     }
     free(mark);
-    pipe_write(P, P->surf_list, list, (size_t)count * sizeof *list);
-    pipe_write(P, P->surf_slot, slot, bricks * sizeof *slot);
+    pipe_write(P->dev, P->surf_list, list, (size_t)count * sizeof *list);
+    pipe_write(P->dev, P->surf_slot, slot, bricks * sizeof *slot);
     return count;
 }
 
@@ -111,7 +111,7 @@ static void pipe_surface_phi_fit(Pipe *P, long count)
     if ((size_t)count > P->surf_capacity) {
         pipe_release(&P->surf_phi);
         P->surf_capacity = (size_t)count + (size_t)count / 4;
-        P->surf_phi = pipe_buffer(P, P->surf_capacity * PIPE_PAD3 * sizeof(float));
+        P->surf_phi = pipe_buffer(P->dev, P->surf_capacity * PIPE_PAD3 * sizeof(float));
     }
 }
 
@@ -124,20 +124,20 @@ static void pipe_aniso_kernels(Pipe *P, const MacGrid *g, const SurfaceGrid *fin
     cl_int reach = fine->kernel_cells + 1;
     size_t nx = (size_t)g->nx, ny = (size_t)g->ny, nz = (size_t)g->nz;
     if (!P->aniso_want) {
-        P->aniso_want = pipe_buffer(P, grid_cells(g));
-        P->aniso_box = pipe_buffer(P, 2 * grid_cells(g) * sizeof(cl_float4));
+        P->aniso_want = pipe_buffer(P->dev, grid_cells(g));
+        P->aniso_box = pipe_buffer(P->dev, 2 * grid_cells(g) * sizeof(cl_float4));
     }
     if (P->aniso_particles != P->capacity) {
         pipe_release(&P->aniso_kern);
-        P->aniso_kern = pipe_buffer(P, P->capacity * 4 * sizeof(cl_float4));
+        P->aniso_kern = pipe_buffer(P->dev, P->capacity * 4 * sizeof(cl_float4));
         P->aniso_particles = P->capacity;
     }
     cl_mem from[3] = { P->surf_flags[1], P->aniso_want, P->surf_flags[0] },
            to[3] = { P->aniso_want, P->surf_flags[0], P->aniso_want };
     for (cl_int a = 0; a < 3; a++)
-        LAUNCH(P, K_ANISO_WANT, nx, ny, nz, ARG(to[a]), ARG(from[a]), ARG(n), ARG(a), ARG(reach));
+        LAUNCH(P->dev, K_ANISO_WANT, nx, ny, nz, ARG(to[a]), ARG(from[a]), ARG(n), ARG(a), ARG(reach));
     float dx = g->dx, R = fine->R;
-    LAUNCH(P, K_ANISO_KERNELS, nx, ny, nz, ARG(P->aniso_kern), ARG(P->aniso_box), ARG(P->surf_pos),
+    LAUNCH(P->dev, K_ANISO_KERNELS, nx, ny, nz, ARG(P->aniso_kern), ARG(P->aniso_box), ARG(P->surf_pos),
            ARG(P->start),
            ARG(P->aniso_want), ARG(n), ARG(dx), ARG(R));
 }
@@ -155,32 +155,32 @@ static void pipe_surface_field(Pipe *P, const MacGrid *g, const SurfaceGrid *fin
     cl_int nlisted = (cl_int)count;
     pipe_surface_phi_fit(P, count);
     cl_int particles = (cl_int)P->count;
-    LAUNCH(P, K_SURFACE_POSITIONS, P->count, 1, 1, ARG(P->surf_pos), ARG(P->pos), ARG(P->sorted),
+    LAUNCH(P->dev, K_SURFACE_POSITIONS, P->count, 1, 1, ARG(P->surf_pos), ARG(P->pos), ARG(P->sorted),
            ARG(particles));
     /* a work-item per two rows of a brick */
     size_t pairs = (size_t)count * SURFACE_BRICK * SURFACE_BRICK / 2;
     if (a) {
         pipe_aniso_kernels(P, g, fine);
-        LAUNCH(P, K_ANISO_FIELD, pairs, 1, 1, ARG(P->surf_phi), ARG(P->surf_list), ARG(nlisted),
+        LAUNCH(P->dev, K_ANISO_FIELD, pairs, 1, 1, ARG(P->surf_phi), ARG(P->surf_list), ARG(nlisted),
                ARG(P->aniso_kern), ARG(P->aniso_box), ARG(P->start), ARG(P->surf_flags[1]),
                ARG(P->solid), ARG(n),
                ARG(nfine), ARG(nb), ARG(k), ARG(*a));
     } else {
-        LAUNCH(P, K_SURFACE_FIELD, pairs, 1, 1, ARG(P->surf_phi), ARG(P->surf_list),
+        LAUNCH(P->dev, K_SURFACE_FIELD, pairs, 1, 1, ARG(P->surf_phi), ARG(P->surf_list),
                ARG(nlisted), ARG(P->surf_pos), ARG(P->start), ARG(P->surf_flags[1]),
                ARG(P->solid), ARG(n), ARG(nfine), ARG(nb), ARG(k));
     }
-    LAUNCH(P, K_SURFACE_APRON, (size_t)count * PIPE_APRON, 1, 1, ARG(P->surf_phi),
+    LAUNCH(P->dev, K_SURFACE_APRON, (size_t)count * PIPE_APRON, 1, 1, ARG(P->surf_phi),
            ARG(P->surf_list), ARG(P->surf_slot), ARG(nlisted), ARG(P->surf_flags[1]),
            ARG(P->solid), ARG(n), ARG(nfine), ARG(nb), ARG(k));
-    pipe_read(P, P->surf_phi, phi, (size_t)count * PIPE_PAD3 * sizeof *phi);
+    pipe_read(P->dev, P->surf_phi, phi, (size_t)count * PIPE_PAD3 * sizeof *phi);
 }
 
 /* Whether a buffer of that many bytes can be made on the device at all. */
 static int pipe_surface_fits(Pipe *P, size_t bytes)
 {
     cl_ulong most = 0;
-    if (clGetDeviceInfo(P->cl.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof most, &most, NULL) !=
+    if (clGetDeviceInfo(P->dev->cl.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof most, &most, NULL) !=
         CL_SUCCESS)
         return 0;
     return (cl_ulong)bytes <= most;
