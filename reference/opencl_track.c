@@ -43,7 +43,7 @@ static Pipe *track_fit(const MacGrid *g, size_t count)
     if (!track_pipe && !track_error[0] &&
         opencl_track_open(NULL, track_error, sizeof track_error) != 0)
         return NULL;
-    if (!track_pipe || track_pipe->dev->failure != CL_SUCCESS || pipe_fit(track_pipe, g, count) != 0)
+    if (!track_pipe || track_pipe->dev->failure != CL_SUCCESS || pipe_state_fit(&track_pipe->state, g, count) < 0)
         return NULL;
     return track_pipe;
 }
@@ -83,17 +83,17 @@ static void track_read_faces(Pipe *P, cl_mem src[3], float *const dst[3], const 
         pipe_read(P->dev, src[a], dst[a], grid_faces(g, a) * sizeof(float));
 }
 
-/* Particles in the host's order; p2g's sort then keeps each one's index in P->id. */
+/* Particles in the host's order; p2g's sort then keeps each one's index in P->state.particles.id. */
 static void track_write_particles(Pipe *P, const Particles *ps)
 {
-    pipe_write(P->dev, P->pos, ps->pos, ps->count * sizeof(Vec3));
-    pipe_write(P->dev, P->vel, ps->vel, ps->count * sizeof(Vec3));
+    pipe_write(P->dev, P->state.particles.pos, ps->pos, ps->count * sizeof(Vec3));
+    pipe_write(P->dev, P->state.particles.vel, ps->vel, ps->count * sizeof(Vec3));
 }
 
 static void track_write_cells(Pipe *P, const MacGrid *g)
 {
-    pipe_write(P->dev, P->cell, g->cell, grid_cells(g));
-    P->box_fresh = 0;
+    pipe_write(P->dev, P->state.grid.cell, g->cell, grid_cells(g));
+    P->state.shortcut.box_fresh = 0;
 }
 
 /* ---- the stages ----------------------------------------------------------------------------- */
@@ -103,8 +103,8 @@ static void cl_advect(Particles *ps, float dt)
     Pipe *P = track_fit(NULL, ps->count); /* advect reads no grid */
     if (P) {
         track_write_particles(P, ps);
-        pipe_advect(P, dt);
-        pipe_read(P->dev, P->pos, ps->pos, ps->count * sizeof(Vec3));
+        pipe_advect(&P->state, dt);
+        pipe_read(P->dev, P->state.particles.pos, ps->pos, ps->count * sizeof(Vec3));
     }
     if (!P || !track_done(P, "advect"))
         track_poison(&ps->pos[0].x, 3 * ps->count);
@@ -115,9 +115,9 @@ static void cl_gravity(MacGrid *g, Vec3 gravity_ms2, float dt)
     Pipe *P = track_fit(g, 0);
     if (P) {
         track_write_cells(P, g);
-        track_write_faces(P, P->face, g->vel, g);
-        pipe_gravity(P, g, gravity_ms2, dt);
-        track_read_faces(P, P->face, g->vel, g);
+        track_write_faces(P, P->state.grid.face, g->vel, g);
+        pipe_gravity(&P->state, g, gravity_ms2, dt);
+        track_read_faces(P, P->state.grid.face, g->vel, g);
     }
     if (!P || !track_done(P, "gravity"))
         track_poison_faces(g);
@@ -134,12 +134,12 @@ static void cl_p2g(const Particles *ps, MacGrid *g)
         for (size_t q = 0; id && q < ps->count; q++)
             id[q] = (cl_int)q;
         if (id)
-            pipe_write(P->dev, P->id, id, ps->count * sizeof *id);
+            pipe_write(P->dev, P->state.particles.id, id, ps->count * sizeof *id);
         free(id);
         track_write_particles(P, ps);
-        pipe_p2g(P, g, 1, 0);
-        track_read_faces(P, P->face, g->vel, g);
-        track_read_faces(P, P->weight, g->weight, g);
+        pipe_p2g(&P->state, g, 1, 0);
+        track_read_faces(P, P->state.grid.face, g->vel, g);
+        track_read_faces(P, P->state.grid.weight, g->weight, g);
     }
     if (!P || !track_done(P, "p2g")) {
         track_poison_faces(g);
@@ -153,10 +153,10 @@ static void cl_g2p(Particles *ps, const MacGrid *g, float *const vel_old[3], flo
     Pipe *P = track_fit(g, ps->count);
     if (P) {
         track_write_particles(P, ps);
-        track_write_faces(P, P->face, g->vel, g);
-        track_write_faces(P, P->old, vel_old, g);
-        pipe_g2p(P, g, alpha);
-        pipe_read(P->dev, P->vel, ps->vel, ps->count * sizeof(Vec3));
+        track_write_faces(P, P->state.grid.face, g->vel, g);
+        track_write_faces(P, P->state.grid.old, vel_old, g);
+        pipe_g2p(&P->state, g, alpha);
+        pipe_read(P->dev, P->state.particles.vel, ps->vel, ps->count * sizeof(Vec3));
     }
     if (!P || !track_done(P, "g2p"))
         track_poison(&ps->vel[0].x, 3 * ps->count);
@@ -167,9 +167,9 @@ static void cl_divergence(const MacGrid *g, float *div)
     Pipe *P = track_fit(g, 0);
     if (P) {
         track_write_cells(P, g);
-        track_write_faces(P, P->face, g->vel, g);
-        pipe_divergence(P, g, NULL, 0);
-        pipe_read(P->dev, P->div, div, grid_cells(g) * sizeof(float));
+        track_write_faces(P, P->state.grid.face, g->vel, g);
+        pipe_divergence(&P->state, g, NULL, 0);
+        pipe_read(P->dev, P->state.grid.div, div, grid_cells(g) * sizeof(float));
     }
     if (!P || !track_done(P, "divergence"))
         track_poison(div, grid_cells(g));
@@ -181,9 +181,9 @@ static void cl_laplacian(const MacGrid *g, const float *p, float *out)
     Pipe *P = track_fit(g, 0);
     if (P) {
         track_write_cells(P, g);
-        pipe_write(P->dev, P->p, p, bytes);
-        pipe_laplacian(P, g, P->p, P->lap);
-        pipe_read(P->dev, P->lap, out, bytes);
+        pipe_write(P->dev, P->state.grid.p, p, bytes);
+        pipe_laplacian(&P->state, g, P->state.grid.p, P->state.grid.lap);
+        pipe_read(P->dev, P->state.grid.lap, out, bytes);
     }
     if (!P || !track_done(P, "laplacian"))
         track_poison(out, grid_cells(g));
@@ -195,10 +195,10 @@ static void cl_jacobi(const MacGrid *g, const float *p, const float *rhs, float 
     Pipe *P = track_fit(g, 0);
     if (P) {
         track_write_cells(P, g);
-        pipe_write(P->dev, P->p, p, bytes);
-        pipe_write(P->dev, P->rhs, rhs, bytes);
-        pipe_jacobi_sweep(P, g, P->p, P->s, omega);
-        pipe_read(P->dev, P->s, p_out, bytes);
+        pipe_write(P->dev, P->state.grid.p, p, bytes);
+        pipe_write(P->dev, P->state.grid.rhs, rhs, bytes);
+        pipe_jacobi_sweep(&P->state, g, P->state.grid.p, P->state.grid.lap, omega);
+        pipe_read(P->dev, P->state.grid.lap, p_out, bytes);
     }
     if (!P || !track_done(P, "jacobi"))
         track_poison(p_out, grid_cells(g));
@@ -209,10 +209,10 @@ static void cl_gradient(MacGrid *g, const float *p, float scale)
     Pipe *P = track_fit(g, 0);
     if (P) {
         track_write_cells(P, g);
-        pipe_write(P->dev, P->p, p, grid_cells(g) * sizeof(float));
-        track_write_faces(P, P->face, g->vel, g);
-        pipe_gradient(P, g, scale, NULL, 0);
-        track_read_faces(P, P->face, g->vel, g);
+        pipe_write(P->dev, P->state.grid.p, p, grid_cells(g) * sizeof(float));
+        track_write_faces(P, P->state.grid.face, g->vel, g);
+        pipe_gradient(&P->state, g, scale, NULL, 0);
+        track_read_faces(P, P->state.grid.face, g->vel, g);
     }
     if (!P || !track_done(P, "gradient"))
         track_poison_faces(g);

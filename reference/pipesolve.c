@@ -26,16 +26,16 @@ static size_t pipe_split_elements(const PipeLevel *l)
     return 2 * (size_t)l->nh + 2 * (size_t)l->pad;
 }
 
-int pipe_alloc_levels(Pipe *P, const MacGrid *g)
+static int pipe_alloc_levels(Pipe *P, const MacGrid *g)
 {
     int n[3] = { g->nx, g->ny, g->nz };
     for (;;) {
-        /* counted first, so that pipe_release_grid frees whatever was made if one fails
+        /* counted first, so that pipe_solver_release frees whatever was made if one fails
          * (pipe_buffer records the failure) */
         PipeLevel *l = &P->level[P->levels++];
         memcpy(l->n, n, sizeof n);
         l->cells = (size_t)n[0] * n[1] * n[2];
-        l->type = P->levels == 1 ? P->cell : pipe_buffer(P->dev, l->cells);
+        l->type = P->levels == 1 ? P->state.grid.cell : pipe_buffer(P->dev, l->cells);
         l->count = pipe_buffer(P->dev, l->cells * sizeof(cl_ushort));
         int split_level =
             l->cells > (P->levels == 1 ? PIPE_SERIAL_CELLS : PIPE_SERIAL_COARSE_CELLS);
@@ -78,6 +78,41 @@ int pipe_alloc_levels(Pipe *P, const MacGrid *g)
     }
 }
 
+void pipe_solver_release(Pipe *P)
+{
+    cl_mem *bufs[] = { &P->bounds, &P->xd, &P->rd, &P->s, &P->t, &P->rf, &P->cg_scal };
+    for (size_t q = 0; q < sizeof bufs / sizeof *bufs; q++)
+        pipe_release(bufs[q]);
+    for (int q = 0; q < P->levels; q++) {
+        PipeLevel *l = &P->level[q];
+        if (q > 0)
+            pipe_release(&l->type);
+        pipe_release(&l->count);
+        pipe_release(&l->x);
+        pipe_release(&l->b);
+        pipe_release(&l->r);
+        pipe_release(&l->xs);
+        pipe_release(&l->bs);
+        pipe_release(&l->infos);
+    }
+    P->level[0].type = NULL; /* it was the state's cell types */
+    P->levels = 0;
+}
+
+int pipe_solver_fit(Pipe *P, const MacGrid *g)
+{
+    size_t n = grid_cells(g);
+    pipe_solver_release(P);
+    cl_mem *floats[] = { &P->s, &P->t, &P->rf };
+    for (size_t q = 0; q < sizeof floats / sizeof *floats; q++)
+        *floats[q] = pipe_buffer(P->dev, n * sizeof(float));
+    P->xd = pipe_buffer(P->dev, n * sizeof(double));
+    P->rd = pipe_buffer(P->dev, n * sizeof(double));
+    P->bounds = pipe_buffer(P->dev, PIPE_PARTS * 6 * sizeof(cl_int));
+    P->cg_scal = pipe_buffer(P->dev, 3 * sizeof(double));
+    return pipe_alloc_levels(P, g);
+}
+
 /* Whether level q's legs of an nlev-level V-cycle run in mg_down_serial and mg_up_serial. */
 static int pipe_serial_legs(const Pipe *P, int q, int nlev)
 {
@@ -115,7 +150,7 @@ static void pipe_fluid_bounds(Pipe *P)
     cl_int4 n = pipe_dims(l0->n);
     int rows = l0->n[1] * l0->n[2];
     cl_int chunk = (rows + PIPE_PARTS - 1) / PIPE_PARTS, nparts = PIPE_PARTS;
-    LAUNCH(P->dev, K_FLUID_BOUNDS, PIPE_PARTS, 1, 1, ARG(P->bounds), ARG(P->cell), ARG(n), ARG(chunk),
+    LAUNCH(P->dev, K_FLUID_BOUNDS, PIPE_PARTS, 1, 1, ARG(P->bounds), ARG(P->state.grid.cell), ARG(n), ARG(chunk),
            ARG(nparts));
 }
 
@@ -138,7 +173,6 @@ static void pipe_fluid_box(Pipe *P, int nlev, const cl_int *part)
             lo[d] = part[6 * g + d] < lo[d] ? part[6 * g + d] : lo[d];
             hi[d] = part[6 * g + 3 + d] > hi[d] ? part[6 * g + 3 + d] : hi[d];
         }
-    P->box_fresh = 1;
     for (int q = 0; q < nlev; q++) {
         PipeLevel *l = &P->level[q];
         for (int d = 0; d < 3; d++) {
@@ -147,6 +181,10 @@ static void pipe_fluid_box(Pipe *P, int nlev, const cl_int *part)
             l->hi[d] = l->hi[d] < l->n[d] ? l->hi[d] : l->n[d];
         }
     }
+    PipeShortcuts *cut = &P->state.shortcut; /* divergence, gradient and extrapolation's box */
+    cut->box_fresh = 1;
+    memcpy(cut->box_lo, l0->lo, sizeof cut->box_lo);
+    memcpy(cut->box_hi, l0->hi, sizeof cut->box_hi);
     /* Outside the box a vector keeps what an earlier solve left there. Two are read there for
      * cells whose result is kept, so only they must hold the 0 of a cell that is not FLUID: a
      * level's r, which restriction reads up to two fine cells past the box, and the x of a
@@ -408,7 +446,7 @@ static void pipe_box_add_correction(Pipe *P)
 static double pipe_true_residual(Pipe *P, const MacGrid *g)
 {
     cl_int4 n = pipe_grid_dims(g);
-    LAUNCH_BOX(P, 0, K_RESIDUAL_D, ARG(P->rd), ARG(P->xd), ARG(P->rf), ARG(P->cell),
+    LAUNCH_BOX(P, 0, K_RESIDUAL_D, ARG(P->rd), ARG(P->xd), ARG(P->rf), ARG(P->state.grid.cell),
                  ARG(P->level[0].count), ARG(n));
     return pipe_box_norm_d(P, P->rd);
 }
@@ -416,32 +454,17 @@ static double pipe_true_residual(Pipe *P, const MacGrid *g)
 /* p = x over the box; outside it x is 0, and so is p (pressure_rhs zeroes it outside FLUID). */
 static void pipe_store_p(Pipe *P)
 {
-    pipe_box_to_float(P, P->p, P->xd);
+    pipe_box_to_float(P, P->state.grid.p, P->xd);
 }
 
 /* ---- jacobi: the jacobi stage repeated, as the driver does on the CPU ---------------------- */
 
-void pipe_laplacian(Pipe *P, const MacGrid *g, cl_mem in, cl_mem out)
-{
-    cl_int4 n = pipe_grid_dims(g);
-    float dx = g->dx;
-    LAUNCH_CELLS(P, 0, K_LAPLACIAN, ARG(out), ARG(in), ARG(P->cell), ARG(n), ARG(dx));
-}
-
-void pipe_jacobi_sweep(Pipe *P, const MacGrid *g, cl_mem in, cl_mem out, float omega)
-{
-    cl_int4 n = pipe_grid_dims(g);
-    float dx = g->dx;
-    LAUNCH_CELLS(P, 0, K_JACOBI, ARG(out), ARG(in), ARG(P->rhs), ARG(P->cell), ARG(n), ARG(dx),
-                 ARG(omega));
-}
-
 static double pipe_jacobi_residual(Pipe *P, const MacGrid *g, cl_mem p, double bnorm)
 {
     cl_int cells = (cl_int)grid_cells(g), chunk = pipe_chunk(grid_cells(g));
-    pipe_laplacian(P, g, p, P->lap);
-    LAUNCH(P->dev, K_RESIDUAL_L, PIPE_PARTS, 1, 1, ARG(P->dev->partial_d), ARG(P->rhs), ARG(P->lap),
-           ARG(P->cell), ARG(cells), ARG(chunk));
+    pipe_laplacian(&P->state, g, p, P->state.grid.lap);
+    LAUNCH(P->dev, K_RESIDUAL_L, PIPE_PARTS, 1, 1, ARG(P->dev->partial_d), ARG(P->state.grid.rhs), ARG(P->state.grid.lap),
+           ARG(P->state.grid.cell), ARG(cells), ARG(chunk));
     return sqrt(pipe_sum(P->dev)) / bnorm;
 }
 
@@ -450,11 +473,11 @@ static SolveResult pipe_jacobi(Pipe *P, const MacGrid *g, const PressureSettings
                                double bnorm)
 {
     size_t cells = grid_cells(g);
-    cl_mem p = P->p, next = P->s;
+    cl_mem p = P->state.grid.p, next = P->s;
     SolveResult res = { .residual = pipe_jacobi_residual(P, g, p, bnorm) };
     res.converged = res.residual <= set->tolerance;
     while (!res.converged && res.iterations < set->iterations && isfinite(res.residual)) {
-        pipe_jacobi_sweep(P, g, p, next, set->jacobi_omega);
+        pipe_jacobi_sweep(&P->state, g, p, next, set->jacobi_omega);
         cl_mem tmp = p;
         p = next;
         next = tmp;
@@ -464,8 +487,8 @@ static SolveResult pipe_jacobi(Pipe *P, const MacGrid *g, const PressureSettings
             res.converged = res.residual <= set->tolerance;
         }
     }
-    if (p != P->p)
-        pipe_copy(P->dev, p, P->p, cells * sizeof(float), "copying p");
+    if (p != P->state.grid.p)
+        pipe_copy(P->dev, p, P->state.grid.p, cells * sizeof(float), "copying p");
     return res;
 }
 
@@ -558,7 +581,7 @@ static void pipe_cg_run(Pipe *P, const MacGrid *g, double bnorm, const PressureS
         pipe_copy(P->dev, z, P->s, cells * sizeof(float), "copying the direction");
     pipe_cg_sigma(P, 1);
     while (res->iterations < set->iterations && P->dev->failure == CL_SUCCESS) {
-        LAUNCH_BOX(P, 0, K_APPLY_A, ARG(P->t), ARG(P->s), ARG(P->cell), ARG(P->level[0].count),
+        LAUNCH_BOX(P, 0, K_APPLY_A, ARG(P->t), ARG(P->s), ARG(P->state.grid.cell), ARG(P->level[0].count),
                      ARG(dims));
         pipe_box_dot_ff(P, P->s, P->t);
         LAUNCH(P->dev, K_CG_ALPHA, 1, 1, 1, ARG(P->cg_scal), ARG(P->dev->partial_d), ARG(slabs));
@@ -657,7 +680,7 @@ SolveResult pipe_solve(Pipe *P, const Sim *s)
     double part[2 * PIPE_PARTS], rhs2 = 0.0, b2 = 0.0;
     if (!jacobi) {
         pipe_prepare_levels(P, nlev);
-        if (!P->box_fresh)
+        if (!P->state.shortcut.box_fresh)
             pipe_find_box(P, s);
     }
     pipe_ok(P->dev, clEnqueueReadBuffer(P->dev->cl.queue, P->dev->partial_d, CL_TRUE, 0, sizeof part, part, 0,
@@ -671,7 +694,7 @@ SolveResult pipe_solve(Pipe *P, const Sim *s)
     for (int q = 0; q < PIPE_PARTS; q++)
         b2 += part[PIPE_PARTS + q];
     if (rhs2 == 0.0) {
-        pipe_zero(P->dev, P->p, grid_cells(g) * sizeof(float));
+        pipe_zero(P->dev, P->state.grid.p, grid_cells(g) * sizeof(float));
         return (SolveResult){ .converged = true };
     }
     if (jacobi)

@@ -30,10 +30,10 @@ void pipe_surface_release(Pipe *P)
  * the particles' again when the pipeline's grow. */
 static void pipe_surface_alloc(Pipe *P, int nx, size_t cells, size_t bricks)
 {
-    if (P->surf_particles != P->capacity) {
+    if (P->surf_particles != P->state.particles.capacity) {
         pipe_release(&P->surf_pos);
-        P->surf_pos = pipe_buffer(P->dev, P->capacity * sizeof(cl_float4));
-        P->surf_particles = P->capacity;
+        P->surf_pos = pipe_buffer(P->dev, P->state.particles.capacity * sizeof(cl_float4));
+        P->surf_particles = P->state.particles.capacity;
     }
     if (!P->surf_flags[0]) {
         /* padded rows for the x pass (kernels/surface.cl's SF_PAD, SF_STRIDE), the pads
@@ -65,7 +65,7 @@ static void pipe_surface_flags(Pipe *P, const MacGrid *g, const SurfaceGrid *fin
     size_t nx = (size_t)g->nx, ny = (size_t)g->ny, nz = (size_t)g->nz;
     cl_int reach_solid = fine->reach, reach_kernel = fine->kernel_cells, y = 1, z = 2;
     /* 16 cells side by side along x per work-item, as one vector */
-    LAUNCH(P->dev, K_SURFACE_FLAGS_OWN, nx, ny, nz, ARG(P->surf_own), ARG(P->solid), ARG(P->start),
+    LAUNCH(P->dev, K_SURFACE_FLAGS_OWN, nx, ny, nz, ARG(P->surf_own), ARG(P->state.grid.solid), ARG(P->state.grid.start),
            ARG(n));
     LAUNCH(P->dev, K_SURFACE_FLAGS_X, (nx + 15) / 16, ny, nz, ARG(P->surf_flags[0]), ARG(P->surf_own),
            ARG(n), ARG(reach_solid), ARG(reach_kernel));
@@ -127,10 +127,10 @@ static void pipe_aniso_kernels(Pipe *P, const MacGrid *g, const SurfaceGrid *fin
         P->aniso_want = pipe_buffer(P->dev, grid_cells(g));
         P->aniso_box = pipe_buffer(P->dev, 2 * grid_cells(g) * sizeof(cl_float4));
     }
-    if (P->aniso_particles != P->capacity) {
+    if (P->aniso_particles != P->state.particles.capacity) {
         pipe_release(&P->aniso_kern);
-        P->aniso_kern = pipe_buffer(P->dev, P->capacity * 4 * sizeof(cl_float4));
-        P->aniso_particles = P->capacity;
+        P->aniso_kern = pipe_buffer(P->dev, P->state.particles.capacity * 4 * sizeof(cl_float4));
+        P->aniso_particles = P->state.particles.capacity;
     }
     cl_mem from[3] = { P->surf_flags[1], P->aniso_want, P->surf_flags[0] },
            to[3] = { P->aniso_want, P->surf_flags[0], P->aniso_want };
@@ -138,7 +138,7 @@ static void pipe_aniso_kernels(Pipe *P, const MacGrid *g, const SurfaceGrid *fin
         LAUNCH(P->dev, K_ANISO_WANT, nx, ny, nz, ARG(to[a]), ARG(from[a]), ARG(n), ARG(a), ARG(reach));
     float dx = g->dx, R = fine->R;
     LAUNCH(P->dev, K_ANISO_KERNELS, nx, ny, nz, ARG(P->aniso_kern), ARG(P->aniso_box), ARG(P->surf_pos),
-           ARG(P->start),
+           ARG(P->state.grid.start),
            ARG(P->aniso_want), ARG(n), ARG(dx), ARG(R));
 }
 
@@ -154,25 +154,25 @@ static void pipe_surface_field(Pipe *P, const MacGrid *g, const SurfaceGrid *fin
                             fine->refine, 0 };
     cl_int nlisted = (cl_int)count;
     pipe_surface_phi_fit(P, count);
-    cl_int particles = (cl_int)P->count;
-    LAUNCH(P->dev, K_SURFACE_POSITIONS, P->count, 1, 1, ARG(P->surf_pos), ARG(P->pos), ARG(P->sorted),
+    cl_int particles = (cl_int)P->state.particles.count;
+    LAUNCH(P->dev, K_SURFACE_POSITIONS, P->state.particles.count, 1, 1, ARG(P->surf_pos), ARG(P->state.particles.pos), ARG(P->state.particles.sorted),
            ARG(particles));
     /* a work-item per two rows of a brick */
     size_t pairs = (size_t)count * SURFACE_BRICK * SURFACE_BRICK / 2;
     if (a) {
         pipe_aniso_kernels(P, g, fine);
         LAUNCH(P->dev, K_ANISO_FIELD, pairs, 1, 1, ARG(P->surf_phi), ARG(P->surf_list), ARG(nlisted),
-               ARG(P->aniso_kern), ARG(P->aniso_box), ARG(P->start), ARG(P->surf_flags[1]),
-               ARG(P->solid), ARG(n),
+               ARG(P->aniso_kern), ARG(P->aniso_box), ARG(P->state.grid.start), ARG(P->surf_flags[1]),
+               ARG(P->state.grid.solid), ARG(n),
                ARG(nfine), ARG(nb), ARG(k), ARG(*a));
     } else {
         LAUNCH(P->dev, K_SURFACE_FIELD, pairs, 1, 1, ARG(P->surf_phi), ARG(P->surf_list),
-               ARG(nlisted), ARG(P->surf_pos), ARG(P->start), ARG(P->surf_flags[1]),
-               ARG(P->solid), ARG(n), ARG(nfine), ARG(nb), ARG(k));
+               ARG(nlisted), ARG(P->surf_pos), ARG(P->state.grid.start), ARG(P->surf_flags[1]),
+               ARG(P->state.grid.solid), ARG(n), ARG(nfine), ARG(nb), ARG(k));
     }
     LAUNCH(P->dev, K_SURFACE_APRON, (size_t)count * PIPE_APRON, 1, 1, ARG(P->surf_phi),
            ARG(P->surf_list), ARG(P->surf_slot), ARG(nlisted), ARG(P->surf_flags[1]),
-           ARG(P->solid), ARG(n), ARG(nfine), ARG(nb), ARG(k));
+           ARG(P->state.grid.solid), ARG(n), ARG(nfine), ARG(nb), ARG(k));
     pipe_read(P->dev, P->surf_phi, phi, (size_t)count * PIPE_PAD3 * sizeof *phi);
 }
 
@@ -195,7 +195,7 @@ static long pipe_surface_bricks_field(Pipe *P, const MacGrid *g, const SurfaceGr
 {
     size_t bricks = (size_t)fine->nb[0] * (size_t)fine->nb[1] * (size_t)fine->nb[2];
     pipe_surface_alloc(P, g->nx, grid_cells(g), bricks);
-    pipe_sort_index(P, g);
+    pipe_sort_index(&P->state, g);
     pipe_surface_flags(P, g, fine);
     long count = pipe_surface_bricks(P, g, fine, list, slot);
     if (count <= 0)
