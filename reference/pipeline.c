@@ -1,38 +1,39 @@
 /* pipeline.c — the reference's substep on an OpenCL device with the state resident there.
- * flipkit reference/: a SimBackend; sim_substep orders the phases, this file runs each as kernels
- * from kernels/, waits once per phase (for the timings) and reads back only frames. */
+ * flipkit reference/: the backend and nothing else: sim_substep orders the phases, each phase
+ * here runs the stage kernels (pipestages.c), the solver (pipesolve.c) or the surface
+ * (pipesurface.c) on the state (pipestate.c), waits once (for the timings) and reads back only
+ * frames and the CFL maximum. */
 #include "pipeline.h"
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
-#include "pipe.h"
+#include "pipesolve.h"
+#include "pipesurface.h"
 
-int pipe_report(Pipe *P, Sim *s)
-{
-    if (P->dev->failure == CL_SUCCESS)
-        return 0;
-    return sim_fail(s, clx_out_of_memory(P->dev->failure) ? SIM_OUT_OF_MEMORY : SIM_FAILED,
-                    "opencl (%s): %s failed: %s", P->name, P->dev->failed_at,
-                    clx_error_name(P->dev->failure));
-}
-
-/* ---- moving the state (SimBackend calls) --------------------------------------------------- */
+typedef struct {
+    SimBackend base;            /* first, so a SimBackend * is a Pipe * */
+    char name[300];             /* "opencl: platform / device" */
+    PipeDevice *dev;
+    PipeState state;
+    PipeSolver solver;
+    PipeSurface surface;
+} Pipe;
 
 static Pipe *pipe_of(Sim *s)
 {
     return (Pipe *)s->backend;
 }
 
-/* The state fits g and count particles, and when the grid's buffers are new, so are the
- * solver's levels and vectors, and the surface's buffers go (made again on first use). */
+/* ---- moving the state ----------------------------------------------------------------------- */
+
+/* The state fits g and count particles; when the grid's buffers are new, so are the solver's
+ * vectors and levels, and the surface's buffers go (made again on first use). */
 static int pipe_fit(Pipe *P, const MacGrid *g, size_t count)
 {
     if (pipe_state_fit(&P->state, g, count) == 1) {
-        pipe_surface_release(P);
-        pipe_solver_fit(P, g);
+        pipe_surface_release(&P->surface);
+        pipe_solver_fit(&P->solver, g);
     }
     return P->dev->failure == CL_SUCCESS ? 0 : -1;
 }
@@ -43,7 +44,7 @@ static int pipe_upload(Sim *s)
     PipeParticles *pt = &P->state.particles;
     const MacGrid *g = &s->grid;
     if (pipe_fit(P, g, s->particles.count) != 0)
-        return pipe_report(P, s);
+        return pipe_report(P->dev, s);
     size_t n = grid_cells(g);
     pipe_write(P->dev, P->state.grid.solid, s->solid, n);
     pipe_write(P->dev, P->state.grid.p, g->p, n * sizeof(float));
@@ -56,7 +57,7 @@ static int pipe_upload(Sim *s)
         id[p] = (cl_int)p;
     pipe_write(P->dev, pt->id, id, pt->count * sizeof *id);
     free(id);
-    return pipe_report(P, s);
+    return pipe_report(P->dev, s);
 }
 
 /* The device holds the particles in cell order; the host's copy stays in its own order, so
@@ -97,7 +98,7 @@ static int pipe_download(Sim *s)
     if (pipe_unpermute(P, s) != 0)
         return -1;
     pipe_read(P->dev, P->state.grid.p, s->grid.p, grid_cells(&s->grid) * sizeof(float));
-    if (pipe_report(P, s) != 0)
+    if (pipe_report(P->dev, s) != 0)
         return -1;
     /* The C path checks every stage; here the frame is checked once it is back. */
     for (size_t p = 0; p < P->state.particles.count; p++) {
@@ -114,44 +115,45 @@ static int pipe_max_speed2_call(Sim *s, float *out)
 {
     Pipe *P = pipe_of(s);
     *out = pipe_max_speed2(&P->state);
-    return pipe_report(P, s);
+    return pipe_report(P->dev, s);
 }
 
-/* ---- the phases (SimBackend calls) ---------------------------------------------------------- */
+/* ---- the phases ----------------------------------------------------------------------------- */
 
 /* Waits for the phase's kernels, so sim_substep books each phase's own time (the per-stage
  * table of a device run means what it means on the CPU), and turns a failure into one line. */
 static int pipe_finish(Pipe *P, Sim *s)
 {
     pipe_wait(P->dev);
-    return pipe_report(P, s);
+    return pipe_report(P->dev, s);
 }
 
 static int pipe_phase_p2g(Sim *s)
 {
-    pipe_p2g(&pipe_of(s)->state, &s->grid, 0, 1); /* classify fused in: pipe_phase_classify */
-    return pipe_finish(pipe_of(s), s);
+    Pipe *P = pipe_of(s);
+    pipe_p2g(&P->state, &s->grid, 0, 1); /* classify folded in (PipeShortcuts) */
+    return pipe_finish(P, s);
 }
 
-/* The cells were classified in p2g's normalize pass (u's p2g_normalize), from the sort's
- * starts. What is left is the FLUID box, found here, not in the solve, so that divergence and
- * gradient launch on it too (pipe_find_box). */
+/* The cells were classified in p2g's normalize pass. What is left is the FLUID box, found
+ * here, not in the solve, so that divergence and gradient launch on it too. */
 static int pipe_phase_classify(Sim *s)
 {
-    pipe_find_box(pipe_of(s), s);
-    return pipe_finish(pipe_of(s), s);
+    Pipe *P = pipe_of(s);
+    pipe_find_box(&P->solver, s->solver_name);
+    return pipe_finish(P, s);
 }
 
 /* Gravity costs no pass of its own: divergence reads every face that is not solid with dv
  * added, and gradient stores it into every face it keeps. Nothing else reads the faces in
  * between, and the faces gradient leaves alone (no FLUID side) are written by extrapolation
- * before anyone reads them, so the substep has the bits the gravity kernel gave it (3 launches,
- * about 1 ms a substep at 64^3). The stage table's gravity row is therefore ~0 on this device. */
+ * before anyone reads them, so the substep has the bits the gravity kernel gave it, for three
+ * launches fewer. The stage table's gravity row is therefore ~0 on this device. */
 static int pipe_phase_gravity(Sim *s, float dt)
 {
     Pipe *P = pipe_of(s);
     for (int a = 0; a < 3; a++)
-        P->state.shortcut.gravity_dv[a] = dt * vec3_get(s->scene->gravity, a); /* pipe_gravity's dv */
+        P->state.shortcut.gravity_dv[a] = dt * vec3_get(s->scene->gravity, a);
     return 0; /* sim_substep runs this phase before divergence and gradient, every substep */
 }
 
@@ -162,17 +164,11 @@ static int pipe_phase_divergence(Sim *s)
     return pipe_finish(P, s);
 }
 
-/* rhs = (rho/dt) div with the solvers' b and iterate (pressure_rhs), then the solve. */
 static int pipe_phase_pressure(Sim *s, float dt, SolveResult *res)
 {
     Pipe *P = pipe_of(s);
-    size_t cells = grid_cells(&s->grid);
-    cl_int n = (cl_int)cells, chunk = pipe_chunk(cells), nparts = PIPE_PARTS;
-    float scale = s->scene->density / dt, dx2 = s->grid.dx * s->grid.dx;
-    LAUNCH(P->dev, K_PRESSURE_RHS, PIPE_PARTS, 1, 1, ARG(P->state.grid.rhs), ARG(P->rf), ARG(P->xd), ARG(P->state.grid.p),
-           ARG(P->dev->partial_d), ARG(P->state.grid.div), ARG(P->state.grid.cell), ARG(scale), ARG(dx2), ARG(n), ARG(chunk),
-           ARG(nparts));
-    *res = pipe_solve(P, s);
+    *res = pipe_solve(&P->solver, &s->grid, &s->scene->pressure, s->solver_name,
+                      s->scene->density / dt);
     if (pipe_finish(P, s) != 0)
         return -1;
     if (!isfinite(res->residual))
@@ -190,32 +186,36 @@ static int pipe_phase_gradient(Sim *s, float dt)
 
 static int pipe_phase_extrapolate(Sim *s)
 {
-    pipe_extrapolate(&pipe_of(s)->state, &s->grid);
-    return pipe_finish(pipe_of(s), s);
+    Pipe *P = pipe_of(s);
+    pipe_extrapolate(&P->state, &s->grid);
+    return pipe_finish(P, s);
 }
 
 static int pipe_phase_g2p(Sim *s)
 {
-    pipe_g2p_blended(&pipe_of(s)->state, &s->grid, s->scene->pic_flip_alpha);
-    return pipe_finish(pipe_of(s), s);
+    Pipe *P = pipe_of(s);
+    pipe_g2p_blended(&P->state, &s->grid, s->scene->pic_flip_alpha);
+    return pipe_finish(P, s);
 }
 
 static int pipe_phase_advect(Sim *s, float dt)
 {
-    pipe_advect(&pipe_of(s)->state, dt);
-    return pipe_finish(pipe_of(s), s);
+    Pipe *P = pipe_of(s);
+    pipe_advect(&P->state, dt);
+    return pipe_finish(P, s);
 }
 
 static int pipe_phase_keep_inside(Sim *s)
 {
-    pipe_keep_inside(&pipe_of(s)->state, &s->grid);
-    return pipe_finish(pipe_of(s), s);
+    Pipe *P = pipe_of(s);
+    pipe_keep_inside(&P->state, &s->grid);
+    return pipe_finish(P, s);
 }
 
-static const char *pipe_solver_variant(const Sim *s, const char *name)
+static const char *pipe_backend_solver_variant(const Sim *s, const char *name)
 {
     (void)s;
-    return pipeline_solver_variant(name);
+    return pipe_solver_variant(name);
 }
 
 /* ---- opening and closing -------------------------------------------------------------------- */
@@ -225,11 +225,12 @@ static void pipe_close(SimBackend *b)
     Pipe *P = (Pipe *)b;
     if (P->dev && P->dev->profile) {
         pipe_device_print_profile(P->dev);
-        if (P->surf_march_seconds > 0.0)
-            fprintf(stderr, "%-16s %8s %10.3f\n", "(host) polygonise", "", P->surf_march_seconds);
+        if (P->surface.march_seconds > 0.0)
+            fprintf(stderr, "%-16s %8s %10.3f\n", "(host) polygonise", "",
+                    P->surface.march_seconds);
     }
-    pipe_surface_release(P);
-    pipe_solver_release(P);
+    pipe_surface_release(&P->surface);
+    pipe_solver_release(&P->solver);
     pipe_state_release(&P->state);
     pipe_device_close(P->dev);
     free(P);
@@ -248,24 +249,48 @@ SimBackend *pipeline_open(const char *selector, char *err, size_t errlen)
         SIM_PHASE_LIST(PIPE_PHASE_SLOT)
 #undef PIPE_PHASE_SLOT
         .upload = pipe_upload, .download = pipe_download, .max_speed2 = pipe_max_speed2_call,
-        .solver_variant = pipe_solver_variant, .close = pipe_close,
+        .solver_variant = pipe_backend_solver_variant, .close = pipe_close,
     };
     P->dev = pipe_device_open(selector, err, errlen);
     if (!P->dev) {
         pipe_close(&P->base);
         return NULL;
     }
-    P->state.dev = P->dev;
+    P->state.dev = P->solver.dev = P->surface.dev = P->dev;
+    P->solver.state = P->surface.state = &P->state;
     snprintf(P->name, sizeof P->name, "opencl: %s", P->dev->cl.name);
     return &P->base;
 }
 
-int pipeline_list_devices(FILE *out)
+/* ---- the rest of pipeline.h ----------------------------------------------------------------- */
+
+int pipeline_surface(SimBackend *b, Sim *s, const SurfaceSettings *set, Mesh *m)
 {
-    return clx_list_devices(out);
+    return pipe_surface_mesh(&((Pipe *)b)->surface, s, set, false, m);
+}
+
+int pipeline_surface_anisotropic(SimBackend *b, Sim *s, const SurfaceSettings *set, Mesh *m)
+{
+    return pipe_surface_mesh(&((Pipe *)b)->surface, s, set, true, m);
+}
+
+PipelineSurfaceTimes pipeline_surface_times(const SimBackend *b)
+{
+    const Pipe *P = (const Pipe *)b;
+    return (PipelineSurfaceTimes){ P->surface.last[0], P->surface.last[1] };
+}
+
+const char *pipeline_solver_variant(const char *name)
+{
+    return pipe_solver_variant(name);
 }
 
 long pipeline_leftover_counts(SimBackend *b)
 {
     return pipe_state_leftover_counts(&((Pipe *)b)->state);
+}
+
+int pipeline_list_devices(FILE *out)
+{
+    return clx_list_devices(out);
 }

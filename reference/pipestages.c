@@ -217,3 +217,12 @@ float pipe_max_speed2(PipeState *S)
         most = part[q] > most ? part[q] : most;
     return most;
 }
+
+int pipe_report(const PipeDevice *D, Sim *s)
+{
+    if (D->failure == CL_SUCCESS)
+        return 0;
+    return sim_fail(s, clx_out_of_memory(D->failure) ? SIM_OUT_OF_MEMORY : SIM_FAILED,
+                    "opencl (%s): %s failed: %s", D->cl.name, D->failed_at,
+                    clx_error_name(D->failure));
+}

@@ -27,6 +27,8 @@ void pipe_keep_inside(PipeState *S, const MacGrid *g);
 /* out = L in, and one weighted Jacobi sweep out from in on rhs (the jacobi solver's steps). */
 void pipe_laplacian(PipeState *S, const MacGrid *g, cl_mem in, cl_mem out);
 void pipe_jacobi_sweep(PipeState *S, const MacGrid *g, cl_mem in, cl_mem out, float omega);
+/* Turns a failure recorded in D into the sim's one line and status: 0, or -1. */
+int pipe_report(const PipeDevice *D, Sim *s);
 /* The largest particle speed squared (one wait), for the CFL substep. */
 float pipe_max_speed2(PipeState *S);
 
