@@ -38,9 +38,9 @@ static int pipe_alloc_levels(PipeSolver *sv, const MacGrid *g)
         l->count = pipe_buffer(sv->dev, l->cells * sizeof(cl_ushort));
         int split_level =
             l->cells > (sv->levels == 1 ? PIPE_SERIAL_CELLS : PIPE_SERIAL_COARSE_CELLS);
-        /* a split level 0 has no x or b in the grid's layout: its b is written split (pipe_level0_b,
-         * cg_update) and its x read split (pipe_level0_x); a coarser one gets b there from
-         * restriction and puts x there for prolongation */
+        /* a split level 0 has no x or b in the grid's layout: its b is written split
+         * (pipe_load_residual, cg_update) and its x read split (pipe_correction); a coarser one
+         * gets b there from restriction and puts x there for prolongation */
         int grid_layout = !(split_level && sv->levels == 1);
         l->x = grid_layout ? pipe_buffer(sv->dev, l->cells * sizeof(float)) : NULL;
         l->b = grid_layout ? pipe_buffer(sv->dev, l->cells * sizeof(float)) : NULL;
@@ -79,7 +79,8 @@ static int pipe_alloc_levels(PipeSolver *sv, const MacGrid *g)
 
 void pipe_solver_release(PipeSolver *sv)
 {
-    cl_mem *bufs[] = { &sv->bounds, &sv->iterate, &sv->residual, &sv->direction, &sv->a_direction, &sv->b, &sv->cg_scalars };
+    cl_mem *bufs[] = {&sv->bounds,      &sv->iterate, &sv->residual,  &sv->direction,
+                      &sv->a_direction, &sv->b,       &sv->cg_scalars};
     for (size_t q = 0; q < sizeof bufs / sizeof *bufs; q++)
         pipe_release(bufs[q]);
     for (int q = 0; q < sv->levels; q++) {
@@ -128,14 +129,16 @@ static void pipe_prepare_levels(PipeSolver *sv, int nlev)
         cl_int4 n = pipe_dims(l->n);
         if (q > 0) {
             cl_int4 nf = pipe_dims(sv->level[q - 1].n);
-            LAUNCH_CELLS(sv, q, K_MG_COARSEN, ARG(l->type), ARG(sv->level[q - 1].type), ARG(n), ARG(nf));
+            LAUNCH_CELLS(sv, q, K_MG_COARSEN, ARG(l->type), ARG(sv->level[q - 1].type), ARG(n),
+                         ARG(nf));
         }
         cl_int clear = pipe_serial_legs(sv, q, nlev);
         LAUNCH_CELLS(sv, q, K_MG_COUNT, ARG(l->count), ARG(l->type), ARG(n), ARG(l->x), ARG(l->r),
                      ARG(clear));
         if (l->infos)
-            LAUNCH(sv->dev, K_RB_SPLIT_U, (size_t)l->half_nx, (size_t)l->n[1], (size_t)l->n[2], ARG(l->infos),
-                   ARG(l->count), ARG(n), ARG(l->half_nx), ARG(l->per_colour), ARG(l->end_pad));
+            LAUNCH(sv->dev, K_RB_SPLIT_U, (size_t)l->half_nx, (size_t)l->n[1], (size_t)l->n[2],
+                   ARG(l->infos), ARG(l->count), ARG(n), ARG(l->half_nx), ARG(l->per_colour),
+                   ARG(l->end_pad));
     }
 }
 
@@ -149,8 +152,8 @@ static void pipe_fluid_bounds(PipeSolver *sv)
     cl_int4 n = pipe_dims(l0->n);
     int rows = l0->n[1] * l0->n[2];
     cl_int chunk = (rows + PIPE_PARTS - 1) / PIPE_PARTS, nparts = PIPE_PARTS;
-    LAUNCH(sv->dev, K_FLUID_BOUNDS, PIPE_PARTS, 1, 1, ARG(sv->bounds), ARG(sv->state->grid.cell), ARG(n), ARG(chunk),
-           ARG(nparts));
+    LAUNCH(sv->dev, K_FLUID_BOUNDS, PIPE_PARTS, 1, 1, ARG(sv->bounds), ARG(sv->state->grid.cell),
+           ARG(n), ARG(chunk), ARG(nparts));
 }
 
 /* Whether the box [lo, hi) holds the box [in_lo, in_hi). */
@@ -216,7 +219,7 @@ static void pipe_fluid_box(PipeSolver *sv, int nlev, const cl_int *part)
  * twice as fast a half sweep as in the grid's layout (67 against 129 us at 64^3), for the same
  * arithmetic per cell. x and b go in at the start of a V-cycle's leg pair (or of a run of
  * sweeps) and x comes out at its end, except level 0's, which the solvers read split
- * (pipe_level0_x); the residual and prolongation between the legs read and write the split x
+ * (pipe_correction); the residual and prolongation between the legs read and write the split x
  * directly. Launches cover the box, two cells per work-item. */
 static void pipe_split_box(const PipeLevel *l, int lo[3], int hi[3])
 {
@@ -231,8 +234,8 @@ static void pipe_split_in(PipeSolver *sv, int q, cl_mem dst, cl_mem src)
     cl_int4 n = pipe_dims(l->n);
     int lo[3], hi[3];
     pipe_split_box(l, lo, hi);
-    LAUNCH_RANGE(sv->dev, K_RB_SPLIT_F, lo, hi, ARG(dst), ARG(src), ARG(n), ARG(l->half_nx), ARG(l->per_colour),
-                 ARG(l->end_pad));
+    LAUNCH_RANGE(sv->dev, K_RB_SPLIT_F, lo, hi, ARG(dst), ARG(src), ARG(n), ARG(l->half_nx),
+                 ARG(l->per_colour), ARG(l->end_pad));
 }
 
 /* x (grid layout) = level q's split x over the box */
@@ -242,8 +245,8 @@ static void pipe_merge_out(PipeSolver *sv, int q, cl_mem x)
     cl_int4 n = pipe_dims(l->n);
     int lo[3], hi[3];
     pipe_split_box(l, lo, hi);
-    LAUNCH_RANGE(sv->dev, K_RB_MERGE_F, lo, hi, ARG(x), ARG(l->xs), ARG(n), ARG(l->half_nx), ARG(l->per_colour),
-                 ARG(l->end_pad));
+    LAUNCH_RANGE(sv->dev, K_RB_MERGE_F, lo, hi, ARG(x), ARG(l->xs), ARG(n), ARG(l->half_nx),
+                 ARG(l->per_colour), ARG(l->end_pad));
 }
 
 /* `sweeps` red-black sweeps of level q's split x over its box, colour c0 first; from_zero:
@@ -258,8 +261,8 @@ static void pipe_split_sweeps(PipeSolver *sv, int q, int sweeps, int c0, float o
     for (int h = 0; h < 2 * sweeps; h++) {
         cl_int c = h & 1 ? 1 - c0 : c0;
         PipeKernel k = h == 0 && from_zero ? K_MG_SMOOTH_SPLIT_ZERO : K_MG_SMOOTH_SPLIT;
-        LAUNCH_RANGE(sv->dev, k, lo, hi, ARG(l->xs), ARG(l->bs), ARG(l->infos), ARG(n), ARG(l->half_nx),
-                     ARG(l->per_colour), ARG(l->end_pad), ARG(c), ARG(omega));
+        LAUNCH_RANGE(sv->dev, k, lo, hi, ARG(l->xs), ARG(l->bs), ARG(l->infos), ARG(n),
+                     ARG(l->half_nx), ARG(l->per_colour), ARG(l->end_pad), ARG(c), ARG(omega));
     }
 }
 
@@ -269,8 +272,8 @@ static void pipe_sweeps_serial(PipeSolver *sv, int q, int sweeps, int c0, float 
     PipeLevel *l = &sv->level[q];
     cl_int4 n = pipe_dims(l->n);
     cl_int s = sweeps, c = c0;
-    LAUNCH(sv->dev, K_MG_SMOOTH_SERIAL, 1, 1, 1, ARG(l->x), ARG(l->b), ARG(l->count), ARG(n), ARG(s),
-           ARG(c), ARG(omega));
+    LAUNCH(sv->dev, K_MG_SMOOTH_SERIAL, 1, 1, 1, ARG(l->x), ARG(l->b), ARG(l->count), ARG(n),
+           ARG(s), ARG(c), ARG(omega));
 }
 
 /* Level 0's x = `sweeps` red-black sweeps on its b from x = 0, and as many black-red ones
@@ -286,9 +289,9 @@ static void pipe_sweeps_from_zero(PipeSolver *sv, int sweeps, int both_ways, flo
             pipe_sweeps_serial(sv, q, sweeps, 1, omega);
         return;
     }
-    pipe_split_sweeps(sv, q, sweeps, 0, omega, 1); /* b is in bs (pipe_level0_b) */
+    pipe_split_sweeps(sv, q, sweeps, 0, omega, 1); /* b is in bs (pipe_load_residual) */
     if (both_ways)
-        pipe_split_sweeps(sv, q, sweeps, 1, omega, 0); /* x stays split (pipe_level0_x) */
+        pipe_split_sweeps(sv, q, sweeps, 1, omega, 0); /* x stays split (pipe_correction) */
 }
 
 /* level q's split x += P (level q + 1's x) over the split box [lo, hi): the columns m = 0 and
@@ -297,7 +300,8 @@ static void pipe_prolong_split(PipeSolver *sv, int q, const int lo[3], const int
 {
     PipeLevel *l = &sv->level[q], *c = &sv->level[q + 1];
     cl_int4 n = pipe_dims(l->n), nc = pipe_dims(c->n);
-    int cut[4] = { lo[0], lo[0] > 1 ? lo[0] : 1, hi[0] < l->half_nx - 1 ? hi[0] : l->half_nx - 1, hi[0] };
+    int cut[4] = {lo[0], lo[0] > 1 ? lo[0] : 1, hi[0] < l->half_nx - 1 ? hi[0] : l->half_nx - 1,
+                  hi[0]};
     cut[1] = cut[1] < cut[3] ? cut[1] : cut[3];
     cut[2] = cut[2] > cut[1] ? cut[2] : cut[1];
     for (int part = 0; part < 3; part++) {
@@ -319,17 +323,17 @@ static void pipe_vcycle_split(PipeSolver *sv, int q, int nlev, int coarse_sweeps
     cl_int4 n = pipe_dims(l->n), nc = pipe_dims(c->n);
     int lo[3], hi[3];
     pipe_split_box(l, lo, hi);
-    if (q > 0) /* level 0's b is in bs already (pipe_level0_b, cg_update) */
+    if (q > 0) /* level 0's b is in bs already (pipe_load_residual, cg_update) */
         pipe_split_in(sv, q, l->bs, l->b);
     pipe_split_sweeps(sv, q, MG_SMOOTH, 0, 1.0f, 1);
-    LAUNCH_RANGE(sv->dev, K_MG_RESIDUAL_SPLIT, lo, hi, ARG(l->r), ARG(l->xs), ARG(l->bs), ARG(l->infos),
-                 ARG(n), ARG(l->half_nx), ARG(l->per_colour), ARG(l->end_pad));
+    LAUNCH_RANGE(sv->dev, K_MG_RESIDUAL_SPLIT, lo, hi, ARG(l->r), ARG(l->xs), ARG(l->bs),
+                 ARG(l->infos), ARG(n), ARG(l->half_nx), ARG(l->per_colour), ARG(l->end_pad));
     LAUNCH_BOX(sv, q + 1, K_MG_RESTRICT_SPLIT, ARG(c->b), ARG(l->r), ARG(c->type), ARG(nc), ARG(n),
                ARG(l->half_nx), ARG(l->per_colour), ARG(l->end_pad));
     pipe_vcycle_level(sv, q + 1, nlev, coarse_sweeps);
     pipe_prolong_split(sv, q, lo, hi);
     pipe_split_sweeps(sv, q, MG_SMOOTH, 1, 1.0f, 0);
-    if (q > 0) /* level 0's x stays split: the solvers read it there (pipe_level0_x) */
+    if (q > 0) /* level 0's x stays split: the solvers read it there (pipe_correction) */
         pipe_merge_out(sv, q, l->x);
 }
 
@@ -383,8 +387,8 @@ static PipeBox pipe_level0_box(PipeSolver *sv)
 static void pipe_box_dot_ff(PipeSolver *sv, cl_mem a, cl_mem b)
 {
     PipeBox x = pipe_level0_box(sv);
-    LAUNCH(sv->dev, K_DOT_FF, 1, 1, (size_t)x.slabs, ARG(sv->dev->partial_d), ARG(a), ARG(b), ARG(x.n), ARG(x.lo),
-           ARG(x.hi));
+    LAUNCH(sv->dev, K_DOT_FF, 1, 1, (size_t)x.slabs, ARG(sv->dev->partial_d), ARG(a), ARG(b),
+           ARG(x.n), ARG(x.lo), ARG(x.hi));
 }
 
 static double pipe_box_norm_d(PipeSolver *sv, cl_mem v)
@@ -412,7 +416,7 @@ static cl_int4 pipe_level0_split(PipeSolver *sv)
 
 /* Level 0's b = (float) rd over the box, in the layout its sweeps read: split when level 0 is
  * swept split (its V-cycle leg and pipe_sweeps_from_zero then take it as it is). */
-static void pipe_level0_b(PipeSolver *sv)
+static void pipe_load_residual(PipeSolver *sv)
 {
     PipeLevel *l = &sv->level[0];
     PipeBox x = pipe_level0_box(sv);
@@ -424,20 +428,21 @@ static void pipe_level0_b(PipeSolver *sv)
         pipe_box_to_float(sv, l->b, sv->residual);
 }
 
-/* Level 0's x as the V-cycle and the sweeps leave it: split when level 0 is swept split (read
- * with pipe_level0_split's numbers), where a merge into the grid's layout cost a pass per V-cycle. */
-static cl_mem pipe_level0_x(PipeSolver *sv)
+/* The correction z, level 0's x as the V-cycle and the sweeps leave it: split when level 0 is
+ * swept split (read with pipe_level0_split's numbers), where a merge into the grid's layout cost
+ * a pass per V-cycle. */
+static cl_mem pipe_correction(PipeSolver *sv)
 {
     PipeLevel *l = &sv->level[0];
     return l->infos ? l->xs : l->x;
 }
 
-/* xd += z over the box (z is level 0's x, pipe_level0_x, written over the box only). */
+/* xd += z over the box (z is level 0's x, pipe_correction, written over the box only). */
 static void pipe_box_add_correction(PipeSolver *sv)
 {
     PipeBox x = pipe_level0_box(sv);
     cl_int4 split = pipe_level0_split(sv);
-    cl_mem z = pipe_level0_x(sv);
+    cl_mem z = pipe_correction(sv);
     LAUNCH_BOX(sv, 0, K_ADD_CORRECTION, ARG(sv->iterate), ARG(z), ARG(x.n), ARG(x.hi), ARG(split));
 }
 
@@ -445,8 +450,8 @@ static void pipe_box_add_correction(PipeSolver *sv)
 static double pipe_true_residual(PipeSolver *sv, const MacGrid *g)
 {
     cl_int4 n = pipe_grid_dims(g);
-    LAUNCH_BOX(sv, 0, K_RESIDUAL_D, ARG(sv->residual), ARG(sv->iterate), ARG(sv->b), ARG(sv->state->grid.cell),
-                 ARG(sv->level[0].count), ARG(n));
+    LAUNCH_BOX(sv, 0, K_RESIDUAL_D, ARG(sv->residual), ARG(sv->iterate), ARG(sv->b),
+               ARG(sv->state->grid.cell), ARG(sv->level[0].count), ARG(n));
     return pipe_box_norm_d(sv, sv->residual);
 }
 
@@ -462,8 +467,9 @@ static double pipe_jacobi_residual(PipeSolver *sv, const MacGrid *g, cl_mem p, d
 {
     cl_int cells = (cl_int)grid_cells(g), chunk = pipe_chunk(grid_cells(g));
     pipe_laplacian(sv->state, g, p, sv->state->grid.lap);
-    LAUNCH(sv->dev, K_RESIDUAL_L, PIPE_PARTS, 1, 1, ARG(sv->dev->partial_d), ARG(sv->state->grid.rhs), ARG(sv->state->grid.lap),
-           ARG(sv->state->grid.cell), ARG(cells), ARG(chunk));
+    LAUNCH(sv->dev, K_RESIDUAL_L, PIPE_PARTS, 1, 1, ARG(sv->dev->partial_d),
+           ARG(sv->state->grid.rhs), ARG(sv->state->grid.lap), ARG(sv->state->grid.cell),
+           ARG(cells), ARG(chunk));
     return sqrt(pipe_sum(sv->dev)) / bnorm;
 }
 
@@ -494,8 +500,8 @@ static SolveResult pipe_jacobi(PipeSolver *sv, const MacGrid *g, const PressureS
 /* ---- red-black Gauss-Seidel and SOR, in correction form as relax.c -------------------- */
 
 /* bnorm: |b| (pressure_rhs made b and the iterate, as for every solver below) */
-static SolveResult pipe_relax(PipeSolver *sv, const MacGrid *g, const PressureSettings *set, float omega,
-                              double bnorm)
+static SolveResult pipe_relax(PipeSolver *sv, const MacGrid *g, const PressureSettings *set,
+                              float omega, double bnorm)
 {
     SolveResult res = { .residual = INFINITY };
     for (;;) {
@@ -505,7 +511,7 @@ static SolveResult pipe_relax(PipeSolver *sv, const MacGrid *g, const PressureSe
             break;
         int sweeps = set->iterations - res.iterations;
         sweeps = sweeps < RELAX_CHECK_EVERY ? sweeps : RELAX_CHECK_EVERY;
-        pipe_level0_b(sv);
+        pipe_load_residual(sv);
         pipe_sweeps_from_zero(sv, sweeps, 0, omega);
         pipe_box_add_correction(sv);
         res.iterations += sweeps;
@@ -526,7 +532,7 @@ static SolveResult pipe_multigrid(PipeSolver *sv, const MacGrid *g, const Pressu
         if (res.residual <= set->tolerance || res.iterations >= set->iterations ||
             !isfinite(res.residual))
             break;
-        pipe_level0_b(sv);
+        pipe_load_residual(sv);
         pipe_vcycle_level(sv, 0, sv->levels, MG_COARSE_SWEEPS);
         pipe_box_add_correction(sv);
         res.iterations++;
@@ -540,8 +546,8 @@ static SolveResult pipe_multigrid(PipeSolver *sv, const MacGrid *g, const Pressu
 
 typedef struct { int levels, coarse_sweeps; } Precon;
 
-/* z (level 0's x, pipe_level0_x) = M^-1 r, r in float already in level 0's b, split if level 0 is
- * swept split (cg_update and pipe_level0_b leave it there). */
+/* z (level 0's x, pipe_correction) = M^-1 r, r in float already in level 0's b, split if level 0 is
+ * swept split (cg_update and pipe_load_residual leave it there). */
 static void pipe_precondition(PipeSolver *sv, Precon m)
 {
     pipe_vcycle_level(sv, 0, m.levels, m.coarse_sweeps);
@@ -553,10 +559,11 @@ static void pipe_cg_sigma(PipeSolver *sv, int first)
     PipeBox x = pipe_level0_box(sv);
     cl_int slabs = x.slabs, f = first;
     cl_int4 split = pipe_level0_split(sv);
-    cl_mem z = pipe_level0_x(sv);
-    LAUNCH(sv->dev, K_DOT_ZD, 1, 1, (size_t)x.slabs, ARG(sv->dev->partial_d), ARG(z), ARG(sv->residual),
-           ARG(x.n), ARG(x.lo), ARG(x.hi), ARG(split));
-    LAUNCH(sv->dev, K_CG_BETA, 1, 1, 1, ARG(sv->cg_scalars), ARG(sv->dev->partial_d), ARG(slabs), ARG(f));
+    cl_mem z = pipe_correction(sv);
+    LAUNCH(sv->dev, K_DOT_ZD, 1, 1, (size_t)x.slabs, ARG(sv->dev->partial_d), ARG(z),
+           ARG(sv->residual), ARG(x.n), ARG(x.lo), ARG(x.hi), ARG(split));
+    LAUNCH(sv->dev, K_CG_BETA, 1, 1, 1, ARG(sv->cg_scalars), ARG(sv->dev->partial_d), ARG(slabs),
+           ARG(f));
 }
 
 /* CG with alpha and beta computed on the device: the one wait per iteration is for |r|, which
@@ -568,10 +575,10 @@ static void pipe_cg_run(PipeSolver *sv, const MacGrid *g, double bnorm, const Pr
     cl_int4 dims = pipe_grid_dims(g);
     PipeBox box = pipe_level0_box(sv);
     cl_int slabs = box.slabs;
-    cl_mem z = pipe_level0_x(sv);
+    cl_mem z = pipe_correction(sv);
     cl_int4 split = pipe_level0_split(sv);
     cl_mem b0 = sv->level[0].infos ? sv->level[0].bs : sv->level[0].b;
-    pipe_level0_b(sv);
+    pipe_load_residual(sv);
     pipe_precondition(sv, m);
     /* s = z: out of the split layout over the box (nothing reads s outside it), else a copy */
     if (split.s[0])
@@ -580,16 +587,19 @@ static void pipe_cg_run(PipeSolver *sv, const MacGrid *g, double bnorm, const Pr
         pipe_copy(sv->dev, z, sv->direction, cells * sizeof(float), "copying the direction");
     pipe_cg_sigma(sv, 1);
     while (res->iterations < set->iterations && sv->dev->failure == CL_SUCCESS) {
-        LAUNCH_BOX(sv, 0, K_APPLY_A, ARG(sv->a_direction), ARG(sv->direction), ARG(sv->state->grid.cell), ARG(sv->level[0].count),
-                     ARG(dims));
+        LAUNCH_BOX(sv, 0, K_APPLY_A, ARG(sv->a_direction), ARG(sv->direction),
+                   ARG(sv->state->grid.cell), ARG(sv->level[0].count), ARG(dims));
         pipe_box_dot_ff(sv, sv->direction, sv->a_direction);
-        LAUNCH(sv->dev, K_CG_ALPHA, 1, 1, 1, ARG(sv->cg_scalars), ARG(sv->dev->partial_d), ARG(slabs));
-        LAUNCH(sv->dev, K_CG_UPDATE, 1, 1, (size_t)box.slabs, ARG(sv->iterate), ARG(sv->residual), ARG(b0),
-               ARG(sv->dev->partial_d), ARG(sv->direction), ARG(sv->a_direction), ARG(sv->cg_scalars), ARG(box.n),
-               ARG(box.lo), ARG(box.hi), ARG(split));
+        LAUNCH(sv->dev, K_CG_ALPHA, 1, 1, 1, ARG(sv->cg_scalars), ARG(sv->dev->partial_d),
+               ARG(slabs));
+        LAUNCH(sv->dev, K_CG_UPDATE, 1, 1, (size_t)box.slabs, ARG(sv->iterate), ARG(sv->residual),
+               ARG(b0), ARG(sv->dev->partial_d), ARG(sv->direction), ARG(sv->a_direction),
+               ARG(sv->cg_scalars), ARG(box.n), ARG(box.lo), ARG(box.hi), ARG(split));
         double scal[3] = { 0.0, 0.0, 0.0 }; /* sigma, alpha, broke (solvers.cl's CG_*) */
-        pipe_ok(sv->dev, clEnqueueReadBuffer(sv->dev->cl.queue, sv->cg_scalars, CL_FALSE, 0, sizeof scal, scal, 0,
-                                       NULL, NULL), "reading CG's scalars");
+        pipe_ok(sv->dev,
+                clEnqueueReadBuffer(sv->dev->cl.queue, sv->cg_scalars, CL_FALSE, 0, sizeof scal,
+                                    scal, 0, NULL, NULL),
+                "reading CG's scalars");
         double rr = pipe_sum_parts(sv->dev, box.slabs); /* waits for both reads */
         if (sv->dev->failure != CL_SUCCESS) {
             clFinish(sv->dev->cl.queue); /* nothing may still be writing into scal */
@@ -603,8 +613,8 @@ static void pipe_cg_run(PipeSolver *sv, const MacGrid *g, double bnorm, const Pr
             return;
         pipe_precondition(sv, m);
         pipe_cg_sigma(sv, 0);
-        LAUNCH_BOX(sv, 0, K_CG_DIRECTION, ARG(sv->direction), ARG(z), ARG(sv->cg_scalars), ARG(box.n),
-                   ARG(box.hi), ARG(split));
+        LAUNCH_BOX(sv, 0, K_CG_DIRECTION, ARG(sv->direction), ARG(z), ARG(sv->cg_scalars),
+                   ARG(box.n), ARG(box.hi), ARG(split));
     }
 }
 

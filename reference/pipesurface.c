@@ -40,8 +40,10 @@ static void pipe_surface_alloc(PipeSurface *sf, int nx, size_t cells, size_t bri
         cl_uchar beyond = SF_BEYOND;
         size_t padded = (size_t)(nx + 4 * SF_PAD) * cells / (size_t)nx;
         sf->own = pipe_buffer(sf->dev, padded);
-        pipe_ok(sf->dev, clEnqueueFillBuffer(sf->dev->cl.queue, sf->own, &beyond, 1, 0, padded, 0, NULL,
-                                       NULL), "clEnqueueFillBuffer");
+        pipe_ok(sf->dev,
+                clEnqueueFillBuffer(sf->dev->cl.queue, sf->own, &beyond, 1, 0, padded, 0, NULL,
+                                    NULL),
+                "clEnqueueFillBuffer");
         sf->flags[0] = pipe_buffer(sf->dev, cells);
         sf->flags[1] = pipe_buffer(sf->dev, cells);
     }
@@ -64,8 +66,8 @@ static void pipe_surface_flags(PipeSurface *sf, const MacGrid *g, const SurfaceG
     size_t nx = (size_t)g->nx, ny = (size_t)g->ny, nz = (size_t)g->nz;
     cl_int reach_solid = fine->reach, reach_kernel = fine->kernel_cells, y = 1, z = 2;
     /* 16 cells side by side along x per work-item, as one vector */
-    LAUNCH(sf->dev, K_SURFACE_FLAGS_OWN, nx, ny, nz, ARG(sf->own), ARG(sf->state->grid.solid), ARG(sf->state->grid.start),
-           ARG(n));
+    LAUNCH(sf->dev, K_SURFACE_FLAGS_OWN, nx, ny, nz, ARG(sf->own), ARG(sf->state->grid.solid),
+           ARG(sf->state->grid.start), ARG(n));
     LAUNCH(sf->dev, K_SURFACE_FLAGS_X, (nx + 15) / 16, ny, nz, ARG(sf->flags[0]), ARG(sf->own),
            ARG(n), ARG(reach_solid), ARG(reach_kernel));
     LAUNCH(sf->dev, K_SURFACE_FLAGS_YZ, (nx + 15) / 16, nz, 1, ARG(sf->flags[1]),
@@ -128,25 +130,26 @@ static void pipe_aniso_kernels(PipeSurface *sf, const MacGrid *g, const SurfaceG
     }
     if (sf->aniso_particles != sf->state->particles.capacity) {
         pipe_release(&sf->aniso_kern);
-        sf->aniso_kern = pipe_buffer(sf->dev, sf->state->particles.capacity * 4 * sizeof(cl_float4));
+        sf->aniso_kern =
+            pipe_buffer(sf->dev, sf->state->particles.capacity * 4 * sizeof(cl_float4));
         sf->aniso_particles = sf->state->particles.capacity;
     }
     cl_mem from[3] = { sf->flags[1], sf->aniso_want, sf->flags[0] },
            to[3] = { sf->aniso_want, sf->flags[0], sf->aniso_want };
     for (cl_int a = 0; a < 3; a++)
-        LAUNCH(sf->dev, K_ANISO_WANT, nx, ny, nz, ARG(to[a]), ARG(from[a]), ARG(n), ARG(a), ARG(reach));
+        LAUNCH(sf->dev, K_ANISO_WANT, nx, ny, nz, ARG(to[a]), ARG(from[a]), ARG(n), ARG(a),
+               ARG(reach));
     float dx = g->dx, R = fine->R;
-    LAUNCH(sf->dev, K_ANISO_KERNELS, nx, ny, nz, ARG(sf->aniso_kern), ARG(sf->aniso_box), ARG(sf->pos),
-           ARG(sf->state->grid.start),
-           ARG(sf->aniso_want), ARG(n), ARG(dx), ARG(R));
+    LAUNCH(sf->dev, K_ANISO_KERNELS, nx, ny, nz, ARG(sf->aniso_kern), ARG(sf->aniso_box),
+           ARG(sf->pos), ARG(sf->state->grid.start), ARG(sf->aniso_want), ARG(n), ARG(dx), ARG(R));
 }
 
 /* Steps 3-4: phi at the listed bricks' own nodes, then their aprons, read back into phi;
  * the particles are first copied in the sort's order, so a cell's are side by side. a NULL:
  * the isotropic field (surface_build's), else the anisotropic one
  * (surface_build_anisotropic's) with a's levels. */
-static void pipe_surface_field(PipeSurface *sf, const MacGrid *g, const SurfaceGrid *fine, long count,
-                               const AnisoConsts *a, float *phi)
+static void pipe_surface_field(PipeSurface *sf, const MacGrid *g, const SurfaceGrid *fine,
+                               long count, const AnisoConsts *a, float *phi)
 {
     cl_int4 n = pipe_grid_dims(g), nfine = pipe_dims(fine->n), nb = pipe_dims(fine->nb);
     SurfaceConsts k = { g->dx, fine->h, fine->r, fine->R, fine->far, fine->clear,
@@ -154,16 +157,16 @@ static void pipe_surface_field(PipeSurface *sf, const MacGrid *g, const SurfaceG
     cl_int nlisted = (cl_int)count;
     pipe_surface_phi_fit(sf, count);
     cl_int particles = (cl_int)sf->state->particles.count;
-    LAUNCH(sf->dev, K_SURFACE_POSITIONS, sf->state->particles.count, 1, 1, ARG(sf->pos), ARG(sf->state->particles.pos), ARG(sf->state->particles.sorted),
-           ARG(particles));
+    LAUNCH(sf->dev, K_SURFACE_POSITIONS, sf->state->particles.count, 1, 1, ARG(sf->pos),
+           ARG(sf->state->particles.pos), ARG(sf->state->particles.sorted), ARG(particles));
     /* a work-item per two rows of a brick */
     size_t pairs = (size_t)count * SURFACE_BRICK * SURFACE_BRICK / 2;
     if (a) {
         pipe_aniso_kernels(sf, g, fine);
         LAUNCH(sf->dev, K_ANISO_FIELD, pairs, 1, 1, ARG(sf->phi), ARG(sf->list), ARG(nlisted),
-               ARG(sf->aniso_kern), ARG(sf->aniso_box), ARG(sf->state->grid.start), ARG(sf->flags[1]),
-               ARG(sf->state->grid.solid), ARG(n),
-               ARG(nfine), ARG(nb), ARG(k), ARG(*a));
+               ARG(sf->aniso_kern), ARG(sf->aniso_box), ARG(sf->state->grid.start),
+               ARG(sf->flags[1]), ARG(sf->state->grid.solid), ARG(n), ARG(nfine), ARG(nb), ARG(k),
+               ARG(*a));
     } else {
         LAUNCH(sf->dev, K_SURFACE_FIELD, pairs, 1, 1, ARG(sf->phi), ARG(sf->list),
                ARG(nlisted), ARG(sf->pos), ARG(sf->state->grid.start), ARG(sf->flags[1]),
@@ -179,8 +182,8 @@ static void pipe_surface_field(PipeSurface *sf, const MacGrid *g, const SurfaceG
 static int pipe_surface_fits(PipeSurface *sf, size_t bytes)
 {
     cl_ulong most = 0;
-    if (clGetDeviceInfo(sf->dev->cl.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof most, &most, NULL) !=
-        CL_SUCCESS)
+    if (clGetDeviceInfo(sf->dev->cl.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof most, &most,
+                        NULL) != CL_SUCCESS)
         return 0;
     return (cl_ulong)bytes <= most;
 }
