@@ -47,41 +47,84 @@ static double sim_clock(void)
 
 static const char *const sim_face_names[3] = { "u", "v", "w" };
 
-static bool sim_faces_finite(Sim *s, const char *stage, float *const vel[3])
+/* (i, j, k) of flat index f in an n[0] x n[1] x n[2] array, x fastest */
+static void sim_unflatten(size_t f, const int n[3], int ijk[3])
+{
+    ijk[0] = (int)(f % (size_t)n[0]);
+    ijk[1] = (int)(f / (size_t)n[0] % (size_t)n[1]);
+    ijk[2] = (int)(f / ((size_t)n[0] * (size_t)n[1]));
+}
+
+/* "%g" of *value, or what is known without it (a device that found it but kept no copy) */
+static const char *sim_value_text(const double *value, char *buf, size_t len)
+{
+    if (!value)
+        return "a non-finite value";
+    snprintf(buf, len, "%g", *value);
+    return buf;
+}
+
+/* A cell's place, with its type and its six neighbours' (a FLUID cell walled in by SOLID on
+ * every side is where a division by the neighbour count fails). */
+static int sim_fail_cell(Sim *s, const char *stage, const char *field, size_t c, const char *v)
+{
+    const MacGrid *g = &s->grid;
+    const int n[3] = { g->nx, g->ny, g->nz };
+    int ijk[3], i, j, k;
+    sim_unflatten(c, n, ijk);
+    i = ijk[0], j = ijk[1], k = ijk[2];
+    return sim_fail(s, SIM_FAILED, "stage %s wrote %s to %s at cell (%d,%d,%d), a %s cell with "
+                    "neighbours -x %s, +x %s, -y %s, +y %s, -z %s, +z %s", stage, v, field, i, j,
+                    k, grid_cell_type_name(grid_cell_type(g, i, j, k)),
+                    grid_cell_type_name(grid_cell_type(g, i - 1, j, k)),
+                    grid_cell_type_name(grid_cell_type(g, i + 1, j, k)),
+                    grid_cell_type_name(grid_cell_type(g, i, j - 1, k)),
+                    grid_cell_type_name(grid_cell_type(g, i, j + 1, k)),
+                    grid_cell_type_name(grid_cell_type(g, i, j, k - 1)),
+                    grid_cell_type_name(grid_cell_type(g, i, j, k + 1)));
+}
+
+int sim_fail_nonfinite(Sim *s, SimPhase phase, SimPlace place, const char *field, size_t index,
+                       const double *value)
+{
+    char buf[32];
+    const char *stage = phase == PHASE_PRESSURE ? s->solver_name : sim_phase_names[phase];
+    const char *v = sim_value_text(value, buf, sizeof buf);
+    if (place == SIM_AT_CELL)
+        return sim_fail_cell(s, stage, field, index, v);
+    if (place == SIM_AT_PARTICLE && !value) /* a device's order is not the host's */
+        return sim_fail(s, SIM_FAILED, "stage %s wrote %s to the %s of the particle at place "
+                        "%zu on the device", stage, v, field, index);
+    if (place == SIM_AT_PARTICLE)
+        return sim_fail(s, SIM_FAILED, "stage %s wrote %s to the %s of particle %zu", stage, v,
+                        field, index);
+    int ijk[3];
+    sim_unflatten(index, s->grid.face[place].n, ijk);
+    return sim_fail(s, SIM_FAILED, "stage %s wrote %s to %s at face (%d,%d,%d)", stage, v,
+                    sim_face_names[place], ijk[0], ijk[1], ijk[2]);
+}
+
+static bool sim_faces_finite(Sim *s, SimPhase phase, float *const vel[3])
 {
     const MacGrid *g = &s->grid;
     for (int a = 0; a < 3; a++)
         for (size_t f = 0; f < grid_faces(g, a); f++)
             if (!isfinite(vel[a][f])) {
-                const int *n = g->face[a].n;
-                int i = (int)(f % (size_t)n[0]), j = (int)(f / (size_t)n[0] % (size_t)n[1]);
-                int k = (int)(f / ((size_t)n[0] * (size_t)n[1]));
-                sim_fail(s, SIM_FAILED, "stage %s wrote %g to %s at face (%d,%d,%d)", stage,
-                         vel[a][f], sim_face_names[a], i, j, k);
+                double v = vel[a][f];
+                sim_fail_nonfinite(s, phase, (SimPlace)a, sim_face_names[a], f, &v);
                 return false;
             }
     return true;
 }
 
-/* The first non-finite cell value, with the cell's type and its six neighbours' (a FLUID
- * cell walled in by SOLID on every side is where a division by the neighbour count fails). */
+/* stage: the phase's name, or the solver's ("laplacian" for the jacobi residual's L p) */
 static bool sim_cells_finite(Sim *s, const char *stage, const char *field, const float *v)
 {
-    const MacGrid *g = &s->grid;
-    for (size_t c = 0; c < grid_cells(g); c++)
+    char buf[32];
+    for (size_t c = 0; c < grid_cells(&s->grid); c++)
         if (!isfinite(v[c])) {
-            int i = (int)(c % (size_t)g->nx), j = (int)(c / (size_t)g->nx % (size_t)g->ny);
-            int k = (int)(c / ((size_t)g->nx * (size_t)g->ny));
-            sim_fail(s, SIM_FAILED, "stage %s wrote %g to %s at cell (%d,%d,%d), a %s cell with "
-                     "neighbours -x %s, +x %s, -y %s, +y %s, -z %s, +z %s", stage, v[c], field,
-                     i, j, k,
-                     grid_cell_type_name(grid_cell_type(g, i, j, k)),
-                     grid_cell_type_name(grid_cell_type(g, i - 1, j, k)),
-                     grid_cell_type_name(grid_cell_type(g, i + 1, j, k)),
-                     grid_cell_type_name(grid_cell_type(g, i, j - 1, k)),
-                     grid_cell_type_name(grid_cell_type(g, i, j + 1, k)),
-                     grid_cell_type_name(grid_cell_type(g, i, j, k - 1)),
-                     grid_cell_type_name(grid_cell_type(g, i, j, k + 1)));
+            double value = v[c];
+            sim_fail_cell(s, stage, field, c, sim_value_text(&value, buf, sizeof buf));
             return false;
         }
     return true;
@@ -199,7 +242,7 @@ static void sim_keep_old_velocity(Sim *s)
 static int host_p2g(Sim *s)
 {
     s->track.p2g(&s->particles, &s->grid);
-    if (!sim_faces_finite(s, "p2g", s->grid.vel) || watch_p2g(s) != 0)
+    if (!sim_faces_finite(s, PHASE_P2G, s->grid.vel) || watch_p2g(s) != 0)
         return -1;
     sim_keep_old_velocity(s);
     return 0;
@@ -214,7 +257,7 @@ static int host_classify(Sim *s)
 static int host_gravity(Sim *s, float dt)
 {
     s->track.gravity(&s->grid, s->scene->gravity, dt);
-    if (!sim_faces_finite(s, "gravity", s->grid.vel) || watch_gravity(s, dt) != 0)
+    if (!sim_faces_finite(s, PHASE_GRAVITY, s->grid.vel) || watch_gravity(s, dt) != 0)
         return -1;
     watch_projection_start(s); /* the faces' energy, which the projection must not raise */
     return 0;
@@ -234,7 +277,7 @@ static int host_pressure(Sim *s, float dt, SolveResult *res)
 static int host_gradient(Sim *s, float dt)
 {
     s->track.gradient(&s->grid, s->grid.p, dt / s->scene->density);
-    return sim_faces_finite(s, "gradient", s->grid.vel) && watch_projection(s) == 0 ? 0 : -1;
+    return sim_faces_finite(s, PHASE_GRADIENT, s->grid.vel) && watch_projection(s) == 0 ? 0 : -1;
 }
 
 static int host_extrapolate(Sim *s)

@@ -124,6 +124,17 @@ int sim_fail(Sim *s, SimStatus status, const char *fmt, ...) __attribute__((form
 int sim_failv(Sim *s, SimStatus status, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
 
+/* Where a non-finite value was found: a face of u, v or w, a cell, a particle. */
+typedef enum { SIM_AT_U, SIM_AT_V, SIM_AT_W, SIM_AT_CELL, SIM_AT_PARTICLE } SimPlace;
+
+/* Records that phase wrote a value that is not finite to field at index (a flat face or cell
+ * index, x fastest, or a particle's), as the one line the host backend gives it: stage, field,
+ * place, and for a cell its type and its neighbours' from s->grid. value NULL: not known (a
+ * device that found it kept no copy, and a particle's index is its place on the device). The host backend checks every stage's output with it; a
+ * device backend calls it for what its own checks found. Returns -1. */
+int sim_fail_nonfinite(Sim *s, SimPhase phase, SimPlace place, const char *field, size_t index,
+                       const double *value);
+
 /* Bytes sim_init and the run will allocate for scene, at least: the grid's fields (cell types,
  * pressure, divergence, right-hand side, two scratch fields, and per face the velocity, its
  * weight and the copy kept for FLIP) and the particles seeded in the fluid shapes' boxes

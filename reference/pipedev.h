@@ -38,7 +38,8 @@ enum { PIPE_MAX_PARTIALS = 1024 };
     X(ADD_CORRECTION, add_correction) X(SURFACE_FLAGS_OWN, surface_flags_own) X(SURFACE_FLAGS_X, surface_flags_x) \
     X(SURFACE_FLAGS_YZ, surface_flags_yz) X(SURFACE_MARK, surface_mark) X(SURFACE_POSITIONS, surface_positions) \
     X(SURFACE_FIELD, surface_field) X(SURFACE_APRON, surface_apron) X(ANISO_WANT, aniso_want) \
-    X(ANISO_KERNELS, aniso_kernels) X(ANISO_FIELD, aniso_field) X(FILL_ZERO, fill_zero)
+    X(ANISO_KERNELS, aniso_kernels) X(ANISO_FIELD, aniso_field) X(FILL_ZERO, fill_zero) \
+    X(FIRST_NONFINITE, first_nonfinite)
 
 typedef enum {
 #define PIPE_KERNEL_ID(id, name) K_##id,

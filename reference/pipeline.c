@@ -95,7 +95,7 @@ static int pipe_unpermute(Pipe *P, Sim *s)
 static int pipe_download(Sim *s)
 {
     Pipe *P = pipe_of(s);
-    if (pipe_unpermute(P, s) != 0)
+    if (pipe_nonfinite_report(&P->state, s) != 0 || pipe_unpermute(P, s) != 0)
         return -1;
     pipe_read(P->dev, P->state.grid.p, s->grid.p, grid_cells(&s->grid) * sizeof(float));
     if (pipe_report(P->dev, s) != 0)
@@ -128,10 +128,20 @@ static int pipe_finish(Pipe *P, Sim *s)
     return pipe_report(P->dev, s);
 }
 
+/* The stage's faces checked for values that are not finite, as the host backend checks them;
+ * what the checks find is read at the frame's end (pipe_download), so a NaN costs no wait. */
+static void pipe_check_faces(Pipe *P, const MacGrid *g, SimPhase phase)
+{
+    for (int a = 0; a < 3; a++)
+        pipe_check_finite(&P->state, phase, (SimPlace)a, P->state.grid.face[a],
+                          grid_faces(g, a));
+}
+
 static int pipe_phase_p2g(Sim *s)
 {
     Pipe *P = pipe_of(s);
     pipe_p2g(&P->state, &s->grid, 0, 1); /* classify folded in (PipeShortcuts) */
+    pipe_check_faces(P, &s->grid, PHASE_P2G);
     return pipe_finish(P, s);
 }
 
@@ -161,6 +171,8 @@ static int pipe_phase_divergence(Sim *s)
 {
     Pipe *P = pipe_of(s);
     pipe_divergence(&P->state, &s->grid, P->state.shortcut.gravity_dv, 1);
+    pipe_check_finite(&P->state, PHASE_DIVERGENCE, SIM_AT_CELL, P->state.grid.div,
+                      grid_cells(&s->grid));
     return pipe_finish(P, s);
 }
 
@@ -169,11 +181,15 @@ static int pipe_phase_pressure(Sim *s, float dt, SolveResult *res)
     Pipe *P = pipe_of(s);
     *res = pipe_solve(&P->solver, &s->grid, &s->scene->pressure, s->solver_name,
                       s->scene->density / dt);
+    pipe_check_finite(&P->state, PHASE_PRESSURE, SIM_AT_CELL, P->state.grid.p,
+                      grid_cells(&s->grid));
     if (pipe_finish(P, s) != 0)
         return -1;
-    if (!isfinite(res->residual))
-        return sim_fail(s, SIM_FAILED, "opencl pressure solve (%s) produced a non-finite "
-                        "residual", s->solver_name);
+    if (!isfinite(res->residual)) /* the stage that made it non-finite, if a check saw it */
+        return pipe_nonfinite_report(&P->state, s) != 0
+                   ? -1
+                   : sim_fail(s, SIM_FAILED, "opencl pressure solve (%s) produced a "
+                              "non-finite residual", s->solver_name);
     return 0;
 }
 
@@ -181,6 +197,7 @@ static int pipe_phase_gradient(Sim *s, float dt)
 {
     Pipe *P = pipe_of(s);
     pipe_gradient(&P->state, &s->grid, dt / s->scene->density, P->state.shortcut.gravity_dv, 1);
+    pipe_check_faces(P, &s->grid, PHASE_GRADIENT);
     return pipe_finish(P, s);
 }
 
@@ -195,6 +212,8 @@ static int pipe_phase_g2p(Sim *s)
 {
     Pipe *P = pipe_of(s);
     pipe_g2p_blended(&P->state, &s->grid, s->scene->pic_flip_alpha);
+    pipe_check_finite(&P->state, PHASE_G2P, SIM_AT_PARTICLE, P->state.particles.vel,
+                      3 * P->state.particles.count);
     return pipe_finish(P, s);
 }
 
@@ -202,6 +221,8 @@ static int pipe_phase_advect(Sim *s, float dt)
 {
     Pipe *P = pipe_of(s);
     pipe_advect(&P->state, dt);
+    pipe_check_finite(&P->state, PHASE_ADVECT, SIM_AT_PARTICLE, P->state.particles.pos,
+                      3 * P->state.particles.count);
     return pipe_finish(P, s);
 }
 

@@ -226,3 +226,41 @@ int pipe_report(const PipeDevice *D, Sim *s)
                     "opencl (%s): %s failed: %s", D->cl.name, D->failed_at,
                     clx_error_name(D->failure));
 }
+
+/* A check's number on the device: its phase and place. */
+enum { PIPE_PLACES = SIM_AT_PARTICLE + 1 };
+
+void pipe_check_finite(PipeState *S, SimPhase phase, SimPlace place, cl_mem v, size_t n)
+{
+    cl_int count = (cl_int)n, chunk = pipe_chunk(n), check = (cl_int)(phase * PIPE_PLACES + place);
+    cl_int fluid_only = place == SIM_AT_CELL;
+    LAUNCH(S->dev, K_FIRST_NONFINITE, PIPE_PARTS, 1, 1, ARG(v), ARG(S->grid.cell),
+           ARG(fluid_only), ARG(count), ARG(chunk), ARG(check), ARG(S->nonfinite));
+}
+
+/* The field a phase's check at place looked at, by the host backend's names. */
+static const char *pipe_checked_field(SimPhase phase, SimPlace place)
+{
+    static const char *const faces[3] = { "u", "v", "w" };
+    if (place <= SIM_AT_W)
+        return faces[place];
+    if (place == SIM_AT_CELL)
+        return phase == PHASE_DIVERGENCE ? "div" : "p";
+    return phase == PHASE_ADVECT ? "position" : "velocity";
+}
+
+int pipe_nonfinite_report(PipeState *S, Sim *s)
+{
+    cl_int found[2] = { -1, 0 };
+    pipe_read(S->dev, S->nonfinite, found, sizeof found);
+    if (S->dev->failure != CL_SUCCESS || found[0] < 0)
+        return pipe_report(S->dev, s);
+    SimPhase phase = (SimPhase)(found[0] / PIPE_PLACES);
+    SimPlace place = (SimPlace)(found[0] % PIPE_PLACES);
+    size_t index = (size_t)found[1];
+    if (place == SIM_AT_PARTICLE)
+        index /= 3; /* the particle's place in the device's cell order */
+    if (place == SIM_AT_CELL)
+        pipe_read(S->dev, S->grid.cell, s->grid.cell, grid_cells(&s->grid));
+    return sim_fail_nonfinite(s, phase, place, pipe_checked_field(phase, place), index, NULL);
+}

@@ -27,6 +27,14 @@ void pipe_keep_inside(PipeState *S, const MacGrid *g);
 /* out = L in, and one weighted Jacobi sweep out from in on rhs (the jacobi solver's steps). */
 void pipe_laplacian(PipeState *S, const MacGrid *g, cl_mem in, cl_mem out);
 void pipe_jacobi_sweep(PipeState *S, const MacGrid *g, cl_mem in, cl_mem out, float omega);
+/* Enqueues a check of the first n floats of v (phase's output at place; particles: 3 floats
+ * each; cells: FLUID cells only, the only ones read) for a value that is not finite, without a
+ * wait. The first check that finds one keeps
+ * it on the device for pipe_nonfinite_report, so a NaN names its stage here as on the host. */
+void pipe_check_finite(PipeState *S, SimPhase phase, SimPlace place, cl_mem v, size_t n);
+/* What the checks found: 0 when nothing, else -1 with sim_fail_nonfinite's one line (for a
+ * cell, its neighbours' types as the device holds them now, read back into s->grid). */
+int pipe_nonfinite_report(PipeState *S, Sim *s);
 /* Turns a failure recorded in D into the sim's one line and status: 0, or -1. */
 int pipe_report(const PipeDevice *D, Sim *s);
 /* The largest particle speed squared (one wait), for the CFL substep. */

@@ -4,6 +4,7 @@
  * whose order is the same on every run. */
 #include "pipestate.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 /* Parts of the scan of the cell counts (sort.cl), a few per core. */
@@ -89,6 +90,11 @@ int pipe_state_fit(PipeState *S, const MacGrid *g, size_t count)
         remade = 1;
     }
     pipe_reserve_particles(S, count);
+    if (!S->nonfinite) {
+        const cl_int none[2] = { -1, INT_MAX }; /* no check has found anything */
+        S->nonfinite = pipe_buffer(S->dev, sizeof none);
+        pipe_write(S->dev, S->nonfinite, none, sizeof none);
+    }
     S->particles.count = count;
     S->shortcut.keys_fresh = 0; /* the caller writes new particles */
     S->shortcut.box_fresh = 0;
@@ -102,6 +108,7 @@ void pipe_state_release(PipeState *S)
                        &pt->spare_vel, &pt->spare_id };
     for (size_t q = 0; q < sizeof bufs / sizeof *bufs; q++)
         pipe_release(bufs[q]);
+    pipe_release(&S->nonfinite);
     pipe_release_grid(&S->grid);
 }
 

@@ -62,6 +62,8 @@ typedef struct {
     PipeParticles particles;
     PipeGrid grid;
     PipeShortcuts shortcut;
+    cl_mem nonfinite;           /* int[2]: what the checks of the stages' outputs found
+                                 * (pipe_check_finite) */
 } PipeState;
 
 /* Makes the grid's buffers fit g (remade when its size changes; g NULL: left as they are, for
