@@ -25,48 +25,60 @@ static size_t pipe_split_elements(const PipeLevel *l)
     return 2 * (size_t)l->per_colour + 2 * (size_t)l->end_pad;
 }
 
+/* A level swept in parallel, in the split layout: its r, x, b and infos there. */
+static void pipe_alloc_split(PipeSolver *sv, PipeLevel *l)
+{
+    l->half_nx = (l->n[0] + 1) / 2;
+    l->per_colour = l->half_nx * l->n[1] * l->n[2];
+    l->end_pad = l->half_nx * l->n[1] + 1;
+    size_t split = pipe_split_elements(l);
+    /* what the buffers hold is not known yet (x is not cleared here): the first solve that
+     * does not cover the whole level clears them (pipe_fluid_box) */
+    for (int d = 0; d < 3; d++)
+        l->used_lo[d] = 0, l->used_hi[d] = l->n[d];
+    l->r = pipe_buffer(sv->dev, split * sizeof(float));
+    if (sv->dev->failure == CL_SUCCESS)
+        pipe_zero(sv->dev, l->r, split * sizeof(float));
+    l->xs = pipe_buffer(sv->dev, split * sizeof(float));
+    l->bs = pipe_buffer(sv->dev, split * sizeof(float));
+    l->infos = pipe_buffer(sv->dev, split * sizeof(cl_ushort));
+    if (sv->dev->failure == CL_SUCCESS) { /* the pads are read (and dropped) as they are */
+        pipe_zero(sv->dev, l->xs, split * sizeof(float));
+        pipe_zero(sv->dev, l->bs, split * sizeof(float));
+        pipe_zero(sv->dev, l->infos, split * sizeof(cl_ushort));
+    }
+}
+
+/* Level q (sv->levels counts it already) of n[0] x n[1] x n[2] cells. */
+static void pipe_alloc_level(PipeSolver *sv, PipeLevel *l, int q, const int n[3])
+{
+    memcpy(l->n, n, sizeof l->n);
+    l->cells = (size_t)n[0] * n[1] * n[2];
+    l->type = q == 0 ? sv->state->grid.cell : pipe_buffer(sv->dev, l->cells);
+    l->count = pipe_buffer(sv->dev, l->cells * sizeof(cl_ushort));
+    int split_level = l->cells > (q == 0 ? PIPE_SERIAL_CELLS : PIPE_SERIAL_COARSE_CELLS);
+    /* a split level 0 has no x or b in the grid's layout: its b is written split
+     * (pipe_load_residual, cg_update) and its x read split (pipe_correction); a coarser one
+     * gets b there from restriction and puts x there for prolongation */
+    int grid_layout = !(split_level && q == 0);
+    l->x = grid_layout ? pipe_buffer(sv->dev, l->cells * sizeof(float)) : NULL;
+    l->b = grid_layout ? pipe_buffer(sv->dev, l->cells * sizeof(float)) : NULL;
+    if (split_level)
+        pipe_alloc_split(sv, l);
+    else
+        l->r = pipe_buffer(sv->dev, l->cells * sizeof(float));
+}
+
+/* Halving until a level would have fewer than MG_MIN_CELLS cells along an axis, as
+ * multigrid.c does. */
 static int pipe_alloc_levels(PipeSolver *sv, const MacGrid *g)
 {
     int n[3] = { g->nx, g->ny, g->nz };
     for (;;) {
         /* counted first, so that pipe_solver_release frees whatever was made if one fails
          * (pipe_buffer records the failure) */
-        PipeLevel *l = &sv->level[sv->levels++];
-        memcpy(l->n, n, sizeof n);
-        l->cells = (size_t)n[0] * n[1] * n[2];
-        l->type = sv->levels == 1 ? sv->state->grid.cell : pipe_buffer(sv->dev, l->cells);
-        l->count = pipe_buffer(sv->dev, l->cells * sizeof(cl_ushort));
-        int split_level =
-            l->cells > (sv->levels == 1 ? PIPE_SERIAL_CELLS : PIPE_SERIAL_COARSE_CELLS);
-        /* a split level 0 has no x or b in the grid's layout: its b is written split
-         * (pipe_load_residual, cg_update) and its x read split (pipe_correction); a coarser one
-         * gets b there from restriction and puts x there for prolongation */
-        int grid_layout = !(split_level && sv->levels == 1);
-        l->x = grid_layout ? pipe_buffer(sv->dev, l->cells * sizeof(float)) : NULL;
-        l->b = grid_layout ? pipe_buffer(sv->dev, l->cells * sizeof(float)) : NULL;
-        if (split_level) { /* swept in parallel, in the split layout */
-            l->half_nx = (n[0] + 1) / 2;
-            l->per_colour = l->half_nx * n[1] * n[2];
-            l->end_pad = l->half_nx * n[1] + 1;
-            size_t split = pipe_split_elements(l);
-            /* what the buffers hold is not known yet (x is not cleared here): the first solve
-             * that does not cover the whole level clears them (pipe_fluid_box) */
-            for (int d = 0; d < 3; d++)
-                l->used_lo[d] = 0, l->used_hi[d] = n[d];
-            l->r = pipe_buffer(sv->dev, split * sizeof(float));
-            if (sv->dev->failure == CL_SUCCESS)
-                pipe_zero(sv->dev, l->r, split * sizeof(float));
-            l->xs = pipe_buffer(sv->dev, split * sizeof(float));
-            l->bs = pipe_buffer(sv->dev, split * sizeof(float));
-            l->infos = pipe_buffer(sv->dev, split * sizeof(cl_ushort));
-            if (sv->dev->failure == CL_SUCCESS) { /* the pads are read (and dropped) as they are */
-                pipe_zero(sv->dev, l->xs, split * sizeof(float));
-                pipe_zero(sv->dev, l->bs, split * sizeof(float));
-                pipe_zero(sv->dev, l->infos, split * sizeof(cl_ushort));
-            }
-        }
-        else
-            l->r = pipe_buffer(sv->dev, l->cells * sizeof(float));
+        int q = sv->levels++;
+        pipe_alloc_level(sv, &sv->level[q], q, n);
         if (sv->dev->failure != CL_SUCCESS)
             return -1;
         int next[3] = { (n[0] + 1) / 2, (n[1] + 1) / 2, (n[2] + 1) / 2 };
