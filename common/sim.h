@@ -130,8 +130,9 @@ typedef enum { SIM_AT_U, SIM_AT_V, SIM_AT_W, SIM_AT_CELL, SIM_AT_PARTICLE } SimP
 /* Records that phase wrote a value that is not finite to field at index (a flat face or cell
  * index, x fastest, or a particle's), as the one line the host backend gives it: stage, field,
  * place, and for a cell its type and its neighbours' from s->grid. value NULL: not known (a
- * device that found it kept no copy, and a particle's index is its place on the device). The host backend checks every stage's output with it; a
- * device backend calls it for what its own checks found. Returns -1. */
+ * device that found it kept no copy, and a particle's index is its place on the device). The
+ * host backend checks every stage's output with it; a device backend calls it for what its own
+ * checks found. Returns -1. */
 int sim_fail_nonfinite(Sim *s, SimPhase phase, SimPlace place, const char *field, size_t index,
                        const double *value);
 

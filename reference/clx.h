@@ -1,5 +1,5 @@
-/* clx.h — the small OpenCL helper of the reference: pick a device, build the kernels, say why not.
- * flipkit reference/: only the reference track touches OpenCL; every failure is one line
+/* clx.h — the small OpenCL helper of the reference: pick a device, build the kernels, say why
+ * not. flipkit reference/: only the reference track touches OpenCL; every failure is one line
  * (or the compiler's log, with file:line) in err, never an exit. */
 #ifndef FLIPKIT_CLX_H
 #define FLIPKIT_CLX_H

@@ -578,47 +578,58 @@ static void pipe_cg_sigma(PipeSolver *sv, int first)
            ARG(f));
 }
 
+/* One step along s: t = A s, alpha on the device, x += alpha s and r -= alpha t over the box.
+ * Returns |r|^2, read with CG's scalars in the step's one wait; *broke when s . A s <= 0 (nothing
+ * left to reduce in this direction). A device failure stays recorded in the device. */
+static double pipe_cg_step(PipeSolver *sv, const MacGrid *g, int *broke)
+{
+    cl_int4 dims = pipe_grid_dims(g);
+    PipeBox box = pipe_level0_box(sv);
+    cl_int slabs = box.slabs;
+    cl_int4 split = pipe_level0_split(sv);
+    cl_mem b0 = sv->level[0].infos ? sv->level[0].bs : sv->level[0].b;
+    LAUNCH_BOX(sv, 0, K_APPLY_A, ARG(sv->a_direction), ARG(sv->direction),
+               ARG(sv->state->grid.cell), ARG(sv->level[0].count), ARG(dims));
+    pipe_box_dot_ff(sv, sv->direction, sv->a_direction);
+    LAUNCH(sv->dev, K_CG_ALPHA, 1, 1, 1, ARG(sv->cg_scalars), ARG(sv->dev->partial_d),
+           ARG(slabs));
+    LAUNCH(sv->dev, K_CG_UPDATE, 1, 1, (size_t)box.slabs, ARG(sv->iterate), ARG(sv->residual),
+           ARG(b0), ARG(sv->dev->partial_d), ARG(sv->direction), ARG(sv->a_direction),
+           ARG(sv->cg_scalars), ARG(box.n), ARG(box.lo), ARG(box.hi), ARG(split));
+    double scal[3] = { 0.0, 0.0, 0.0 }; /* sigma, alpha, broke (solvers.cl's CG_*) */
+    pipe_ok(sv->dev,
+            clEnqueueReadBuffer(sv->dev->cl.queue, sv->cg_scalars, CL_FALSE, 0, sizeof scal, scal,
+                                0, NULL, NULL),
+            "reading CG's scalars");
+    double rr = pipe_sum_parts(sv->dev, box.slabs); /* waits for both reads */
+    if (sv->dev->failure != CL_SUCCESS)
+        clFinish(sv->dev->cl.queue); /* nothing may still be writing into scal */
+    *broke = scal[2] != 0.0;
+    return rr;
+}
+
 /* CG with alpha and beta computed on the device: the one wait per iteration is for |r|, which
  * decides whether to go on (and says whether s . A s broke down). */
 static void pipe_cg_run(PipeSolver *sv, const MacGrid *g, double bnorm, const PressureSettings *set,
                         Precon m, SolveResult *res)
 {
-    size_t cells = grid_cells(g);
-    cl_int4 dims = pipe_grid_dims(g);
     PipeBox box = pipe_level0_box(sv);
-    cl_int slabs = box.slabs;
     cl_mem z = pipe_correction(sv);
     cl_int4 split = pipe_level0_split(sv);
-    cl_mem b0 = sv->level[0].infos ? sv->level[0].bs : sv->level[0].b;
     pipe_load_residual(sv);
     pipe_precondition(sv, m);
     /* s = z: out of the split layout over the box (nothing reads s outside it), else a copy */
     if (split.s[0])
         pipe_merge_out(sv, 0, sv->direction);
     else
-        pipe_copy(sv->dev, z, sv->direction, cells * sizeof(float), "copying the direction");
+        pipe_copy(sv->dev, z, sv->direction, grid_cells(g) * sizeof(float),
+                  "copying the direction");
     pipe_cg_sigma(sv, 1);
     while (res->iterations < set->iterations && sv->dev->failure == CL_SUCCESS) {
-        LAUNCH_BOX(sv, 0, K_APPLY_A, ARG(sv->a_direction), ARG(sv->direction),
-                   ARG(sv->state->grid.cell), ARG(sv->level[0].count), ARG(dims));
-        pipe_box_dot_ff(sv, sv->direction, sv->a_direction);
-        LAUNCH(sv->dev, K_CG_ALPHA, 1, 1, 1, ARG(sv->cg_scalars), ARG(sv->dev->partial_d),
-               ARG(slabs));
-        LAUNCH(sv->dev, K_CG_UPDATE, 1, 1, (size_t)box.slabs, ARG(sv->iterate), ARG(sv->residual),
-               ARG(b0), ARG(sv->dev->partial_d), ARG(sv->direction), ARG(sv->a_direction),
-               ARG(sv->cg_scalars), ARG(box.n), ARG(box.lo), ARG(box.hi), ARG(split));
-        double scal[3] = { 0.0, 0.0, 0.0 }; /* sigma, alpha, broke (solvers.cl's CG_*) */
-        pipe_ok(sv->dev,
-                clEnqueueReadBuffer(sv->dev->cl.queue, sv->cg_scalars, CL_FALSE, 0, sizeof scal,
-                                    scal, 0, NULL, NULL),
-                "reading CG's scalars");
-        double rr = pipe_sum_parts(sv->dev, box.slabs); /* waits for both reads */
-        if (sv->dev->failure != CL_SUCCESS) {
-            clFinish(sv->dev->cl.queue); /* nothing may still be writing into scal */
+        int broke = 0;
+        double rr = pipe_cg_step(sv, g, &broke);
+        if (sv->dev->failure != CL_SUCCESS || broke)
             return;
-        }
-        if (scal[2] != 0.0)
-            return; /* breakdown: s . A s <= 0, nothing left to reduce in this direction */
         res->iterations++;
         res->residual = sqrt(rr) / bnorm;
         if (res->residual <= set->tolerance)

@@ -227,33 +227,41 @@ static int pipe_surface_on_host(Sim *s, const SurfaceSettings *set, bool aniso, 
  * only as indices (sorted[], start[]): the particles stay where they are, so the sim's state
  * on the device is as the substeps left it. A fine grid too big for the device's buffers is
  * meshed on the host instead, from the host's copy of the same particles. */
+/* The fine grid (and the anisotropic kernel's constants) for set: 0 when the device can make
+ * its field, 1 when the host must (the bricks' list would not fit in one device buffer, or a
+ * reach is longer than the kernels' padding), -1 with one line in s->error. */
+static int pipe_surface_grid(PipeSurface *sf, Sim *s, const SurfaceSettings *set, bool aniso,
+                             SurfaceGrid *fine, AnisoConsts *a)
+{
+    char err[sizeof s->error.message];
+    if (aniso ? surface_grid_anisotropic("surface_build_anisotropic", &s->grid, set,
+                                         s->scene->particles_per_cell, fine, a, err, sizeof err)
+              : surface_grid(&s->grid, set, fine, err, sizeof err))
+        return sim_fail(s, SIM_FAILED, "%s", err);
+    size_t bricks = (size_t)fine->nb[0] * (size_t)fine->nb[1] * (size_t)fine->nb[2];
+    return !pipe_surface_fits(sf, bricks * sizeof(cl_int)) || fine->reach > SF_PAD ||
+           fine->kernel_cells > SF_PAD;
+}
+
 int pipe_surface_mesh(PipeSurface *sf, Sim *s, const SurfaceSettings *set, bool aniso, Mesh *m)
 {
-    const MacGrid *g = &s->grid;
     SurfaceGrid fine;
     AnisoConsts a;
     double t0 = pipe_clock();
     m->nverts = m->ntris = 0;
     sf->last[0] = sf->last[1] = 0.0;
-    char *err = s->error.message;
-    size_t errlen = sizeof s->error.message;
-    if (aniso ? surface_grid_anisotropic("surface_build_anisotropic", g, set,
-                                         s->scene->particles_per_cell, &fine, &a, err, errlen)
-              : surface_grid(g, set, &fine, err, errlen))
-        return -1;
+    int where = pipe_surface_grid(sf, s, set, aniso, &fine, &a);
+    if (where != 0)
+        return where < 0 ? -1 : pipe_surface_on_host(s, set, aniso, m);
     size_t bricks = (size_t)fine.nb[0] * (size_t)fine.nb[1] * (size_t)fine.nb[2];
-    if (!pipe_surface_fits(sf, bricks * sizeof(cl_int)) || fine.reach > SF_PAD ||
-        fine.kernel_cells > SF_PAD)
-        return pipe_surface_on_host(s, set, aniso, m);
     cl_int *list = malloc(bricks * sizeof *list), *slot = malloc(bricks * sizeof *slot);
     float *phi = NULL;
-    long count = list && slot ? pipe_surface_bricks_field(sf, g, &fine, aniso ? &a : NULL, list,
-                                                          slot, &phi) : -1;
+    long count = list && slot ? pipe_surface_bricks_field(sf, &s->grid, &fine, aniso ? &a : NULL,
+                                                          list, slot, &phi) : -1;
     int rc = pipe_report(sf->dev, s);
-    if (rc == 0 && count == -1) {
+    if (rc == 0 && count == -1)
         rc = sim_fail(s, SIM_OUT_OF_MEMORY, "opencl %ssurface: out of memory (fine grid "
                       "%dx%dx%d)", aniso ? "anisotropic " : "", fine.n[0], fine.n[1], fine.n[2]);
-    }
     double t1 = pipe_clock();
     if (rc == 0 && count == -2) {
         rc = pipe_surface_on_host(s, set, aniso, m);
