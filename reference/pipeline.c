@@ -279,6 +279,8 @@ SimBackend *pipeline_open(const char *selector, char *err, size_t errlen)
     }
     P->state.dev = P->solver.dev = P->surface.dev = P->dev;
     P->solver.state = P->surface.state = &P->state;
+    P->solver.mg.dev = P->dev;
+    P->solver.mg.state = &P->state;
     snprintf(P->name, sizeof P->name, "opencl: %s", P->dev->cl.name);
     return &P->base;
 }

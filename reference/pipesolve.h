@@ -5,25 +5,7 @@
 #ifndef FLIPKIT_PIPESOLVE_H
 #define FLIPKIT_PIPESOLVE_H
 
-#include "multigrid.h"
-#include "pipestages.h"
-
-/* One level of the multigrid hierarchy (level 0 is the grid). */
-typedef struct {
-    int n[3];
-    size_t cells;
-    cl_mem type, count;         /* char cell types, ushort info (mg_count: neighbour mask,
-                                 * INFO_FLUID, neighbour count) */
-    cl_mem x, b, r;             /* float; r in the split layout on a split level */
-    int lo[3], hi[3];           /* the box [lo, hi) holding every FLUID cell of this solve */
-    int used_lo[3], used_hi[3]; /* a split level: where r (and x below level 0) may be nonzero,
-                                 * the box of the solves since they were last cleared */
-    cl_mem xs, bs, infos;       /* x, b, count in colour-split layout (solvers.cl), on a level
-                                 * swept in parallel; NULL on one swept by one work-item */
-    int half_nx;                /* the split layout: cells per split row ((nx + 1) / 2), */
-    int per_colour;             /* cells per colour, */
-    int end_pad;                /* and the pad elements at each end */
-} PipeLevel;
+#include "pipelevels.h"
 
 typedef struct {
     PipeDevice *dev;
@@ -34,18 +16,8 @@ typedef struct {
     cl_mem direction;           /* float: CG's search direction s (jacobi's other iterate) */
     cl_mem a_direction;         /* float: A s */
     cl_mem cg_scalars;          /* double: sigma, alpha or beta, broke (solvers.cl's CG_*) */
-    cl_mem bounds;              /* fluid_bounds' PIPE_PARTS partial boxes */
-    PipeLevel level[MG_MAX_LEVELS]; /* level 0's x is CG's preconditioned residual z */
-    int levels;
+    PipeLevels mg;              /* level 0's x is CG's preconditioned residual z */
 } PipeSolver;
-
-/* ... over the box of level q's FLUID cells (pipe_fluid_box) */
-#define LAUNCH_BOX(sv, q, k, ...)                                                             \
-    LAUNCH_RANGE((sv)->dev, k, (sv)->level[q].lo, (sv)->level[q].hi, __VA_ARGS__)
-/* ... over every cell of level q */
-#define LAUNCH_CELLS(sv, q, k, ...)                                                           \
-    LAUNCH((sv)->dev, k, (size_t)(sv)->level[q].n[0], (size_t)(sv)->level[q].n[1],            \
-           (size_t)(sv)->level[q].n[2], __VA_ARGS__)
 
 /* The vectors and multigrid levels for grid g (level 0 shares the state's cell types), the
  * old ones released first. Returns 0, or -1 with the failure recorded in the device. */
