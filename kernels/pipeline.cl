@@ -80,8 +80,8 @@ __kernel void first_nonfinite(__global const float *v, __global const char *cell
     chunk_of(g, n, chunk, &lo, &hi);
     for (int c = lo; c < hi; c++)
         if (!isfinite(v[c]) && (!fluid_only || cell[c] == CELL_FLUID)) {
-            atomic_cmpxchg(&record[0], -1, check);
-            if (record[0] == check)
+            int first = atomic_cmpxchg(&record[0], -1, check); /* what was there before */
+            if (first == -1 || first == check)
                 atomic_min(&record[1], c);
             return;
         }
