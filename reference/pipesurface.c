@@ -223,10 +223,6 @@ static int pipe_surface_on_host(Sim *s, const SurfaceSettings *set, bool aniso, 
                          sizeof s->error.message);
 }
 
-/* The device's particles moved since the last substep's sort, so they are sorted again, but
- * only as indices (sorted[], start[]): the particles stay where they are, so the sim's state
- * on the device is as the substeps left it. A fine grid too big for the device's buffers is
- * meshed on the host instead, from the host's copy of the same particles. */
 /* The fine grid (and the anisotropic kernel's constants) for set: 0 when the device can make
  * its field, 1 when the host must (the bricks' list would not fit in one device buffer, or a
  * reach is longer than the kernels' padding), -1 with one line in s->error. */
@@ -243,6 +239,10 @@ static int pipe_surface_grid(PipeSurface *sf, Sim *s, const SurfaceSettings *set
            fine->kernel_cells > SF_PAD;
 }
 
+/* The device's particles moved since the last substep's sort, so they are sorted again, but
+ * only as indices (sorted[], start[]): the particles stay where they are, so the sim's state
+ * on the device is as the substeps left it. A fine grid too big for the device's buffers is
+ * meshed on the host instead, from the host's copy of the same particles. */
 int pipe_surface_mesh(PipeSurface *sf, Sim *s, const SurfaceSettings *set, bool aniso, Mesh *m)
 {
     SurfaceGrid fine;
