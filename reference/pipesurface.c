@@ -19,10 +19,10 @@ void pipe_surface_release(PipeSurface *sf)
 {
     cl_mem *bufs[] = { &sf->own, &sf->flags[0], &sf->flags[1], &sf->mark,
                        &sf->list, &sf->slot, &sf->phi, &sf->pos,
-                       &sf->aniso_want, &sf->aniso_box, &sf->aniso_kern };
+                       &sf->aniso.want, &sf->aniso.box, &sf->aniso.kernels };
     for (size_t q = 0; q < sizeof bufs / sizeof *bufs; q++)
         pipe_release(bufs[q]);
-    sf->bricks = sf->capacity = sf->particles = sf->aniso_particles = 0;
+    sf->bricks = sf->capacity = sf->particles = sf->aniso.particles = 0;
 }
 
 /* Per-cell buffers once; per-brick ones again when the fine grid changes (another refine),
@@ -124,24 +124,24 @@ static void pipe_aniso_kernels(PipeSurface *sf, const MacGrid *g, const SurfaceG
     cl_int4 n = pipe_grid_dims(g);
     cl_int reach = fine->kernel_cells + 1;
     size_t nx = (size_t)g->nx, ny = (size_t)g->ny, nz = (size_t)g->nz;
-    if (!sf->aniso_want) {
-        sf->aniso_want = pipe_buffer(sf->dev, grid_cells(g));
-        sf->aniso_box = pipe_buffer(sf->dev, 2 * grid_cells(g) * sizeof(cl_float4));
+    if (!sf->aniso.want) {
+        sf->aniso.want = pipe_buffer(sf->dev, grid_cells(g));
+        sf->aniso.box = pipe_buffer(sf->dev, 2 * grid_cells(g) * sizeof(cl_float4));
     }
-    if (sf->aniso_particles != sf->state->particles.capacity) {
-        pipe_release(&sf->aniso_kern);
-        sf->aniso_kern =
+    if (sf->aniso.particles != sf->state->particles.capacity) {
+        pipe_release(&sf->aniso.kernels);
+        sf->aniso.kernels =
             pipe_buffer(sf->dev, sf->state->particles.capacity * 4 * sizeof(cl_float4));
-        sf->aniso_particles = sf->state->particles.capacity;
+        sf->aniso.particles = sf->state->particles.capacity;
     }
-    cl_mem from[3] = { sf->flags[1], sf->aniso_want, sf->flags[0] },
-           to[3] = { sf->aniso_want, sf->flags[0], sf->aniso_want };
+    cl_mem from[3] = { sf->flags[1], sf->aniso.want, sf->flags[0] },
+           to[3] = { sf->aniso.want, sf->flags[0], sf->aniso.want };
     for (cl_int a = 0; a < 3; a++)
         LAUNCH(sf->dev, K_ANISO_WANT, nx, ny, nz, ARG(to[a]), ARG(from[a]), ARG(n), ARG(a),
                ARG(reach));
     float dx = g->dx, R = fine->R;
-    LAUNCH(sf->dev, K_ANISO_KERNELS, nx, ny, nz, ARG(sf->aniso_kern), ARG(sf->aniso_box),
-           ARG(sf->pos), ARG(sf->state->grid.start), ARG(sf->aniso_want), ARG(n), ARG(dx), ARG(R));
+    LAUNCH(sf->dev, K_ANISO_KERNELS, nx, ny, nz, ARG(sf->aniso.kernels), ARG(sf->aniso.box),
+           ARG(sf->pos), ARG(sf->state->grid.start), ARG(sf->aniso.want), ARG(n), ARG(dx), ARG(R));
 }
 
 /* Steps 3-4: phi at the listed bricks' own nodes, then their aprons, read back into phi;
@@ -164,7 +164,7 @@ static void pipe_surface_field(PipeSurface *sf, const MacGrid *g, const SurfaceG
     if (a) {
         pipe_aniso_kernels(sf, g, fine);
         LAUNCH(sf->dev, K_ANISO_FIELD, pairs, 1, 1, ARG(sf->phi), ARG(sf->list), ARG(nlisted),
-               ARG(sf->aniso_kern), ARG(sf->aniso_box), ARG(sf->state->grid.start),
+               ARG(sf->aniso.kernels), ARG(sf->aniso.box), ARG(sf->state->grid.start),
                ARG(sf->flags[1]), ARG(sf->state->grid.solid), ARG(n), ARG(nfine), ARG(nb), ARG(k),
                ARG(*a));
     } else {

@@ -10,6 +10,13 @@
 #include "pipestages.h"
 #include "surface.h"
 
+/* The anisotropic surface's buffers: per cell whether its particles need kernels and the box
+ * around their ellipsoids, and the kernels (4 float4 per particle, for `particles` of them). */
+typedef struct {
+    cl_mem want, box, kernels;
+    size_t particles;
+} PipeAnisoBuffers;
+
 typedef struct {
     PipeDevice *dev;
     PipeState *state;           /* whose particles and grid it meshes */
@@ -18,10 +25,7 @@ typedef struct {
     cl_mem own, flags[2], mark, list, slot, phi, pos;
     size_t bricks, capacity;
     size_t particles;           /* the particle capacity pos is sized for */
-    /* the anisotropic surface's: per cell whether its particles need kernels and the box
-     * around their ellipsoids, and the kernels (4 float4 per particle, aniso_particles) */
-    cl_mem aniso_want, aniso_box, aniso_kern;
-    size_t aniso_particles;
+    PipeAnisoBuffers aniso;
     double march_seconds;       /* host time in surface_polygonise, for the profile */
     double last[2];             /* the last call's seconds: field, polygonise */
 } PipeSurface;
