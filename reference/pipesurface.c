@@ -215,12 +215,11 @@ static long pipe_surface_bricks_field(PipeSurface *sf, const MacGrid *g, const S
 /* The C path for what the device cannot hold: surface_build or surface_build_anisotropic. */
 static int pipe_surface_on_host(Sim *s, const SurfaceSettings *set, bool aniso, Mesh *m)
 {
-    if (aniso)
-        return surface_build_anisotropic(&s->particles, &s->grid, set,
-                                         s->scene->particles_per_cell, m, s->error.message,
-                                         sizeof s->error.message);
-    return surface_build(&s->particles, &s->grid, set, m, s->error.message,
-                         sizeof s->error.message);
+    char err[sizeof s->error.message];
+    int rc = aniso ? surface_build_anisotropic(&s->particles, &s->grid, set,
+                                               s->scene->particles_per_cell, m, err, sizeof err)
+                   : surface_build(&s->particles, &s->grid, set, m, err, sizeof err);
+    return rc == 0 ? 0 : sim_fail(s, SIM_FAILED, "%s", err);
 }
 
 /* The fine grid (and the anisotropic kernel's constants) for set: 0 when the device can make
@@ -267,7 +266,9 @@ int pipe_surface_mesh(PipeSurface *sf, Sim *s, const SurfaceSettings *set, bool 
         rc = pipe_surface_on_host(s, set, aniso, m);
     } else if (rc == 0 && count > 0) {
         SurfaceBricks in = { &fine, (size_t)count, list, phi };
-        rc = surface_polygonise(&in, m, s->error.message, sizeof s->error.message);
+        char err[sizeof s->error.message];
+        if (surface_polygonise(&in, m, err, sizeof err) != 0)
+            rc = sim_fail(s, SIM_FAILED, "%s", err);
     }
     sf->last[0] = t1 - t0;
     sf->last[1] = pipe_clock() - t1;
