@@ -525,7 +525,7 @@ static int cli_run_frames(Run *r, int last)
             fprintf(stderr, "flipsim: %s: frame %d: %s; frames up to %06d are kept in %s/particles\n",
                     r->scene.name, r->sim.frame + 1, r->sim.error.message, r->sim.frame, r->out);
             cli_log(r, "error: frame %d: %s\n", r->sim.frame + 1, r->sim.error.message);
-            return r->sim.error.out_of_memory ? EXIT_MEMORY : EXIT_BLOWUP;
+            return r->sim.error.status == RUN_OUT_OF_MEMORY ? EXIT_MEMORY : EXIT_BLOWUP;
         }
         cli_warn_watch(r);
         cli_note_still(r, before);
@@ -709,7 +709,7 @@ static int cli_start(Run *r, const Track *track)
     }
     if (sim_init(&r->sim, &r->scene, track) != 0) {
         fprintf(stderr, "flipsim: %s\n", r->sim.error.message);
-        return r->sim.error.out_of_memory ? EXIT_MEMORY : EXIT_IO;
+        return r->sim.error.status == RUN_OUT_OF_MEMORY ? EXIT_MEMORY : EXIT_IO;
     }
     if (o->resume && checkpoint_load(&r->sim, o->resume, err, sizeof err) != 0)
         return cli_error("%s", err);

@@ -69,7 +69,7 @@ SolveResult given_solve_sor(const MacGrid *g, const float *rhs, float *p,
                             SolveHistory *history)
 {
     int every = track_check_every(history, TRACK_CHECK_EVERY_GIVEN);
-    SolveResult res = { 0, given_relative_residual(g, rhs, p), false, RUN_OK };
+    SolveResult res = { .residual = given_relative_residual(g, rhs, p) };
     res.converged = res.residual <= settings->tolerance;
     track_record_residual(history, 0, res.residual);
     while (!res.converged && res.iterations < settings->iterations) {

@@ -20,7 +20,7 @@ typedef struct {
     Scene scene;
     Sim sim;
     SolveHistory history;   /* the residuals of each solve, once fk_record_residuals asks */
-    char error[MESSAGE_MAX];
+    char error[MESSAGE_MAX + 160];   /* a sim's message, with its scene and frame in front */
 } FkSim;
 
 /* Where fk_open and fk_resume say why they returned NULL. */

@@ -14,21 +14,10 @@
 
 
 const char *const sim_phase_names[PHASE_COUNT] = {
-    "p2g", "classify", "gravity", "divergence", "pressure",
-    "gradient", "extrapolate", "g2p", "advect", "keep_inside",
+#define SIM_PHASE_NAME(ID, name, params, what) #name,
+    SIM_PHASE_LIST(SIM_PHASE_NAME)
+#undef SIM_PHASE_NAME
 };
-
-/* Layers of velocity extrapolated into the air: g2p reads at most one face beyond the
- * fluid (its stencil is one cell wide), a second layer keeps the average smooth there. */
-
-static void sim_fail(Sim *s, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(s->error.message, sizeof s->error.message, fmt, ap);
-    va_end(ap);
-    s->error.out_of_memory = strstr(s->error.message, "out of memory") != NULL;
-}
 
 static double sim_clock(void)
 {
@@ -41,40 +30,84 @@ static double sim_clock(void)
 
 static const char *const sim_face_names[3] = { "u", "v", "w" };
 
-static bool sim_faces_finite(Sim *s, const char *stage, float *const vel[3])
+/* (i, j, k) of flat index f in an n[0] x n[1] x n[2] array, x fastest */
+static void sim_unflatten(size_t f, const int n[3], int ijk[3])
+{
+    ijk[0] = (int)(f % (size_t)n[0]);
+    ijk[1] = (int)(f / (size_t)n[0] % (size_t)n[1]);
+    ijk[2] = (int)(f / ((size_t)n[0] * (size_t)n[1]));
+}
+
+/* "%g" of *value, or what is known without it (a device that found it but kept no copy) */
+static const char *sim_value_text(const double *value, char *buf, size_t len)
+{
+    if (!value)
+        return "a non-finite value";
+    snprintf(buf, len, "%g", *value);
+    return buf;
+}
+
+/* A cell's place, with its type and its six neighbours' (a FLUID cell walled in by SOLID on
+ * every side is where a division by the neighbour count fails). */
+static int sim_fail_cell(Sim *s, const char *stage, const char *field, size_t c, const char *v)
+{
+    const MacGrid *g = &s->grid;
+    const int n[3] = { g->nx, g->ny, g->nz };
+    int ijk[3], i, j, k;
+    sim_unflatten(c, n, ijk);
+    i = ijk[0], j = ijk[1], k = ijk[2];
+    return sim_fail(s, RUN_COULD_NOT_RUN, "stage %s wrote %s to %s at cell (%d,%d,%d), a %s cell with "
+                    "neighbours -x %s, +x %s, -y %s, +y %s, -z %s, +z %s", stage, v, field, i, j,
+                    k, grid_cell_type_name(grid_cell_type(g, i, j, k)),
+                    grid_cell_type_name(grid_cell_type(g, i - 1, j, k)),
+                    grid_cell_type_name(grid_cell_type(g, i + 1, j, k)),
+                    grid_cell_type_name(grid_cell_type(g, i, j - 1, k)),
+                    grid_cell_type_name(grid_cell_type(g, i, j + 1, k)),
+                    grid_cell_type_name(grid_cell_type(g, i, j, k - 1)),
+                    grid_cell_type_name(grid_cell_type(g, i, j, k + 1)));
+}
+
+int sim_fail_nonfinite(Sim *s, SimPhase phase, SimPlace place, const char *field, size_t index,
+                       const double *value)
+{
+    char buf[32];
+    const char *stage = phase == PHASE_PRESSURE ? s->solver_name : sim_phase_names[phase];
+    const char *v = sim_value_text(value, buf, sizeof buf);
+    if (place == SIM_AT_CELL)
+        return sim_fail_cell(s, stage, field, index, v);
+    if (place == SIM_AT_PARTICLE && !value) /* a device's order is not the host's */
+        return sim_fail(s, RUN_COULD_NOT_RUN, "stage %s wrote %s to the %s of the particle at place "
+                        "%zu on the device", stage, v, field, index);
+    if (place == SIM_AT_PARTICLE)
+        return sim_fail(s, RUN_COULD_NOT_RUN, "stage %s wrote %s to the %s of particle %zu", stage, v,
+                        field, index);
+    int ijk[3];
+    sim_unflatten(index, s->grid.face[place].n, ijk);
+    return sim_fail(s, RUN_COULD_NOT_RUN, "stage %s wrote %s to %s at face (%d,%d,%d)", stage, v,
+                    sim_face_names[place], ijk[0], ijk[1], ijk[2]);
+}
+
+static bool sim_faces_finite(Sim *s, SimPhase phase, float *const vel[3])
 {
     const MacGrid *g = &s->grid;
     for (int a = 0; a < 3; a++)
         for (size_t f = 0; f < grid_faces(g, a); f++)
             if (!isfinite(vel[a][f])) {
-                const int *n = g->face[a].n;
-                int i = (int)(f % (size_t)n[0]), j = (int)(f / (size_t)n[0] % (size_t)n[1]);
-                int k = (int)(f / ((size_t)n[0] * (size_t)n[1]));
-                sim_fail(s, "stage %s wrote %g to %s at face (%d,%d,%d)", stage, vel[a][f],
-                         sim_face_names[a], i, j, k);
+                double v = vel[a][f];
+                sim_fail_nonfinite(s, phase, (SimPlace)a, sim_face_names[a], f, &v);
                 return false;
             }
     return true;
 }
 
-/* The first non-finite cell value, with the cell's type and its six neighbours' (a FLUID
- * cell walled in by SOLID on every side is where a division by the neighbour count fails). */
+/* stage: the phase's name, or the solver's ("laplacian" for the jacobi residual's L p) */
 static bool sim_cells_finite(Sim *s, const char *stage, const char *field, const float *v)
 {
-    const MacGrid *g = &s->grid;
-    for (size_t c = 0; c < grid_cells(g); c++)
+    char buf[32];
+    for (size_t c = 0; c < grid_cells(&s->grid); c++)
         if (!isfinite(v[c])) {
-            int i = (int)(c % (size_t)g->nx), j = (int)(c / (size_t)g->nx % (size_t)g->ny);
-            int k = (int)(c / ((size_t)g->nx * (size_t)g->ny));
-            sim_fail(s, "stage %s wrote %g to %s at cell (%d,%d,%d), a %s cell with neighbours "
-                     "-x %s, +x %s, -y %s, +y %s, -z %s, +z %s", stage, v[c], field, i, j, k,
-                     grid_cell_type_name(grid_cell_type(g, i, j, k)),
-                     grid_cell_type_name(grid_cell_type(g, i - 1, j, k)),
-                     grid_cell_type_name(grid_cell_type(g, i + 1, j, k)),
-                     grid_cell_type_name(grid_cell_type(g, i, j - 1, k)),
-                     grid_cell_type_name(grid_cell_type(g, i, j + 1, k)),
-                     grid_cell_type_name(grid_cell_type(g, i, j, k - 1)),
-                     grid_cell_type_name(grid_cell_type(g, i, j, k + 1)));
+            double value = v[c];
+            sim_fail_cell(s, stage, field, c, sim_value_text(&value, buf, sizeof buf));
             return false;
         }
     return true;
@@ -84,8 +117,8 @@ static bool sim_particles_finite(Sim *s, const char *stage, const char *field, c
 {
     for (size_t p = 0; p < s->particles.count; p++)
         if (!isfinite(v[p].x) || !isfinite(v[p].y) || !isfinite(v[p].z)) {
-            sim_fail(s, "stage %s wrote (%g, %g, %g) to the %s of particle %zu", stage, v[p].x,
-                     v[p].y, v[p].z, field, p);
+            sim_fail(s, RUN_COULD_NOT_RUN, "stage %s wrote (%g, %g, %g) to the %s of particle %zu",
+                     stage, v[p].x, v[p].y, v[p].z, field, p);
             return false;
         }
     return true;
@@ -117,7 +150,7 @@ static SolveResult sim_solve_jacobi(Sim *s, double bnorm)
     int every = s->history ? 1 : CHECK_EVERY;
     MacGrid *g = &s->grid;
     float *p = g->p, *next = s->scratch;
-    SolveResult res = { 0, sim_jacobi_residual(s, p, bnorm), false, RUN_OK };
+    SolveResult res = { .residual = sim_jacobi_residual(s, p, bnorm) };
     res.converged = res.residual <= set->tolerance;
     track_record_residual(s->history, 0, res.residual);
     while (!res.converged && res.iterations < set->iterations && isfinite(res.residual)) {
@@ -151,13 +184,18 @@ static bool sim_solve_pressure(Sim *s, float dt, SolveResult *res)
         if (g->cell[c] != CELL_FLUID)
             g->p[c] = 0.0f;
     }
-    *res = (SolveResult){ 0, 0.0, true, RUN_OK };
+    *res = (SolveResult){ .converged = true };
     if (b2 == 0.0)
         memset(g->p, 0, grid_cells(g) * sizeof *g->p); /* nothing to correct: p = 0 solves it */
     else if (s->solver)
         *res = s->solver(g, s->rhs, g->p, &s->scene->pressure, s->history);
     else
         *res = sim_solve_jacobi(s, sqrt(b2));
+    if (res->status == RUN_OUT_OF_MEMORY) {
+        sim_fail(s, RUN_OUT_OF_MEMORY, "pressure solve (%s): out of memory for its workspace on "
+                 "a %dx%dx%d grid", s->solver_name, g->nx, g->ny, g->nz);
+        return false;
+    }
     /* p first: a jacobi that wrote NaN makes the laplacian's residual NaN too, and the blame
      * belongs to the stage that made it */
     if (!sim_cells_finite(s, s->solver ? s->solver_name : "jacobi", "p", g->p))
@@ -187,7 +225,7 @@ static void sim_keep_old_velocity(Sim *s)
 static int host_p2g(Sim *s)
 {
     s->track.p2g(&s->particles, &s->grid);
-    if (!sim_faces_finite(s, "p2g", s->grid.vel) || watch_p2g(s) != 0)
+    if (!sim_faces_finite(s, PHASE_P2G, s->grid.vel) || watch_p2g(s) != 0)
         return -1;
     sim_keep_old_velocity(s);
     return 0;
@@ -202,7 +240,7 @@ static int host_classify(Sim *s)
 static int host_gravity(Sim *s, float dt)
 {
     s->track.gravity(&s->grid, s->scene->gravity, dt);
-    if (!sim_faces_finite(s, "gravity", s->grid.vel) || watch_gravity(s, dt) != 0)
+    if (!sim_faces_finite(s, PHASE_GRAVITY, s->grid.vel) || watch_gravity(s, dt) != 0)
         return -1;
     watch_projection_start(s); /* the faces' energy, which the projection must not raise */
     return 0;
@@ -222,7 +260,7 @@ static int host_pressure(Sim *s, float dt, SolveResult *res)
 static int host_gradient(Sim *s, float dt)
 {
     s->track.gradient(&s->grid, s->grid.p, dt / s->scene->density);
-    return sim_faces_finite(s, "gradient", s->grid.vel) && watch_projection(s) == 0 ? 0 : -1;
+    return sim_faces_finite(s, PHASE_GRADIENT, s->grid.vel) && watch_projection(s) == 0 ? 0 : -1;
 }
 
 static int host_extrapolate(Sim *s)
@@ -280,10 +318,9 @@ static void host_close(SimBackend *b)
 
 SimBackend sim_host_backend = {
     .name = "cpu (C stages)",
-    .p2g = host_p2g, .classify = host_classify, .gravity = host_gravity,
-    .divergence = host_divergence, .pressure = host_pressure, .gradient = host_gradient,
-    .extrapolate = host_extrapolate, .g2p = host_g2p, .advect = host_advect,
-    .keep_inside = host_keep_inside,
+#define SIM_HOST_PHASE(ID, name, params, what) .name = host_##name,
+    SIM_PHASE_LIST(SIM_HOST_PHASE)
+#undef SIM_HOST_PHASE
     .upload = host_keep_state, .download = host_keep_state, .max_speed2 = host_max_speed2,
     .solver_variant = host_solver_variant, .close = host_close,
 };
@@ -304,7 +341,7 @@ SimBackend sim_host_backend = {
 int sim_substep(Sim *s, float dt)
 {
     const SimBackend *b = s->backend;
-    SolveResult solve = { 0, 0.0, true, RUN_OK };
+    SolveResult solve = { .converged = true };
     PHASE(PHASE_P2G,         b->p2g(s));        /* particle velocities onto the faces */
     PHASE(PHASE_CLASSIFY,    b->classify(s));   /* FLUID where particles are */
     PHASE(PHASE_GRAVITY,     b->gravity(s, dt));
@@ -348,7 +385,7 @@ static int sim_fire_events(Sim *s, int frame)
                                       sc->events[e].nfluid, sc->particles_per_cell, sc->seed,
                                       (uint32_t)e + 1u);
         if (added < 0) {
-            sim_fail(s, "out of memory seeding events[%d]", e);
+            sim_fail(s, RUN_OUT_OF_MEMORY, "out of memory seeding events[%d]", e);
             return -1;
         }
         s->backend_stale = s->backend_stale || added > 0;
@@ -439,10 +476,10 @@ bool sim_backend_current(const Sim *s)
 static const char *sim_backend_missing(const SimBackend *b)
 {
     const struct { const char *name; bool there; } calls[] = {
-        { "p2g", b->p2g }, { "classify", b->classify }, { "gravity", b->gravity },
-        { "divergence", b->divergence }, { "pressure", b->pressure },
-        { "gradient", b->gradient }, { "extrapolate", b->extrapolate }, { "g2p", b->g2p },
-        { "advect", b->advect }, { "keep_inside", b->keep_inside }, { "upload", b->upload },
+#define SIM_PHASE_CALL(ID, name, params, what) { #name, b->name != NULL },
+        SIM_PHASE_LIST(SIM_PHASE_CALL)
+#undef SIM_PHASE_CALL
+        { "upload", b->upload },
         { "download", b->download }, { "max_speed2", b->max_speed2 },
         { "solver_variant", b->solver_variant }, { "close", b->close },
     };
@@ -456,8 +493,8 @@ int sim_use_backend(Sim *s, SimBackend *b)
 {
     const char *missing = sim_backend_missing(b);
     if (missing) {
-        sim_fail(s, "backend %s has no %s: it cannot run a substep", b->name ? b->name : "(unnamed)",
-                 missing);
+        sim_fail(s, RUN_COULD_NOT_RUN, "backend %s has no %s: it cannot run a substep",
+                 b->name ? b->name : "(unnamed)", missing);
         if (b->close)
             b->close(b);
         return -1;
@@ -624,15 +661,15 @@ int sim_init(Sim *s, const Scene *scene, const Track *track)
     part_init(&s->particles);
     if (grid_init(&s->grid, scene->resolution[0], scene->resolution[1], scene->resolution[2],
                   scene->cell_size) != 0 || sim_alloc(s) != 0) {
-        sim_fail(s, "%s: out of memory for a %dx%dx%d grid", scene->path, scene->resolution[0],
-                 scene->resolution[1], scene->resolution[2]);
+        sim_fail(s, RUN_OUT_OF_MEMORY, "%s: out of memory for a %dx%dx%d grid", scene->path,
+                 scene->resolution[0], scene->resolution[1], scene->resolution[2]);
         return -1;
     }
     sim_pick_solver(s);
     given_mark_solids(s->solid, &s->grid, scene->solids, scene->nsolids);
     if (given_seed_fluid(&s->particles, &s->grid, s->solid, scene->fluid, scene->nfluid,
                          scene->particles_per_cell, scene->seed, 0) < 0) {
-        sim_fail(s, "out of memory seeding the fluid");
+        sim_fail(s, RUN_OUT_OF_MEMORY, "out of memory seeding the fluid");
         return -1;
     }
     if (sim_fire_events(s, 0) != 0)

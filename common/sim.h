@@ -5,17 +5,36 @@
 #ifndef FLIPKIT_SIM_H
 #define FLIPKIT_SIM_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "given.h"
 #include "scene.h"
+#include "status.h"
 #include "track.h"
 #include "watch.h"
 
-/* Timing and counting per stage, for the end-of-run summary. Index by SimPhase. */
+/* The phases of a substep, once: X(ID, name, parameters, what it does). sim_substep puts them
+ * in order (this list's order is the stats table's); from this list come the SimPhase enum,
+ * sim_phase_names, the SimBackend members, the host backend's table and the check that a
+ * backend has every member. */
+#define SIM_PHASE_LIST(X)                                                                    \
+    X(P2G, p2g, (Sim *s), "particles to faces; keeps a copy for FLIP")                       \
+    X(CLASSIFY, classify, (Sim *s), "FLUID where particles are, else AIR or SOLID")          \
+    X(GRAVITY, gravity, (Sim *s, float dt), "dt g onto the faces")                            \
+    X(DIVERGENCE, divergence, (Sim *s), "div of the faces per cell")                         \
+    X(PRESSURE, pressure, (Sim *s, float dt, SolveResult *res), "rhs = (rho/dt) div; L p = rhs") \
+    X(GRADIENT, gradient, (Sim *s, float dt), "the faces minus (dt/rho) grad p")              \
+    X(EXTRAPOLATE, extrapolate, (Sim *s), "velocities into the air next to the fluid")       \
+    X(G2P, g2p, (Sim *s), "PIC/FLIP blend back to the particles")                            \
+    X(ADVECT, advect, (Sim *s, float dt), "particles move")                                  \
+    X(KEEP_INSIDE, keep_inside, (Sim *s), "out of solids and back into the domain")
+
+/* Timing and counting per phase, for the end-of-run summary. Index by SimPhase. */
 typedef enum {
-    PHASE_P2G, PHASE_CLASSIFY, PHASE_GRAVITY, PHASE_DIVERGENCE, PHASE_PRESSURE,
-    PHASE_GRADIENT, PHASE_EXTRAPOLATE, PHASE_G2P, PHASE_ADVECT, PHASE_KEEP_INSIDE,
+#define SIM_PHASE_ID(ID, name, params, what) PHASE_##ID,
+    SIM_PHASE_LIST(SIM_PHASE_ID)
+#undef SIM_PHASE_ID
     PHASE_COUNT
 } SimPhase;
 extern const char *const sim_phase_names[PHASE_COUNT];
@@ -29,17 +48,21 @@ typedef struct {
     int unconverged_solves;     /* in the frame just finished */
 } SimStats;
 
-/* What went wrong, when sim_* returns -1: one line, naming the stage and the place. */
 /* Layers of AIR faces the velocity is extrapolated into after the projection (the host's
- * given_extrapolate and the OpenCL pipeline both). */
+ * given_extrapolate and the OpenCL pipeline both): g2p reads at most one face beyond the fluid
+ * (its stencil is one cell wide), a second layer keeps the average smooth there. */
 #define SIM_EXTRAPOLATE_LAYERS 2
 
 /* The last frame a run may reach: frame files are named with six digits. */
 #define SIM_MAX_FRAME 999999
 
+/* How a sim_* call (or a backend's) failed: what a caller tests, never the message's words. */
+/* What went wrong, when sim_* returns -1: its status and one line, naming the stage and the
+ * place. sim_fail writes both. */
 typedef struct {
-    char message[512];
-    bool out_of_memory;   /* the failure was an allocation: flipsim exits EXIT_MEMORY */
+    char message[MESSAGE_MAX];
+    RunStatus status;       /* RUN_COULD_NOT_RUN (a stage wrote NaN/Inf, a device call failed,
+                             * ...) or RUN_OUT_OF_MEMORY (flipsim exits EXIT_MEMORY) */
 } SimError;
 
 typedef struct Sim Sim;
@@ -52,17 +75,10 @@ typedef struct Sim Sim;
  * is required: sim_use_backend refuses a backend that lacks one, naming it. */
 typedef struct SimBackend {
     const char *name;           /* e.g. "opencl: Portable Computing Language / cpu" */
-    /* the phases, one per SimPhase */
-    int (*p2g)(Sim *s);                     /* particles to faces; keeps a copy for FLIP */
-    int (*classify)(Sim *s);                /* FLUID where particles are, else AIR or SOLID */
-    int (*gravity)(Sim *s, float dt);
-    int (*divergence)(Sim *s);
-    int (*pressure)(Sim *s, float dt, SolveResult *res); /* rhs = (rho/dt) div; L p = rhs */
-    int (*gradient)(Sim *s, float dt);
-    int (*extrapolate)(Sim *s);             /* velocities into the air next to the fluid */
-    int (*g2p)(Sim *s);
-    int (*advect)(Sim *s, float dt);
-    int (*keep_inside)(Sim *s);
+    /* the phases, one per SimPhase (SIM_PHASE_LIST) */
+#define SIM_PHASE_MEMBER(ID, name, params, what) int(*name) params;
+    SIM_PHASE_LIST(SIM_PHASE_MEMBER)
+#undef SIM_PHASE_MEMBER
     /* the state: to the backend (after set-up, events, resume), back for frames and
      * checkpoints, and the largest particle speed squared for the CFL substep */
     int (*upload)(Sim *s);
@@ -95,6 +111,25 @@ struct Sim {
     bool backend_stale;         /* the host's particles changed since the last upload */
     SolveHistory *history;      /* the convergence lab's record of each solve, or NULL */
 };
+
+/* Records why the sim cannot go on: status and one printf-style line into s->error, for the
+ * driver, its checks (watch.c) and its backends alike. Returns -1, what the failing call
+ * returns. sim_failv takes the arguments as a va_list. */
+int sim_fail(Sim *s, RunStatus status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int sim_failv(Sim *s, RunStatus status, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+
+/* Where a non-finite value was found: a face of u, v or w, a cell, a particle. */
+typedef enum { SIM_AT_U, SIM_AT_V, SIM_AT_W, SIM_AT_CELL, SIM_AT_PARTICLE } SimPlace;
+
+/* Records that phase wrote a value that is not finite to field at index (a flat face or cell
+ * index, x fastest, or a particle's), as the one line the host backend gives it: stage, field,
+ * place, and for a cell its type and its neighbours' from s->grid. value NULL: not known (a
+ * device that found it kept no copy, and a particle's index is its place on the device). The
+ * host backend checks every stage's output with it; a device backend calls it for what its own
+ * checks found. Returns -1. */
+int sim_fail_nonfinite(Sim *s, SimPhase phase, SimPlace place, const char *field, size_t index,
+                       const double *value);
 
 /* Bytes sim_init and the run will allocate for scene, at least: the grid's fields (cell types,
  * pressure, divergence, right-hand side, two scratch fields, and per face the velocity, its

@@ -28,7 +28,7 @@ static int watch_fail(Sim *s, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(s->error.message, sizeof s->error.message, fmt, ap);
+    sim_failv(s, RUN_COULD_NOT_RUN, fmt, ap);
     va_end(ap);
     return -1;
 }

@@ -68,6 +68,25 @@ __kernel void max_speed2(__global float *partial, __global const float *vel, int
     partial[g] = as_float(best);
 }
 
+/* The first value of v[0 .. n) that is not finite, a chunk per work-item, into record: record[0]
+ * is the check that found one first (-1 while none has; launches run in order, so the first
+ * launch to find one keeps it), record[1] the smallest index that check found. fluid_only: v is
+ * per cell and only FLUID cells' values are read by anyone (divergence runs on their box only,
+ * the rest of div keeps what it held). Reads only. */
+__kernel void first_nonfinite(__global const float *v, __global const char *cell, int fluid_only,
+                              int n, int chunk, int check, __global volatile int *record)
+{
+    int g = get_global_id(0), lo, hi;
+    chunk_of(g, n, chunk, &lo, &hi);
+    for (int c = lo; c < hi; c++)
+        if (!isfinite(v[c]) && (!fluid_only || cell[c] == CELL_FLUID)) {
+            int first = atomic_cmpxchg(&record[0], -1, check); /* what was there before */
+            if (first == -1 || first == check)
+                atomic_min(&record[1], c);
+            return;
+        }
+}
+
 /* ---- extrapolation into air (given_extrapolate) --------------------------------------- */
 
 /* known[f]: EXTRAP_KNOWN where the projection set the velocity (not solid, FLUID on at least one

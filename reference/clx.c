@@ -38,6 +38,11 @@ const char *clx_error_name(cl_int code)
     }
 }
 
+int clx_out_of_memory(cl_int code)
+{
+    return code == CL_OUT_OF_HOST_MEMORY || code == CL_MEM_OBJECT_ALLOCATION_FAILURE;
+}
+
 static int clx_platforms(cl_platform_id *ids, cl_uint *n)
 {
     *n = 0;
@@ -82,24 +87,14 @@ int clx_list_devices(FILE *out)
     return count;
 }
 
-int clx_open(Clx *cx, const char *selector, char *err, size_t errlen)
+/* Device want_d of platform want_p (-1: the first there is) into cx->platform and device.
+ * Returns how many platforms there are (0: none; cx->device stays NULL when none matched). */
+static cl_uint clx_pick(Clx *cx, int want_p, int want_d)
 {
-    memset(cx, 0, sizeof *cx);
-    if (!selector)
-        selector = getenv("FLIPKIT_CL_DEVICE");
-    int want_p = -1, want_d = -1;
-    if (selector && *selector && sscanf(selector, "%d:%d", &want_p, &want_d) != 2) {
-        snprintf(err, errlen, "OpenCL device \"%s\": expected PLATFORM:DEVICE, e.g. 0:0 "
-                              "(--list-devices shows them)", selector);
-        return -1;
-    }
     cl_platform_id plats[CLX_MAX_PLATFORMS];
     cl_uint np = 0;
-    if (clx_platforms(plats, &np) != 0 || np == 0) {
-        snprintf(err, errlen, "no OpenCL platform found (install an OpenCL driver, e.g. "
-                              "pocl-opencl-icd)");
-        return -1;
-    }
+    if (clx_platforms(plats, &np) != 0)
+        return 0;
     for (cl_uint p = 0; p < np && !cx->device; p++) {
         if (want_p >= 0 && (cl_uint)want_p != p)
             continue;
@@ -113,9 +108,30 @@ int clx_open(Clx *cx, const char *selector, char *err, size_t errlen)
                 cx->device = devs[d];
             }
     }
+    return np;
+}
+
+int clx_open(Clx *cx, const char *selector, char *err, size_t errlen)
+{
+    memset(cx, 0, sizeof *cx);
+    if (!selector)
+        selector = getenv("FLIPKIT_CL_DEVICE");
+    int want_p = -1, want_d = -1;
+    if (selector && *selector && sscanf(selector, "%d:%d", &want_p, &want_d) != 2) {
+        snprintf(err, errlen, "OpenCL device \"%s\": expected PLATFORM:DEVICE, e.g. 0:0 "
+                              "(--list-devices shows them)", selector);
+        return -1;
+    }
+    cl_uint np = clx_pick(cx, want_p, want_d);
+    if (np == 0) {
+        snprintf(err, errlen, "no OpenCL platform found (install an OpenCL driver, e.g. "
+                              "pocl-opencl-icd)");
+        return -1;
+    }
     if (!cx->device) {
         if (selector && *selector)
-            snprintf(err, errlen, "OpenCL device %s does not exist (--list-devices shows them)", selector);
+            snprintf(err, errlen, "OpenCL device %s does not exist (--list-devices shows them)",
+                     selector);
         else
             snprintf(err, errlen, "no OpenCL device found on %u platform(s)", np);
         return -1;

@@ -1,5 +1,5 @@
-/* clx.h — the small OpenCL helper of the reference: pick a device, build the kernels, say why not.
- * flipkit reference/: only the reference track touches OpenCL; every failure is one line
+/* clx.h — the small OpenCL helper of the reference: pick a device, build the kernels, say why
+ * not. flipkit reference/: only the reference track touches OpenCL; every failure is one line
  * (or the compiler's log, with file:line) in err, never an exit. */
 #ifndef FLIPKIT_CLX_H
 #define FLIPKIT_CLX_H
@@ -35,5 +35,8 @@ const char *clx_kernel_dir(void);
 
 /* A readable name of an OpenCL error code, e.g. "CL_OUT_OF_RESOURCES". */
 const char *clx_error_name(cl_int code);
+/* Whether code says an allocation failed (host memory, or a device buffer that could not be
+ * made): the caller reports it as out of memory, not as a failure of the device. */
+int clx_out_of_memory(cl_int code);
 
 #endif

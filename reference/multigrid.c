@@ -350,7 +350,7 @@ static double mg_norm(const float *v, size_t n)
 SolveResult ref_solve_multigrid(const MacGrid *g, const float *rhs, float *p,
                                 const PressureSettings *set, SolveHistory *history)
 {
-    SolveResult res = { 0, INFINITY, false, RUN_OK };
+    SolveResult res = { .residual = INFINITY };
     size_t n = grid_cells(g);
     Multigrid *mg = mg_create(g);
     float *b = malloc(n * sizeof *b), *rf = malloc(n * sizeof *rf), *z = malloc(n * sizeof *z);

@@ -1,5 +1,5 @@
 /* opencl.h — the reference on OpenCL: the stage-by-stage track the tests run (TRACK=opencl).
- * flipkit reference/: the pipeline's own phases, one stage at a time (opencl_track.c). */
+ * flipkit reference/: the pipeline's own stage kernels, one stage at a time (opencl_track.c). */
 #ifndef FLIPKIT_OPENCL_H
 #define FLIPKIT_OPENCL_H
 
@@ -7,8 +7,8 @@
 
 #include "track.h"
 
-/* The eight stages as the OpenCL pipeline runs them (reference/pipeline.c's phase code and
- * kernels); each call copies its case to the device and its outputs back. The first call opens
+/* The eight stages as the OpenCL pipeline runs them (reference/pipestages.c and its kernels);
+ * each call copies its case to the device and its outputs back. The first call opens
  * the default device (or $FLIPKIT_CL_DEVICE) unless opencl_track_open did. A call that fails
  * writes NaN to its outputs and keeps the reason for opencl_track_error. */
 extern const Track opencl_track;

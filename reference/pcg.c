@@ -277,7 +277,7 @@ static SolveResult pcg_solve_with(const MacGrid *g, const float *rhs, float *p,
                                   const PressureSettings *set, SolveHistory *history,
                                   bool multigrid)
 {
-    SolveResult res = { 0, 0.0, false, RUN_OK };
+    SolveResult res = { 0 };
     Pcg m;
     if (pcg_alloc(&m, g) != 0 || (multigrid && !(m.mg = mg_create(g)))) {
         pcg_free(&m);

@@ -27,8 +27,9 @@ int pipeline_surface(SimBackend *b, Sim *s, const SurfaceSettings *set, Mesh *m)
  * OutputMesher; returns 0, or -1 with one line in s->error. */
 int pipeline_surface_anisotropic(SimBackend *b, Sim *s, const SurfaceSettings *set, Mesh *m);
 
-/* Where the last pipeline_surface or pipeline_surface_anisotropic call spent its time, in seconds: the field on the
- * device with its transfers, and the host's surface_polygonise. d must be pipeline_open's. */
+/* Where the last pipeline_surface or pipeline_surface_anisotropic call spent its time, in
+ * seconds: the field on the device with its transfers, and the host's surface_polygonise. b
+ * must be pipeline_open's. */
 typedef struct { double field, polygonise; } PipelineSurfaceTimes;
 PipelineSurfaceTimes pipeline_surface_times(const SimBackend *b);
 

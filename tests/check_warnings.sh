@@ -17,10 +17,11 @@ for cc in gcc clang; do
     fi
 done
 # The kernels as the OpenCL runtime builds them (constants.h first, then the files in
-# reference/pipeline.c's order): PoCL prints "N warnings generated." on the first run of a
+# reference/pipedev.c's order): PoCL prints "N warnings generated." on the first run of a
 # fresh kernel cache, which is the first thing a new user sees.
 if command -v clang >/dev/null 2>&1; then
-    srcs=$(sed -n '/pipe_sources\[\] = {/,/};/p' reference/pipeline.c | grep -o '"[a-z]*\.cl"' | tr -d '"')
+    srcs=$(sed -n '/pipe_sources\[\] = {/,/};/p' reference/pipedev.c | grep -o '"[a-z]*\.cl"' | tr -d '"')
+    [ -n "$srcs" ] || { echo "FAIL: no kernel sources listed in reference/pipedev.c's pipe_sources"; fail=1; }
     tmp=$(mktemp --suffix=.cl)
     { echo '#include "common/constants.h"'
       for f in $srcs; do echo "#line 1 \"kernels/$f\""; cat "kernels/$f"; done; } >"$tmp"

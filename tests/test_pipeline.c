@@ -508,6 +508,32 @@ START_TEST(sort_leaves_counts_at_zero)
 }
 END_TEST
 
+/* A stage that writes NaN is named on the device as on the host: one particle's velocity made
+ * NaN before the first frame, p2g spreads it to the faces around it, and both backends stop
+ * there, naming p2g and the same first u face (the device's value is not kept, so its line says
+ * "a non-finite value" where the host's says nan). */
+START_TEST(nan_names_its_stage)
+{
+    char line[2][512];
+    for (int device = 0; device < 2; device++) {
+        Run r;
+        run_start(&r, "scenes/dam_break.json", NULL, 0, device);
+        r.sim.particles.vel[0].x = NAN;
+        r.sim.backend_stale = true;
+        ck_assert_msg(sim_advance_frame(&r.sim) == -1, "%s: a NaN velocity went unnoticed",
+                      device ? "opencl" : "C");
+        ck_assert_int_eq(r.sim.error.status, RUN_COULD_NOT_RUN);
+        const char *at = strstr(r.sim.error.message, " to u at face (");
+        ck_assert_msg(strncmp(r.sim.error.message, "stage p2g wrote ", 16) == 0 && at,
+                      "%s: expected \"stage p2g wrote ... to u at face (...)\", got \"%s\"",
+                      device ? "opencl" : "C", r.sim.error.message);
+        snprintf(line[device], sizeof line[device], "%s", at);
+        run_end(&r);
+    }
+    ck_assert_msg(strcmp(line[0], line[1]) == 0, "C names%s, opencl%s", line[0], line[1]);
+}
+END_TEST
+
 START_TEST(missing_device_is_one_line)
 {
     char err[8192] = "";
@@ -546,6 +572,7 @@ static Suite *pipeline_suite(void)
     tcase_add_test(tc, same_run_same_bytes);
     tcase_add_test(tc, sort_leaves_counts_at_zero);
     tcase_add_test(tc, missing_device_is_one_line);
+    tcase_add_test(tc, nan_names_its_stage);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,43 @@
+/* pipestages.h — the stages of a substep as kernels on the OpenCL pipeline's state.
+ * flipkit reference/: above pipestate.h; the backend (pipeline.c) runs them on the resident
+ * state, the stage track (opencl_track.c) on one stage's case, the jacobi solver its two steps.
+ * Each call enqueues its kernels without a wait. */
+#ifndef FLIPKIT_PIPESTAGES_H
+#define FLIPKIT_PIPESTAGES_H
+
+#include "pipestate.h"
+#include "sim.h"
+
+/* Sort by cell, the nine row colours of p2g_scatter, then the division. keep_weights: the
+ * weights stay for reading (the stage track's p2g). classify: also the cell types (and p = 0
+ * outside FLUID) from the sort, in the normalize pass (PipeShortcuts): the pipeline's classify. */
+void pipe_p2g(PipeState *S, const MacGrid *g, int keep_weights, int classify);
+void pipe_gravity(PipeState *S, const MacGrid *g, Vec3 gravity, float dt);
+/* dv: gravity's change per component, folded into these two passes (PipeShortcuts), or NULL
+ * for none. on_box: only over the FLUID box, when it is fresh (the pipeline). */
+void pipe_divergence(PipeState *S, const MacGrid *g, const float *dv, int on_box);
+void pipe_gradient(PipeState *S, const MacGrid *g, float scale, const float *dv, int on_box);
+void pipe_extrapolate(PipeState *S, const MacGrid *g);
+void pipe_g2p(PipeState *S, const MacGrid *g, float alpha);
+/* The same velocities through one blended field per component (stages.cl says how); the
+ * pipeline's g2p. It overwrites the old velocities, which pipe_g2p reads. */
+void pipe_g2p_blended(PipeState *S, const MacGrid *g, float alpha);
+void pipe_advect(PipeState *S, float dt);
+void pipe_keep_inside(PipeState *S, const MacGrid *g);
+/* out = L in, and one weighted Jacobi sweep out from in on rhs (the jacobi solver's steps). */
+void pipe_laplacian(PipeState *S, const MacGrid *g, cl_mem in, cl_mem out);
+void pipe_jacobi_sweep(PipeState *S, const MacGrid *g, cl_mem in, cl_mem out, float omega);
+/* Enqueues a check of the first n floats of v (phase's output at place; particles: 3 floats
+ * each; cells: FLUID cells only, the only ones read) for a value that is not finite, without a
+ * wait. The first check that finds one keeps
+ * it on the device for pipe_nonfinite_report, so a NaN names its stage here as on the host. */
+void pipe_check_finite(PipeState *S, SimPhase phase, SimPlace place, cl_mem v, size_t n);
+/* What the checks found: 0 when nothing, else -1 with sim_fail_nonfinite's one line (for a
+ * cell, its neighbours' types as the device holds them now, read back into s->grid). */
+int pipe_nonfinite_report(PipeState *S, Sim *s);
+/* Turns a failure recorded in D into the sim's one line and status: 0, or -1. */
+int pipe_report(const PipeDevice *D, Sim *s);
+/* The largest particle speed squared (one wait), for the CFL substep. */
+float pipe_max_speed2(PipeState *S);
+
+#endif

@@ -1,0 +1,176 @@
+/* pipestate.c — the OpenCL pipeline's particle and grid buffers and the sort by cell.
+ * flipkit reference/: the buffers are made on first use (the device opens before the grid
+ * exists) and remade for another grid (the stage track's cases); the sort is a counting sort
+ * whose order is the same on every run. */
+#include "pipestate.h"
+
+#include <limits.h>
+#include <stdlib.h>
+
+/* Parts of the scan of the cell counts (sort.cl), a few per core. */
+enum { PIPE_SCAN_PARTS = 16 };
+/* Particles per work-item of sort_keys and sort_scatter: enough that runs of a cell's particles
+ * stay whole, few enough that both cores get hundreds of work-items at 32^3. */
+enum { PIPE_SORT_CHUNK = 256 };
+
+static void pipe_alloc_grid(PipeState *S, const MacGrid *g)
+{
+    PipeGrid *gr = &S->grid;
+    gr->n[0] = g->nx;
+    gr->n[1] = g->ny;
+    gr->n[2] = g->nz;
+    size_t n = grid_cells(g), fmax = 0;
+    cl_mem *floats[] = { &gr->p, &gr->div, &gr->rhs, &gr->lap };
+    for (size_t q = 0; q < sizeof floats / sizeof *floats; q++)
+        *floats[q] = pipe_buffer(S->dev, n * sizeof(float));
+    gr->solid = pipe_buffer(S->dev, n);
+    gr->cell = pipe_buffer(S->dev, n);
+    gr->counts = pipe_buffer(S->dev, n * sizeof(cl_int));
+    if (S->dev->failure == CL_SUCCESS)
+        pipe_zero(S->dev, gr->counts, n * sizeof(cl_int));
+    gr->start = pipe_buffer(S->dev, (n + 1) * sizeof(cl_int));
+    for (int a = 0; a < 3; a++) {
+        size_t bytes = grid_faces(g, a) * sizeof(float);
+        gr->face[a] = pipe_buffer(S->dev, bytes);
+        gr->weight[a] = pipe_buffer(S->dev, bytes);
+        gr->sum[a] = pipe_buffer(S->dev, bytes);
+        gr->old[a] = pipe_buffer(S->dev, bytes);
+        if (S->dev->failure == CL_SUCCESS) { /* once: each p2g_normalize leaves them 0 again */
+            pipe_zero(S->dev, gr->sum[a], bytes);
+            pipe_zero(S->dev, gr->weight[a], bytes);
+        }
+        fmax = grid_faces(g, a) > fmax ? grid_faces(g, a) : fmax;
+    }
+    S->shortcut.weights_kept = 0;
+    gr->known[0] = pipe_buffer(S->dev, fmax);
+    gr->known[1] = pipe_buffer(S->dev, fmax);
+    gr->scan_sums = pipe_buffer(S->dev, PIPE_SCAN_PARTS * sizeof(cl_int));
+}
+
+static void pipe_release_grid(PipeGrid *gr)
+{
+    cl_mem *bufs[] = { &gr->solid, &gr->cell, &gr->p, &gr->div, &gr->rhs, &gr->lap, &gr->counts,
+                       &gr->start, &gr->known[0], &gr->known[1], &gr->scan_sums };
+    for (size_t q = 0; q < sizeof bufs / sizeof *bufs; q++)
+        pipe_release(bufs[q]);
+    for (int a = 0; a < 3; a++) {
+        pipe_release(&gr->face[a]);
+        pipe_release(&gr->weight[a]);
+        pipe_release(&gr->sum[a]);
+        pipe_release(&gr->old[a]);
+    }
+}
+
+static void pipe_reserve_particles(PipeState *S, size_t count)
+{
+    PipeParticles *pt = &S->particles;
+    if (count <= pt->capacity && pt->pos)
+        return;
+    cl_mem *vec3s[] = { &pt->pos, &pt->vel, &pt->spare_pos, &pt->spare_vel };
+    cl_mem *ints[] = { &pt->id, &pt->spare_id, &pt->keys, &pt->sorted };
+    pt->capacity = count + count / 4 + 64;
+    for (size_t q = 0; q < sizeof vec3s / sizeof *vec3s; q++) {
+        pipe_release(vec3s[q]);
+        *vec3s[q] = pipe_buffer(S->dev, pt->capacity * sizeof(Vec3));
+    }
+    for (size_t q = 0; q < sizeof ints / sizeof *ints; q++) {
+        pipe_release(ints[q]);
+        *ints[q] = pipe_buffer(S->dev, pt->capacity * sizeof(cl_int));
+    }
+}
+
+int pipe_state_fit(PipeState *S, const MacGrid *g, size_t count)
+{
+    const int *n = S->grid.n;
+    int remade = 0;
+    if (g && S->grid.p && (n[0] != g->nx || n[1] != g->ny || n[2] != g->nz))
+        pipe_release_grid(&S->grid);
+    if (g && !S->grid.p) {
+        pipe_alloc_grid(S, g);
+        remade = 1;
+    }
+    pipe_reserve_particles(S, count);
+    if (!S->nonfinite) {
+        const cl_int none[2] = { -1, INT_MAX }; /* no check has found anything */
+        S->nonfinite = pipe_buffer(S->dev, sizeof none);
+        pipe_write(S->dev, S->nonfinite, none, sizeof none);
+    }
+    S->particles.count = count;
+    S->shortcut.keys_fresh = 0; /* the caller writes new particles */
+    S->shortcut.box_fresh = 0;
+    return S->dev->failure == CL_SUCCESS ? remade : -1;
+}
+
+void pipe_state_release(PipeState *S)
+{
+    PipeParticles *pt = &S->particles;
+    cl_mem *bufs[] = { &pt->pos, &pt->vel, &pt->id, &pt->keys, &pt->sorted, &pt->spare_pos,
+                       &pt->spare_vel, &pt->spare_id };
+    for (size_t q = 0; q < sizeof bufs / sizeof *bufs; q++)
+        pipe_release(bufs[q]);
+    pipe_release(&S->nonfinite);
+    pipe_release_grid(&S->grid);
+}
+
+/* Particles sorted by cell: cell c's particles are sorted[start[c] .. start[c+1] - 1], by id
+ * (so the order is the same on every run, resumed or not). */
+void pipe_sort_index(PipeState *S, const MacGrid *g)
+{
+    PipeParticles *pt = &S->particles;
+    PipeGrid *gr = &S->grid;
+    cl_int4 n = pipe_grid_dims(g);
+    cl_int count = (cl_int)pt->count, ncells = (cl_int)grid_cells(g);
+    float dx = g->dx;
+    cl_int chunk = PIPE_SORT_CHUNK; /* the counts are 0: pipe_alloc_grid, then sort_scatter */
+    size_t walkers = (pt->count + PIPE_SORT_CHUNK - 1) / PIPE_SORT_CHUNK;
+    cl_int fresh = S->shortcut.keys_fresh;
+    LAUNCH(S->dev, K_SORT_KEYS, walkers, 1, 1, ARG(pt->keys), ARG(gr->counts), ARG(pt->pos),
+           ARG(n), ARG(dx), ARG(count), ARG(chunk), ARG(fresh));
+    S->shortcut.keys_fresh = 1;
+    /* a work-group per part, of one work-item: in wider ones PoCL ran the parts side by side
+     * in the vector lanes, each lane a chunk away from the next (gathers and scatters) */
+    cl_int nparts = PIPE_SCAN_PARTS, cells_chunk = (ncells + nparts - 1) / nparts;
+    LAUNCH_SINGLES(S->dev, K_SORT_SCAN_SUMS, PIPE_SCAN_PARTS, ARG(gr->scan_sums), ARG(gr->counts),
+                   ARG(ncells), ARG(cells_chunk), ARG(nparts));
+    LAUNCH(S->dev, K_SORT_SCAN_PARTS, 1, 1, 1, ARG(gr->scan_sums), ARG(gr->start), ARG(ncells),
+           ARG(nparts));
+    LAUNCH_SINGLES(S->dev, K_SORT_SCAN_WRITE, PIPE_SCAN_PARTS, ARG(gr->start), ARG(gr->counts),
+                   ARG(gr->scan_sums), ARG(ncells), ARG(cells_chunk), ARG(nparts));
+    LAUNCH(S->dev, K_SORT_SCATTER, walkers, 1, 1, ARG(pt->sorted), ARG(gr->counts),
+           ARG(gr->start), ARG(pt->keys), ARG(count), ARG(chunk));
+    LAUNCH(S->dev, K_SORT_BUCKETS, grid_cells(g), 1, 1, ARG(pt->sorted), ARG(gr->start),
+           ARG(pt->id), ARG(ncells));
+}
+
+/* ... and moved into that order, so cell c's particles are at start[c] .. start[c+1] - 1. */
+void pipe_sort(PipeState *S, const MacGrid *g)
+{
+    PipeParticles *pt = &S->particles;
+    cl_int count = (cl_int)pt->count;
+    pipe_sort_index(S, g);
+    S->shortcut.keys_fresh = 0; /* keys follow the old order */
+    LAUNCH(S->dev, K_SORT_PERMUTE, pt->count, 1, 1, ARG(pt->spare_pos), ARG(pt->spare_vel),
+           ARG(pt->spare_id), ARG(pt->pos), ARG(pt->vel), ARG(pt->id), ARG(pt->sorted),
+           ARG(count));
+    cl_mem *pairs[][2] = { { &pt->pos, &pt->spare_pos }, { &pt->vel, &pt->spare_vel },
+                           { &pt->id, &pt->spare_id } };
+    for (size_t q = 0; q < sizeof pairs / sizeof *pairs; q++) {
+        cl_mem t = *pairs[q][0];
+        *pairs[q][0] = *pairs[q][1];
+        *pairs[q][1] = t;
+    }
+}
+
+long pipe_state_leftover_counts(PipeState *S)
+{
+    size_t cells = (size_t)S->grid.n[0] * S->grid.n[1] * S->grid.n[2];
+    cl_int *counts = S->grid.counts ? malloc(cells * sizeof *counts) : NULL;
+    if (!counts)
+        return -1;
+    pipe_read(S->dev, S->grid.counts, counts, cells * sizeof *counts);
+    long left = S->dev->failure == CL_SUCCESS ? 0 : -1;
+    for (size_t c = 0; c < cells && left >= 0; c++)
+        left += counts[c] != 0;
+    free(counts);
+    return left;
+}
