@@ -28,8 +28,6 @@ static double sim_clock(void)
 
 /* ---- NaN/Inf checks: the first bad value, named by stage, field and place ---------------- */
 
-static const char *const sim_face_names[3] = { "u", "v", "w" };
-
 /* (i, j, k) of flat index f in an n[0] x n[1] x n[2] array, x fastest */
 static void sim_unflatten(size_t f, const int n[3], int ijk[3])
 {
@@ -84,7 +82,7 @@ int sim_fail_nonfinite(Sim *s, SimPhase phase, SimPlace place, const char *field
     int ijk[3];
     sim_unflatten(index, s->grid.face[place].n, ijk);
     return sim_fail(s, RUN_COULD_NOT_RUN, "stage %s wrote %s to %s at face (%d,%d,%d)", stage, v,
-                    sim_face_names[place], ijk[0], ijk[1], ijk[2]);
+                    grid_component_name((int)place), ijk[0], ijk[1], ijk[2]);
 }
 
 static bool sim_faces_finite(Sim *s, SimPhase phase, float *const vel[3])
@@ -94,7 +92,7 @@ static bool sim_faces_finite(Sim *s, SimPhase phase, float *const vel[3])
         for (size_t f = 0; f < grid_faces(g, a); f++)
             if (!isfinite(vel[a][f])) {
                 double v = vel[a][f];
-                sim_fail_nonfinite(s, phase, (SimPlace)a, sim_face_names[a], f, &v);
+                sim_fail_nonfinite(s, phase, (SimPlace)a, grid_component_name(a), f, &v);
                 return false;
             }
     return true;

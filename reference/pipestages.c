@@ -241,9 +241,8 @@ void pipe_check_finite(PipeState *S, SimPhase phase, SimPlace place, cl_mem v, s
 /* The field a phase's check at place looked at, by the host backend's names. */
 static const char *pipe_checked_field(SimPhase phase, SimPlace place)
 {
-    static const char *const faces[3] = { "u", "v", "w" };
     if (place <= SIM_AT_W)
-        return faces[place];
+        return grid_component_name((int)place);
     if (place == SIM_AT_CELL)
         return phase == PHASE_DIVERGENCE ? "div" : "p";
     return phase == PHASE_ADVECT ? "position" : "velocity";

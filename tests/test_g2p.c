@@ -49,7 +49,6 @@ static void run(float alpha)
     harness_track()->g2p(&ps, &g, old, alpha);
 }
 
-static const char letters[3] = { 'u', 'v', 'w' };
 
 /* One particle at (cx, cy, cz) cells; component a is 1 on face (i,j,k) and 0 on every other
  * face, and alpha = 1: the particle's velocity component a is that face's tent weight at it. */
@@ -62,11 +61,11 @@ static void expect_weight(float cx, float cy, float cz, int a, int i, int j, int
     g.vel[a][grid_face_index(&g, a, i, j, k)] = 1.0f;
     run(1.0f);
     float got = vec3_get(ps.vel[0], a);
+    char c = grid_component_letter(a);
     ck_assert_msg(fabsf(got - want) <= 1e-6f,
                   "g2p: %c of a particle at (%g, %g, %g) cells, with %c = 1 on face %c(%d,%d,%d) only "
                   "and alpha = 1: expected %.7g (that face's tent weight there), got %.7g",
-                  letters[a], (double)cx, (double)cy, (double)cz, letters[a], letters[a], i, j, k,
-                  (double)want, (double)got);
+                  c, (double)cx, (double)cy, (double)cz, c, c, i, j, k, (double)want, (double)got);
 }
 
 static void check(const char *what, const Vec3 *want)

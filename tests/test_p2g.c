@@ -168,7 +168,7 @@ static void expect_total_weight(int a, const char *where)
     ck_assert_msg(fabs(sum - 1.0) <= 1e-6,
                   "p2g: weight of the %c faces, summed over all of them, for one particle %s: "
                   "expected 1, got %.7g (its 8 tent weights must sum to 1 there too)",
-                  letters[a], where, sum);
+                  grid_component_letter(a), where, sum);
 }
 
 START_TEST(weights_sum_to_one_past_the_last_face_row)
