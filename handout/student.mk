@@ -41,9 +41,11 @@ include grader/kit.mk
 # After the fragments: STAGES is common/build.mk's.
 .PHONY: all run movie view test $(STAGES:%=test-%) golden grade grade-kit submission check-physics coverage deps help clean pylib python-examples
 
+# The archive last: $^ keeps a prerequisite's first place only, and SIM_OBJ already names it,
+# so it would come before flipsim_main.o, which is what needs reference_stages_track from it.
 $(FLIPSIM): $(SIM_OBJ) $(BUILD)/common/flipsim_main.o $(REF_LIB)
 	$(call say,LD,$@)
-	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -o $@
+	$(CC) $(ALL_LDFLAGS) $(filter-out $(REF_LIB),$^) $(REF_LIB) $(LIBS) -o $@
 
 # A stage's untouched stub stands in for a file of yours that does not compile.
 $(GRADE_KIT)/stub_%.o: grader/stubs/%.c | $(PKGS_FOUND)
