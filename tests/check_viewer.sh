@@ -16,7 +16,9 @@ if [ -z "$browser" ]; then
         skip "chromium is not installed and this is not root on Debian (apt-get install chromium)"
     fi
     echo "check-viewer: installing chromium (Debian's package) for this test"
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } 2>"$tmp/apt.log" ||
+    # under a lock: check-viewer and check-class may both install it at once under make -j2
+    flock -w 900 /tmp/flipkit-apt.lock sh -c 'apt-get update -qq &&
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null' 2>"$tmp/apt.log" ||
         skip "apt-get could not install chromium: $(tail -1 "$tmp/apt.log")"
     browser=$(command -v chromium) || skip "chromium installed but not on PATH"
 fi

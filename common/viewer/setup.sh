@@ -7,6 +7,14 @@ dir=${1:?usage: setup.sh DIR [--dev]}
 dev=${2:-}
 here=$(dirname "$0")
 
+# One setup at a time per DIR: make check runs check-viewer and check-class side by side, and two
+# npm ci (or two apt-get) in one place at once break each other. The second waits, then finds
+# the first one's stamp.
+mkdir -p "$(dirname "$dir")" || exit 1
+if command -v flock >/dev/null 2>&1; then
+    exec 9>"$dir.lock" && flock -w 900 9 || { echo "make view: $dir is being set up by another run (waited 15 min)" >&2; exit 1; }
+fi
+
 # Debian's nodejs and npm when they are missing, as `make deps` installs system packages.
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
     if command -v apt-get >/dev/null 2>&1; then
