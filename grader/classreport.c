@@ -89,16 +89,9 @@ static char *cr_read_file(const char *path, size_t *len)
     return buf;
 }
 
-static const char *cr_str(const json_t *o, const char *key)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-    return s ? s : "";
-}
-
 static double cr_num(const json_t *o, const char *key)
 {
-    const json_t *v = json_object_get(o, key);
-    return json_is_number(v) ? json_number_value(v) : NAN;
+    return report_json_num(o, key, NAN);
 }
 
 /* A report.json the grader wrote: an object with a parts array. */
@@ -202,7 +195,7 @@ static int cr_load(CrClass *c, char *err, size_t errlen)
             classrun_free(&list);
             return -1;
         }
-        const char *hash = cr_str(root, "config_hash");
+        const char *hash = report_json_str(root, "config_hash");
         if (!first_hash) {
             first_hash = hash;
             textf(first_buf, sizeof first_buf, "%s", path);
@@ -437,8 +430,8 @@ static int cr_by_pass_rate(const void *x, const void *y)
     double a = cr_num(p, "pass_rate"), b = cr_num(q, "pass_rate");
     if (a != b)
         return a < b ? -1 : 1;
-    int c = strcmp(cr_str(p, "part"), cr_str(q, "part"));
-    return c ? c : strcmp(cr_str(p, "case"), cr_str(q, "case"));
+    int c = strcmp(report_json_str(p, "part"), report_json_str(q, "part"));
+    return c ? c : strcmp(report_json_str(p, "case"), report_json_str(q, "case"));
 }
 
 /* rows sorted by pass rate, hardest first (stable by part and case). */
@@ -473,10 +466,10 @@ static void cr_parts_and_cases(CrClass *c, json_t *root)
         const json_t *p;
         size_t k;
         json_array_foreach(json_object_get(c->st[i].report, "parts"), k, p) {
-            const char *name = cr_str(p, "name");
+            const char *name = report_json_str(p, "name");
             json_t *part = json_object_get(pindex, name);
             if (!part) {
-                part = json_pack("{s:s,s:s,s:o,s:[]}", "name", name, "kind", cr_str(p, "kind"),
+                part = json_pack("{s:s,s:s,s:o,s:[]}", "name", name, "kind", report_json_str(p, "kind"),
                                  "max", json_real(isfinite(cr_num(p, "max")) ? cr_num(p, "max") : 0),
                                  "scores");
                 json_array_append_new(parts, part);
@@ -486,27 +479,27 @@ static void cr_parts_and_cases(CrClass *c, json_t *root)
             json_array_append_new(json_object_get(part, "scores"), isfinite(pts) ? json_real(pts) : json_null());
             if (!isfinite(pts))
                 continue;                  /* the grader's failure: no case counts */
-            bool scene = strcmp(cr_str(p, "kind"), "scene") == 0;
+            bool scene = strcmp(report_json_str(p, "kind"), "scene") == 0;
             if (scene) {
                 char key[200], place[160] = "";
                 const json_t *ff = json_object_get(p, "first_fail");
                 textf(key, sizeof key, "%s", name);
                 if (ff)
-                    textf(place, sizeof place, "frame %d: %s", (int)cr_num(ff, "frame"), cr_str(ff, "metric"));
+                    textf(place, sizeof place, "frame %d: %s", (int)cr_num(ff, "frame"), report_json_str(ff, "metric"));
                 json_t *row = cr_row(scenes, sindex, key, name, "", "scene");
                 bool full = cr_num(p, "passed") >= cr_num(p, "total");
-                cr_tally(row, full, c->st[i].name, place, cr_str(p, "reason"));
+                cr_tally(row, full, c->st[i].name, place, report_json_str(p, "reason"));
                 continue;
             }
             const json_t *cs;
             size_t m;
             json_array_foreach(json_object_get(p, "cases"), m, cs) {
                 char key[200], place[160];
-                textf(key, sizeof key, "%s/%s", name, cr_str(cs, "case"));
-                json_t *row = cr_row(cases, cindex, key, name, cr_str(cs, "case"), "case");
-                cr_place(cr_str(cs, "failure"), place, sizeof place);
+                textf(key, sizeof key, "%s/%s", name, report_json_str(cs, "case"));
+                json_t *row = cr_row(cases, cindex, key, name, report_json_str(cs, "case"), "case");
+                cr_place(report_json_str(cs, "failure"), place, sizeof place);
                 cr_tally(row, json_is_true(json_object_get(cs, "passed")), c->st[i].name, place,
-                         cr_str(cs, "failure"));
+                         report_json_str(cs, "failure"));
             }
         }
     }
@@ -522,7 +515,7 @@ static int cr_by_seconds(const void *x, const void *y)
 {
     const json_t *p = *(json_t *const *)x, *q = *(json_t *const *)y;
     double a = cr_num(p, "seconds"), b = cr_num(q, "seconds");
-    return a != b ? (a < b ? 1 : -1) : strcmp(cr_str(p, "student"), cr_str(q, "student"));
+    return a != b ? (a < b ? 1 : -1) : strcmp(report_json_str(p, "student"), report_json_str(q, "student"));
 }
 
 static json_t *cr_students(const CrClass *c)
@@ -532,7 +525,7 @@ static json_t *cr_students(const CrClass *c)
         const json_t *r = c->st[i].report;
         double total = cr_num(r, "total"), max = cr_num(r, "max"), sec = cr_num(r, "seconds");
         json_array_append_new(a, json_pack("{s:s,s:s,s:o,s:o,s:o}", "student", c->st[i].name,
-                                           "status", cr_str(r, "status"),
+                                           "status", report_json_str(r, "status"),
                                            "total", isfinite(total) ? json_real(total) : json_null(),
                                            "max", isfinite(max) ? json_real(max) : json_null(),
                                            "seconds", isfinite(sec) ? json_real(sec) : json_null()));
@@ -550,7 +543,7 @@ static json_t *cr_slowest(const json_t *students)
         v[i] = json_array_get(students, i);
     qsort(v, n, sizeof *v, cr_by_seconds);
     for (size_t i = 0; i < n && i < CR_SLOWEST; i++)
-        json_array_append_new(out, json_pack("{s:s,s:o}", "student", cr_str(v[i], "student"),
+        json_array_append_new(out, json_pack("{s:s,s:o}", "student", report_json_str(v[i], "student"),
                                              "seconds", json_deep_copy(json_object_get(v[i], "seconds"))));
     free(v);
     return out;
@@ -721,9 +714,9 @@ static void cr_html_plots(FILE *f, const json_t *root)
             if (json_is_number(v))
                 cr_bin(pc, CR_PART_BINS, json_number_value(v), cr_num(p, "max"));
         fputs("<figure>", f);
-        cr_svg_histogram(f, pc, CR_PART_BINS, cr_num(p, "max"), 150, 90, cr_str(p, "name"));
+        cr_svg_histogram(f, pc, CR_PART_BINS, cr_num(p, "max"), 150, 90, report_json_str(p, "name"));
         fputs("<figcaption>", f);
-        cr_html(f, cr_str(p, "name"));
+        cr_html(f, report_json_str(p, "name"));
         fputs("</figcaption></figure>\n", f);
     }
     fputs("</div>\n", f);
@@ -745,7 +738,7 @@ static void cr_html_common(FILE *f, const json_t *row, const char *key)
     const json_t *m = json_object_get(row, key);
     if (!json_is_object(m))
         return;
-    cr_html(f, cr_str(m, "text"));
+    cr_html(f, report_json_str(m, "text"));
     fprintf(f, " <small>(%d)</small>", (int)json_integer_value(json_object_get(m, "count")));
 }
 
@@ -760,10 +753,10 @@ static void cr_html_rows(FILE *f, const json_t *rows, bool cases)
     json_array_foreach(rows, i, r) {
         double rate = cr_num(r, "pass_rate");
         fputs("<tr><td>", f);
-        cr_html(f, cr_str(r, "part"));
+        cr_html(f, report_json_str(r, "part"));
         if (cases) {
             fputs(" / ", f);
-            cr_html(f, cr_str(r, "case"));
+            cr_html(f, report_json_str(r, "case"));
         }
         fprintf(f, "</td><td class=\"num\">%d of %d</td><td><span class=\"bar\"><span style=\"width:%.0f%%\">"
                 "</span></span> %.0f%%</td><td class=\"reason\">",
@@ -881,7 +874,7 @@ static void cr_html_slowest(FILE *f, const json_t *root)
     size_t i;
     json_array_foreach(json_object_get(root, "slowest"), i, s) {
         fputs("<tr><td>", f);
-        cr_html(f, cr_str(s, "student"));
+        cr_html(f, report_json_str(s, "student"));
         fprintf(f, "</td><td class=\"num\">%.1f</td></tr>\n", cr_num(s, "seconds"));
     }
     fputs("</table>\n", f);
@@ -899,7 +892,7 @@ static int cr_html_body(FILE *f, const void *ctx)
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
             "<title>flipkit class report</title><style>%s</style></head><body>\n", cr_css);
     fputs("<h1>Class report: ", f);
-    cr_html(f, cr_str(root, "class"));
+    cr_html(f, report_json_str(root, "class"));
     fprintf(f, "</h1>\n<p class=\"meta\">%d reports", c->graded);
     if (c->nmissing) {
         fputs("; no report (not graded): <span class=\"who\">", f);

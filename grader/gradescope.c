@@ -91,16 +91,9 @@ static json_t *gradescope_load(const char *path, char *err, size_t errlen)
     return r;
 }
 
-static const char *gradescope_str(const json_t *o, const char *key)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-    return s ? s : "";
-}
-
 static double gradescope_num(const json_t *o, const char *key)
 {
-    const json_t *v = json_object_get(o, key);
-    return json_is_number(v) ? json_number_value(v) : 0.0;
+    return report_json_num(o, key, 0.0);
 }
 
 /* ---- tests ------------------------------------------------------------------------------------ */
@@ -115,11 +108,11 @@ static json_t *gradescope_part_output(const json_t *p, bool scene, bool error)
                  (long long)gradescope_num(p, "passed"), (long long)gradescope_num(p, "total"),
                  scene ? "frames" : "cases");
     const json_t *ff = json_object_get(p, "first_fail");
-    if (scene && json_is_object(ff) && *gradescope_str(ff, "metric"))
+    if (scene && json_is_object(ff) && *report_json_str(ff, "metric"))
         snprintf(frame, sizeof frame, "\nFirst failing frame %lld: %s %.3g (limit %.3g).",
-                 (long long)gradescope_num(ff, "frame"), gradescope_str(ff, "metric"),
+                 (long long)gradescope_num(ff, "frame"), report_json_str(ff, "metric"),
                  gradescope_num(ff, "got"), gradescope_num(ff, "limit"));
-    const char *reason = gradescope_str(p, "reason");
+    const char *reason = report_json_str(p, "reason");
     size_t n = strlen(reason) + strlen(counts) + strlen(frame) + 1;
     char *text = malloc(n);
     if (!text)
@@ -146,12 +139,12 @@ static json_t *gradescope_test(const json_t *p, bool public_part, const char *vi
         *bad = true;
         return NULL;
     }
-    bool scene = strcmp(gradescope_str(p, "kind"), "scene") == 0;
-    bool error = strcmp(gradescope_str(p, "status"), "error") == 0;
+    bool scene = strcmp(report_json_str(p, "kind"), "scene") == 0;
+    bool error = strcmp(report_json_str(p, "status"), "error") == 0;
     double points = error ? 0.0 : gradescope_num(p, "points"), max = gradescope_num(p, "max");
     bool passed = !error && points >= max - GRADESCOPE_FULL_EPS;
     char name[GRADE_NAME_MAX * 2 + 48];
-    snprintf(name, sizeof name, "%s (%s)", gradescope_str(p, "name"),
+    snprintf(name, sizeof name, "%s (%s)", report_json_str(p, "name"),
              public_part ? "public cases, no points" : scene ? "whole scene" : "hidden cases");
     gradescope_set(t, "name", gradescope_jtext(name), bad);
     gradescope_set(t, "name_format", json_string("text"), bad);
@@ -173,7 +166,7 @@ static void gradescope_add_tests(json_t *tests, const json_t *hidden, const json
         const json_t *parts = json_object_get(reports[k], "parts");
         for (size_t i = 0; reports[k] && i < json_array_size(parts); i++) {
             const json_t *p = json_array_get(parts, i);
-            if (!json_is_object(p) || (k == 0 && strcmp(gradescope_str(p, "kind"), "stage") != 0))
+            if (!json_is_object(p) || (k == 0 && strcmp(report_json_str(p, "kind"), "stage") != 0))
                 continue;
             json_t *t = gradescope_test(p, k == 0, visibility, bad);
             if (!t || json_array_append_new(tests, t) != 0)
@@ -242,7 +235,7 @@ static void gradescope_summary(char *out, size_t n, const json_t *hidden, const 
                  "instructor sees why and can grade it again.", why);
         return;
     }
-    if (strcmp(gradescope_str(hidden, "status"), "graded") != 0) {
+    if (strcmp(report_json_str(hidden, "status"), "graded") != 0) {
         snprintf(out, n, "No grade yet: the grader itself failed on %lld part(s), not your code; "
                  "your instructor will grade it again. The score 0 here is not a grade.",
                  (long long)gradescope_num(hidden, "errors"));
@@ -267,7 +260,7 @@ int gradescope_write_results(const char *out, const GradescopeInput *in, char *e
     char why[1024] = "";
     json_t *hidden = gradescope_load(in->report, why, sizeof why);
     json_t *pub = hidden && in->public_report ? gradescope_load(in->public_report, err, errlen) : NULL;
-    bool graded = hidden && strcmp(gradescope_str(hidden, "status"), "graded") == 0;
+    bool graded = hidden && strcmp(report_json_str(hidden, "status"), "graded") == 0;
     json_t *root = json_object(), *tests = json_array();
     bool bad = !root || !tests;
     char summary[2048];

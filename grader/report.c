@@ -973,3 +973,15 @@ int report_class_summary(FILE *f, char *const json_paths[], int n, char *err, si
     report_class_free(&c);
     return rc;
 }
+
+const char *report_json_str(const json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : "";
+}
+
+double report_json_num(const json_t *o, const char *key, double missing)
+{
+    const json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : missing;
+}

@@ -36,6 +36,12 @@ void report_print_table(FILE *f, const GradeReport *r);
  * place. Returns 0, or -1 with one line in err naming path. */
 int report_write_json(const char *path, const GradeReport *r, char *err, size_t errlen);
 
+/* A field of a report.json object read back (jansson's json_t): the string, "" when it is
+ * missing or not a string; the number, missing when it is missing or not a number. */
+struct json_t;
+const char *report_json_str(const struct json_t *o, const char *key);
+double report_json_num(const struct json_t *o, const char *key, double missing);
+
 /* report.html: one page with inline CSS, no scripts and nothing fetched from elsewhere. The
  * parts table has a bar per part, the reason and a link to the failure log; each scene part
  * with images shows student | reference | difference for its first failing frame. The

@@ -111,25 +111,10 @@ PY
 [ -e x ] && fail "a file named x appeared: something ran \$(touch x)"
 echo "check-class: graded in $((graded - start)) s, the class report in $(($(date +%s) - graded)) s"
 
-# The page in headless Chromium, as tests/check_viewer.sh runs it (Debian's chromium, installed
-# when missing; playwright-core from common/viewer's lockfile); says SKIP when it cannot.
+# The page in headless Chromium, as tests/check_viewer.sh runs it (tests/lib/browser.sh); says
+# SKIP when it cannot.
 skip() { echo "SKIP: the class page was not opened in a browser: $1"; exit 0; }
-browser=$(command -v chromium || true)
-if [ -z "$browser" ]; then
-    if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-        skip "chromium is not installed and this is not root on Debian (apt-get install chromium)"
-    fi
-    echo "check-class: installing chromium (Debian's package) for this test"
-    # under a lock: check-viewer and check-class may both install it at once under make -j2
-    flock -w 900 /tmp/flipkit-apt.lock sh -c 'apt-get update -qq &&
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null' 2>"$tmp/apt.log" ||
-        skip "apt-get could not install chromium: $(tail -1 "$tmp/apt.log")"
-    browser=$(command -v chromium) || skip "chromium installed but not on PATH"
-fi
-common/viewer/setup.sh build/viewer-test --dev >/dev/null ||
-    skip "npm ci could not install playwright-core (see above)"
-node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' ||
-    skip "node $(node --version) is older than 20, which playwright-core needs"
+. tests/lib/browser.sh && browser_ready check-class "$tmp"
 mkdir -p "$tmp/shots"
 node tests/class_page_test.mjs --modules build/viewer-test/node_modules --chromium "$browser" \
     --page "$tmp/reports/class.html" --shots "$tmp/shots" || exit 1

@@ -10,23 +10,7 @@ modules=build/viewer-test/node_modules
 skip() { echo "SKIP: the viewer test was skipped: $1"; exit 0; }
 
 rm -rf "$tmp" && mkdir -p "$tmp/shots"
-browser=$(command -v chromium || true)
-if [ -z "$browser" ]; then
-    if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-        skip "chromium is not installed and this is not root on Debian (apt-get install chromium)"
-    fi
-    echo "check-viewer: installing chromium (Debian's package) for this test"
-    # under a lock: check-viewer and check-class may both install it at once under make -j2
-    flock -w 900 /tmp/flipkit-apt.lock sh -c 'apt-get update -qq &&
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null' 2>"$tmp/apt.log" ||
-        skip "apt-get could not install chromium: $(tail -1 "$tmp/apt.log")"
-    browser=$(command -v chromium) || skip "chromium installed but not on PATH"
-fi
-common/viewer/setup.sh build/viewer-test --dev >/dev/null ||
-    skip "npm ci could not install three and playwright-core (see above)"
-# make view itself runs on Debian 12's node 18; the test's playwright-core needs 20.
-node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' ||
-    skip "node $(node --version) is older than 20, which playwright-core (the test's driver) needs"
+. tests/lib/browser.sh && browser_ready check-viewer "$tmp"
 
 # Two runs of a 16³ ball drop onto a block, 4 frames: the same seeding, FLIP against PIC, so
 # frame 0 is the same in both and later frames part. Surface and diffuse particles on.
