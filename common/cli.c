@@ -681,6 +681,20 @@ static int cli_clear_out(Run *r, int keep_frame)
     return 0;
 }
 
+/* The stepping the run takes, when the scene asks for production stepping: in the log when the
+ * track takes it, and a note when it does not (the student track keeps its advect stage). */
+static void cli_log_stepping(Run *r, const Options *o)
+{
+    const SimStepping *st = &r->sim.step;
+    if (st->order)
+        cli_log(r, "stepping: production, RK%d through the grid's velocity at cfl %g, "
+                "extrapolating %d layers\n", st->order, (double)st->cfl, st->layers);
+    else if (r->scene.production.order && !o->quiet)
+        fprintf(stderr, "flipsim: note: the scene's production stepping (production.integrator) "
+                "is the reference track's; the %s track runs its advect stage at cfl %g\n",
+                r->sim.track.name, (double)st->cfl);
+}
+
 static int cli_start(Run *r, const Track *track)
 {
     const Options *o = r->opt;
@@ -744,6 +758,7 @@ static int cli_start(Run *r, const Track *track)
         fprintf(stderr, "flipsim: note: pressure.solver \"%s\" is not in the %s track; using "
                 "its jacobi stage (set use_gauss_seidel=true for the given solver)\n",
                 r->scene.pressure.solver, r->sim.track.name);
+    cli_log_stepping(r, o);
     return o->resume ? EXIT_OK : cli_write_frame(r);
 }
 

@@ -52,6 +52,15 @@ typedef struct {
     uint32_t seed;
     PressureSettings pressure;
     bool use_gauss_seidel;
+    /* Production stepping (the optional "production" group): on a track that has the
+     * reference's particle step (Track.advect_grid), particles move through the projected grid
+     * velocity with an RK2 or RK3 step and a substep may cross production.cfl cells. order 0:
+     * no such group (or "integrator": "none"), the track's advect stage at cfl as always. The
+     * student track and every mixed track ignore it. */
+    struct {
+        int order;      /* 0, 2 or 3 */
+        float cfl;      /* replaces cfl when order > 0 */
+    } production;
     Shape *fluid;   int nfluid;
     Shape *solids;  int nsolids;
     SceneEvent *events; int nevents;

@@ -263,7 +263,7 @@ static int host_gradient(Sim *s, float dt)
 
 static int host_extrapolate(Sim *s)
 {
-    given_extrapolate(&s->grid, SIM_EXTRAPOLATE_LAYERS, s->extrap_scratch);
+    given_extrapolate(&s->grid, s->step.layers, s->extrap_scratch);
     return 0;
 }
 
@@ -275,6 +275,11 @@ static int host_g2p(Sim *s)
 
 static int host_advect(Sim *s, float dt)
 {
+    if (s->step.order) {
+        s->track.advect_grid(&s->particles, &s->grid, dt, s->step.order);
+        return sim_particles_finite(s, "advect (production step)", "position", s->particles.pos)
+                   ? 0 : -1;
+    }
     s->track.advect(&s->particles, dt);
     return sim_particles_finite(s, "advect", "position", s->particles.pos) ? 0 : -1;
 }
@@ -363,7 +368,7 @@ float sim_cfl_dt_for(const Sim *s, float vmax2)
     Vec3 gr = s->scene->gravity;
     float gmag = sqrtf(gr.x * gr.x + gr.y * gr.y + gr.z * gr.z);
     float umax = sqrtf(vmax2) + sqrtf(5.0f * s->grid.dx * gmag);
-    return umax > 0.0f ? s->scene->cfl * s->grid.dx / umax : INFINITY;
+    return umax > 0.0f ? s->step.cfl * s->grid.dx / umax : INFINITY;
 }
 
 float sim_cfl_dt(const Sim *s)
@@ -505,6 +510,23 @@ int sim_use_backend(Sim *s, SimBackend *b)
 }
 
 /* ---- set-up ------------------------------------------------------------------------------ */
+
+int sim_extrapolate_layers(float cfl)
+{
+    int reach = (int)ceilf(cfl) + 1;
+    return reach > SIM_EXTRAPOLATE_LAYERS ? reach : SIM_EXTRAPOLATE_LAYERS;
+}
+
+/* Production stepping only where the track has the step: the student's track (and a mix)
+ * keeps its advect stage and the scene's cfl whatever the scene asks. */
+static void sim_choose_stepping(Sim *s)
+{
+    const Scene *sc = s->scene;
+    bool production = sc->production.order > 0 && s->track.advect_grid;
+    s->step = (SimStepping){ .order = production ? sc->production.order : 0,
+                             .cfl = production ? sc->production.cfl : sc->cfl };
+    s->step.layers = production ? sim_extrapolate_layers(s->step.cfl) : SIM_EXTRAPOLATE_LAYERS;
+}
 
 static const NamedSolver *sim_track_solver(const Track *t, const char *name)
 {
@@ -664,6 +686,7 @@ int sim_init(Sim *s, const Scene *scene, const Track *track)
         return -1;
     }
     sim_pick_solver(s);
+    sim_choose_stepping(s);
     given_mark_solids(s->solid, &s->grid, scene->solids, scene->nsolids);
     if (given_seed_fluid(&s->particles, &s->grid, s->solid, scene->fluid, scene->nfluid,
                          scene->particles_per_cell, scene->seed, 0) < 0) {

@@ -53,6 +53,21 @@ typedef struct {
  * (its stencil is one cell wide), a second layer keeps the average smooth there. */
 #define SIM_EXTRAPOLATE_LAYERS 2
 
+/* How the substeps of a run advance, chosen once by sim_init: the teaching stepping (the
+ * track's advect stage, the scene's cfl, SIM_EXTRAPOLATE_LAYERS) or, when the scene has a
+ * production group and the track a production step (Track.advect_grid), that step at
+ * production.cfl with the extrapolation reaching as far as a substep can carry a particle. */
+typedef struct {
+    int order;          /* 0: the track's advect stage; 2 or 3: Track.advect_grid's RK order */
+    float cfl;          /* cells the fastest particle may cross in a substep */
+    int layers;         /* AIR faces the extrapolation fills beyond the fluid */
+} SimStepping;
+
+/* The extrapolation's reach for a substep of cfl cells: a particle that starts in a FLUID cell
+ * (its faces known) samples the grid up to cfl cells away, and its stencil reaches one face
+ * further; never fewer than SIM_EXTRAPOLATE_LAYERS. */
+int sim_extrapolate_layers(float cfl);
+
 /* The last frame a run may reach: frame files are named with six digits. */
 #define SIM_MAX_FRAME 999999
 
@@ -102,6 +117,7 @@ struct Sim {
     float *vel_old[3];          /* grid velocity right after p2g, for FLIP */
     float *div, *rhs, *scratch, *lap; /* per cell */
     uint8_t *extrap_scratch;
+    SimStepping step;           /* teaching or production stepping (sim_init) */
     int frame;                  /* the last frame reached; time == frame / frame_rate */
     double time;
     SimStats stats;

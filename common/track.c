@@ -48,6 +48,7 @@ int track_mix(Track *dst, const Track *base, const Track *other, const char *lis
         }
     }
     dst->name = "mixed";
+    dst->advect_grid = NULL; /* a mix runs the teaching stepping: see Track */
     return 0;
 }
 

@@ -66,6 +66,11 @@ typedef struct {
     void (*gradient)(MacGrid *, const float *, float);
     /* Named solvers this track adds to the given ones (NULL-terminated, may be NULL). */
     const struct NamedSolver *solvers;
+    /* The production particle step (a scene's "production" group), or NULL: every particle
+     * moves through the grid's velocity, trilinear from the faces, with a Runge-Kutta step of
+     * the given order (2 or 3). The reference track has it; the student track and mixed tracks
+     * do not, so they keep the advect stage whatever the scene says. */
+    void (*advect_grid)(Particles *, const MacGrid *, float dt, int order);
 } Track;
 
 /* A solver a track adds, by its scene name; variant says exactly which algorithm that name

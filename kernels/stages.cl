@@ -119,6 +119,49 @@ __kernel void g2p_blended(__global float *pvel, __global const float *pos, __glo
     pvel[3 * p + 1] = vv + keep * pvel[3 * p + 1];
     pvel[3 * p + 2] = vw + keep * pvel[3 * p + 2];
 }
+/* The production particle step (reference/rkstep.c): each particle through the grid's
+ * velocity, trilinear from the faces (the u, v, w the extrapolation left, which g2p_blend does
+ * not touch), with midpoint RK2 (order 2) or Ralston's RK3 (order 3). Scalars only, so PoCL
+ * keeps the loop in the vector lanes. */
+inline void grid_velocity(__global const float *u, __global const float *v,
+                          __global const float *w, int4 n4, float dx, float px, float py,
+                          float pz, float *ou, float *ov, float *ow)
+{
+    int nx = n4.x, ny = n4.y, nz = n4.z;
+    STENCIL_AXIS(x, px, nx, dx, bx, tx, hbx, htx)
+    STENCIL_AXIS(y, py, ny, dx, by, ty, hby, hty)
+    STENCIL_AXIS(z, pz, nz, dx, bz, tz, hbz, htz)
+    *ou = g2p_blended_gather(u, U_ROWS, U_BASE, tx, hty, htz);
+    *ov = g2p_blended_gather(v, V_ROWS, V_BASE, htx, ty, htz);
+    *ow = g2p_blended_gather(w, W_ROWS, W_BASE, htx, hty, tz);
+}
+
+__kernel void advect_grid(__global float *pos, __global const float *u, __global const float *v,
+                          __global const float *w, int4 n4, float dx, float dt, int order,
+                          int count)
+{
+    int p = get_global_id(0);
+    if (p >= count)
+        return;
+    float x = pos[3 * p], y = pos[3 * p + 1], z = pos[3 * p + 2];
+    float k1u, k1v, k1w, k2u, k2v, k2w, k3u, k3v, k3w;
+    grid_velocity(u, v, w, n4, dx, x, y, z, &k1u, &k1v, &k1w);
+    float h = 0.5f * dt;
+    grid_velocity(u, v, w, n4, dx, x + h * k1u, y + h * k1v, z + h * k1w, &k2u, &k2v, &k2w);
+    if (order == 2) {
+        pos[3 * p] = x + dt * k2u;
+        pos[3 * p + 1] = y + dt * k2v;
+        pos[3 * p + 2] = z + dt * k2w;
+        return;
+    }
+    h = 0.75f * dt;
+    grid_velocity(u, v, w, n4, dx, x + h * k2u, y + h * k2v, z + h * k2w, &k3u, &k3v, &k3w);
+    const float c1 = 2.0f / 9.0f, c2 = 3.0f / 9.0f, c3 = 4.0f / 9.0f;
+    pos[3 * p] = x + dt * (c1 * k1u + c2 * k2u + c3 * k3u);
+    pos[3 * p + 1] = y + dt * (c1 * k1v + c2 * k2v + c3 * k3v);
+    pos[3 * p + 2] = z + dt * (c1 * k1w + c2 * k2w + c3 * k3w);
+}
+
 #undef G2P_STENCIL
 #undef U_ROWS
 #undef U_BASE

@@ -204,7 +204,7 @@ static int pipe_phase_gradient(Sim *s, float dt)
 static int pipe_phase_extrapolate(Sim *s)
 {
     Pipe *P = pipe_of(s);
-    pipe_extrapolate(&P->state, &s->grid);
+    pipe_extrapolate(&P->state, &s->grid, s->step.layers);
     return pipe_finish(P, s);
 }
 
@@ -220,7 +220,10 @@ static int pipe_phase_g2p(Sim *s)
 static int pipe_phase_advect(Sim *s, float dt)
 {
     Pipe *P = pipe_of(s);
-    pipe_advect(&P->state, dt);
+    if (s->step.order)
+        pipe_advect_grid(&P->state, &s->grid, dt, s->step.order);
+    else
+        pipe_advect(&P->state, dt);
     pipe_check_finite(&P->state, PHASE_ADVECT, SIM_AT_PARTICLE, P->state.particles.pos,
                       3 * P->state.particles.count);
     return pipe_finish(P, s);

@@ -104,20 +104,21 @@ void pipe_gradient(PipeState *S, const MacGrid *g, float scale, const float *dv,
  * box (when PipeShortcuts.box_fresh says it is this substep's) and one
  * face past it, and each layer reaches one face further; the rest of the grid only ends up 0.
  * Else (jacobi) the whole grid. */
-static void pipe_extrapolation_box(const PipeState *S, const int fn[3], int lo[3], int hi[3])
+static void pipe_extrapolation_box(const PipeState *S, const int fn[3], int layers, int lo[3],
+                                   int hi[3])
 {
     const PipeShortcuts *cut = &S->shortcut;
     for (int d = 0; d < 3; d++) {
         lo[d] = 0, hi[d] = fn[d];
         if (!cut->box_fresh)
             continue;
-        int reach = 1 + SIM_EXTRAPOLATE_LAYERS;
+        int reach = 1 + layers;
         lo[d] = cut->box_lo[d] - reach > 0 ? cut->box_lo[d] - reach : 0;
         hi[d] = cut->box_hi[d] + 1 + reach < fn[d] ? cut->box_hi[d] + 1 + reach : fn[d];
     }
 }
 
-void pipe_extrapolate(PipeState *S, const MacGrid *g)
+void pipe_extrapolate(PipeState *S, const MacGrid *g, int layers)
 {
     PipeGrid *gr = &S->grid;
     cl_int4 n = pipe_grid_dims(g);
@@ -125,13 +126,14 @@ void pipe_extrapolate(PipeState *S, const MacGrid *g)
         const int *fn = g->face[a].n;
         size_t fx = (size_t)fn[0], fy = (size_t)fn[1], fz = (size_t)fn[2];
         int lo[3], hi[3];
-        pipe_extrapolation_box(S, fn, lo, hi);
+        pipe_extrapolation_box(S, fn, layers, lo, hi);
         cl_int4 fn4 = pipe_dims(fn), lo4 = pipe_dims(lo), hi4 = pipe_dims(hi);
         LAUNCH(S->dev, K_EXTRAP_INIT, fx, fy, fz, ARG(gr->known[0]), ARG(gr->known[1]),
                ARG(gr->face[a]), ARG(gr->cell), ARG(n), ARG(a), ARG(lo4), ARG(hi4));
         _Static_assert(SIM_EXTRAPOLATE_LAYERS >= 1, "the last layer zeroes the faces left unknown");
-        for (cl_int layer = 0; layer < SIM_EXTRAPOLATE_LAYERS; layer++) {
-            cl_int last = layer == SIM_EXTRAPOLATE_LAYERS - 1; /* zeroes what is still unknown */
+        layers = layers >= 1 ? layers : 1;
+        for (cl_int layer = 0; layer < layers; layer++) {
+            cl_int last = layer == layers - 1; /* zeroes what is still unknown */
             LAUNCH_RANGE(S->dev, K_EXTRAP_LAYER, lo, hi, ARG(gr->face[a]),
                          ARG(gr->known[(layer + 1) & 1]), ARG(gr->known[layer & 1]), ARG(fn4),
                          ARG(hi4), ARG(last));
@@ -173,6 +175,18 @@ void pipe_advect(PipeState *S, float dt)
     PipeParticles *pt = &S->particles;
     cl_int coords = (cl_int)(3 * pt->count);
     LAUNCH(S->dev, K_ADVECT, 3 * pt->count, 1, 1, ARG(pt->pos), ARG(pt->vel), ARG(dt), ARG(coords));
+    S->shortcut.keys_fresh = 0;
+}
+
+void pipe_advect_grid(PipeState *S, const MacGrid *g, float dt, int order)
+{
+    PipeGrid *gr = &S->grid;
+    PipeParticles *pt = &S->particles;
+    cl_int4 n = pipe_grid_dims(g);
+    float dx = g->dx;
+    cl_int count = (cl_int)pt->count, ord = order;
+    LAUNCH(S->dev, K_ADVECT_GRID, pt->count, 1, 1, ARG(pt->pos), ARG(gr->face[0]),
+           ARG(gr->face[1]), ARG(gr->face[2]), ARG(n), ARG(dx), ARG(dt), ARG(ord), ARG(count));
     S->shortcut.keys_fresh = 0;
 }
 

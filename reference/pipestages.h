@@ -17,12 +17,16 @@ void pipe_gravity(PipeState *S, const MacGrid *g, Vec3 gravity, float dt);
  * for none. on_box: only over the FLUID box, when it is fresh (the pipeline). */
 void pipe_divergence(PipeState *S, const MacGrid *g, const float *dv, int on_box);
 void pipe_gradient(PipeState *S, const MacGrid *g, float scale, const float *dv, int on_box);
-void pipe_extrapolate(PipeState *S, const MacGrid *g);
+/* layers: AIR faces beyond the fluid (SimStepping.layers). */
+void pipe_extrapolate(PipeState *S, const MacGrid *g, int layers);
 void pipe_g2p(PipeState *S, const MacGrid *g, float alpha);
 /* The same velocities through one blended field per component (stages.cl says how); the
  * pipeline's g2p. It overwrites the old velocities, which pipe_g2p reads. */
 void pipe_g2p_blended(PipeState *S, const MacGrid *g, float alpha);
 void pipe_advect(PipeState *S, float dt);
+/* The production step (Track.advect_grid): particles through the faces' velocity, RK order 2
+ * or 3; the faces must hold the extrapolated velocity (g2p_blended leaves them). */
+void pipe_advect_grid(PipeState *S, const MacGrid *g, float dt, int order);
 void pipe_keep_inside(PipeState *S, const MacGrid *g);
 /* out = L in, and one weighted Jacobi sweep out from in on rhs (the jacobi solver's steps). */
 void pipe_laplacian(PipeState *S, const MacGrid *g, cl_mem in, cl_mem out);

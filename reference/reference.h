@@ -31,6 +31,10 @@ SolveResult ref_solve_gauss_seidel(const MacGrid *g, const float *rhs, float *p,
 SolveResult ref_solve_sor(const MacGrid *g, const float *rhs, float *p, const PressureSettings *s,
                           SolveHistory *history);
 
+/* The production particle step (Track.advect_grid; rkstep.c): every particle through the
+ * grid's velocity with midpoint RK2 (order 2) or Ralston's RK3 (order 3). */
+void ref_advect_grid(Particles *ps, const MacGrid *g, float dt, int order);
+
 extern const Track reference_track;
 
 #endif

@@ -18,5 +18,6 @@ const Track reference_track = {
     .name = "reference",
     STAGE_LIST(REF_SLOT)
     .solvers = reference_solvers,
+    .advect_grid = ref_advect_grid,
 };
 #undef REF_SLOT
