@@ -601,9 +601,11 @@ void gradeconfig_print_defaults(FILE *f)
 /* ---- a graded run ------------------------------------------------------------------------- */
 
 /* Grading compares particle frames; the surface, USD stage and previews a scene may turn on
- * would only cost time and disk in every run. */
+ * would only cost time and disk in every run. And every graded run takes the teaching stepping:
+ * the reference's production stepping (a scene's production group) is not what the student's
+ * track runs, and the recorded frames, cases and calibration were made without it. */
 static const char *const gc_outputs_off[] = { "output.surface=false", "output.usd=false",
-                                              "output.preview=false" };
+                                              "output.preview=false", "production.integrator=none" };
 #define GC_NOUTPUTS_OFF (sizeof gc_outputs_off / sizeof gc_outputs_off[0])
 
 /* Which solver the student's pipeline runs: the student track adds no solvers of its own
@@ -627,7 +629,7 @@ static int gc_check_own_jacobi(GradeRun *run, const Scene *s, const char *solver
 static int gc_load_run_scene(const char *path, const GradeScene *sc, const char *solver, Scene *s,
                              char *err, size_t errlen)
 {
-    const char *over[GC_MAX_SET + 4];
+    const char *over[GC_MAX_SET + GC_NOUTPUTS_OFF + 1];
     int nover = 0;
     for (size_t i = 0; i < GC_NOUTPUTS_OFF; i++)
         over[nover++] = gc_outputs_off[i];

@@ -349,6 +349,122 @@ START_TEST(air_air_faces_reach_no_particle)
 }
 END_TEST
 
+/* ---- production stepping ------------------------------------------------------------------ */
+
+/* A rigid rotation about the grid's centre, (u, v, w) = omega (-(y - c), x - c, 0), on every
+ * face: linear, so trilinear interpolation gives it exactly and a step's error is the
+ * integrator's own. */
+static void fill_rotation(MacGrid *g, double omega)
+{
+    double c = 0.5 * g->nx * g->dx;
+    for (int a = 0; a < 3; a++)
+        for (int k = 0; k < g->face[a].n[2]; k++)
+            for (int j = 0; j < g->face[a].n[1]; j++)
+                for (int i = 0; i < g->face[a].n[0]; i++) {
+                    double x = (i + g->face[a].off[0]) * g->dx, y = (j + g->face[a].off[1]) * g->dx;
+                    double value = a == 0 ? -omega * (y - c) : a == 1 ? omega * (x - c) : 0.0;
+                    g->vel[a][grid_face_index(g, a, i, j, k)] = (float)value;
+                }
+}
+
+/* Distance from the exact rotated position after one step of angle theta. */
+static double rotation_step_error(MacGrid *g, int order, double theta)
+{
+    double c = 0.5 * g->nx * g->dx, r = 3.0 * g->dx;
+    Vec3 x = { (float)(c + r), (float)c, (float)c };
+    Particles ps = { .pos = &x, .count = 1 };
+    ref_advect_grid(&ps, g, (float)theta, order); /* omega = 1: dt is the angle */
+    double ex = c + r * cos(theta), ey = c + r * sin(theta);
+    return hypot(x.x - ex, x.y - ey) + fabs(x.z - c);
+}
+
+/* The production step's order: one step's error shrinks as dt^(order + 1) when dt halves, so
+ * by 2^3 for RK2 and 2^4 for RK3 (Euler, dt^2: by 4, and an RK3 with a wrong weight falls to
+ * RK2's rate). Angles 0.4 and 0.2 rad keep the errors far above float rounding. */
+START_TEST(production_step_has_its_order)
+{
+    MacGrid g;
+    ck_assert_int_eq(grid_init(&g, 12, 12, 12, 0.5f), 0);
+    fill_rotation(&g, 1.0);
+    for (int order = 2; order <= 3; order++) {
+        double big = rotation_step_error(&g, order, 0.4), small = rotation_step_error(&g, order, 0.2);
+        double ratio = big / small, want = order == 2 ? 8.0 : 16.0;
+        ck_assert_msg(ratio > 0.8 * want && ratio < 1.25 * want,
+                      "RK%d through a rigid rotation: one step's error %.3g m at 0.4 rad, %.3g m at "
+                      "0.2 rad, ratio %.2f; expected %.0f (error ~ dt^%d)", order, big, small, ratio,
+                      want, order + 1);
+    }
+    grid_free(&g);
+}
+END_TEST
+
+/* The choice sim_init makes: production stepping only on a track with the step, the
+ * extrapolation reaching ceil(cfl) + 1 layers; the student track and mixes keep their advect
+ * stage at the scene's cfl. */
+START_TEST(production_stepping_only_on_the_reference_track)
+{
+    Scene sc;
+    char err[512];
+    const char *sets[] = { "production.integrator=rk3", "production.cfl=3.5" };
+    ck_assert_msg(scene_load("scenes/dam_break.json", sets, 2, &sc, err, sizeof err) == 0, "%s", err);
+    Track mixed;
+    ck_assert_int_eq(track_mix(&mixed, &student_track, &reference_track, "all", err, sizeof err), 0);
+    const struct { const Track *t; int order; float cfl; int layers; } want[] = {
+        { &reference_track, 3, 3.5f, 5 }, { &student_track, 0, sc.cfl, SIM_EXTRAPOLATE_LAYERS },
+        { &mixed, 0, sc.cfl, SIM_EXTRAPOLATE_LAYERS },
+    };
+    for (size_t q = 0; q < sizeof want / sizeof *want; q++) {
+        Sim s;
+        ck_assert_msg(sim_init(&s, &sc, want[q].t) == 0, "%s", s.error.message);
+        ck_assert_msg(s.step.order == want[q].order && s.step.cfl == want[q].cfl &&
+                      s.step.layers == want[q].layers,
+                      "%s track: stepping order %d, cfl %g, %d layers; expected %d, %g, %d",
+                      want[q].t->name, s.step.order, (double)s.step.cfl, s.step.layers,
+                      want[q].order, (double)want[q].cfl, want[q].layers);
+        sim_free(&s);
+    }
+    ck_assert_int_eq(sim_extrapolate_layers(1.0f), SIM_EXTRAPOLATE_LAYERS);
+    ck_assert_int_eq(sim_extrapolate_layers(4.0f), 5);
+    ck_assert_int_eq(sim_extrapolate_layers(4.2f), 6);
+    scene_free(&sc);
+}
+END_TEST
+
+/* Production stepping on the ball drop through its splash, against the teaching stepping: no
+ * particle lost, far fewer substeps, and the liquid in the same place (the centre of mass
+ * within a cell of the teaching run's at frame 24, after the splash). */
+START_TEST(production_stepping_follows_the_teaching_run)
+{
+    const char *teach[] = { "production.integrator=none", "output.surface=false" };
+    const char *prod[] = { "production.integrator=rk3", "output.surface=false" };
+    Sim a, b;
+    Scene sa, sb;
+    start(&a, &sa, "scenes/ball_drop.json", teach, 2);
+    start(&b, &sb, "scenes/ball_drop.json", prod, 2);
+    ck_assert_int_eq(b.step.order, 3);
+    advance(&a, 24);
+    advance(&b, 24);
+    ck_assert_uint_eq(b.particles.count, a.particles.count);
+    double ca[3] = { 0 }, cb[3] = { 0 };
+    for (size_t p = 0; p < a.particles.count; p++)
+        for (int d = 0; d < 3; d++) {
+            ca[d] += vec3_get(a.particles.pos[p], d) / (double)a.particles.count;
+            cb[d] += vec3_get(b.particles.pos[p], d) / (double)b.particles.count;
+        }
+    double off = sqrt((ca[0] - cb[0]) * (ca[0] - cb[0]) + (ca[1] - cb[1]) * (ca[1] - cb[1]) +
+                      (ca[2] - cb[2]) * (ca[2] - cb[2])) / a.grid.dx;
+    ck_assert_msg(off < 1.0, "ball_drop, frame 24: the production run's centre of mass is %.3g "
+                  "cells from the teaching run's (expected < 1)", off);
+    ck_assert_msg(b.stats.substeps * 2 <= a.stats.substeps,
+                  "ball_drop, 24 frames: %ld substeps with production stepping, %ld teaching; "
+                  "expected at most half", b.stats.substeps, a.stats.substeps);
+    sim_free(&a);
+    sim_free(&b);
+    scene_free(&sa);
+    scene_free(&sb);
+}
+END_TEST
+
 static Suite *physics_suite(void)
 {
     Suite *s = suite_create("physics");
@@ -372,6 +488,12 @@ static Suite *physics_suite(void)
     tcase_add_loop_test(scenes, air_air_faces_reach_no_particle, 0,
                         (int)(sizeof free_face_scenes / sizeof *free_face_scenes));
     suite_add_tcase(s, scenes);
+    TCase *step = tcase_create("production");
+    tcase_set_timeout(step, 120);
+    tcase_add_test(step, production_step_has_its_order);
+    tcase_add_test(step, production_stepping_only_on_the_reference_track);
+    tcase_add_test(step, production_stepping_follows_the_teaching_run);
+    suite_add_tcase(s, step);
     return s;
 }
 

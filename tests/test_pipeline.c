@@ -110,6 +110,23 @@ START_TEST(scene_agrees_with_c)
 }
 END_TEST
 
+/* Both steppings on both devices: ball_drop, which carries production stepping, at the
+ * teaching stepping; and production stepping (kernels/stages.cl's advect_grid against
+ * reference/rkstep.c) with RK2 through an event and solids, and RK3 at cfl 5 in the maze. */
+static const struct { const char *path, *sets[2]; } stepping_cases[] = {
+    { "scenes/ball_drop.json", { "production.integrator=none", "output.surface=false" } },
+    { "scenes/column_on_block.json", { "production.integrator=rk2", "production.cfl=3" } },
+    { "scenes/maze.json", { "production.integrator=rk3", "production.cfl=5" } },
+};
+
+START_TEST(stepping_agrees_with_c)
+{
+    char what[160];
+    snprintf(what, sizeof what, "%s with %s", stepping_cases[_i].path, stepping_cases[_i].sets[0]);
+    compare_scene(stepping_cases[_i].path, stepping_cases[_i].sets, 2, AGREE_FRAMES, what);
+}
+END_TEST
+
 /* ---- every solver ---------------------------------------------------------------------------- */
 
 static const char *const solver_sets[] = {
@@ -550,6 +567,8 @@ static Suite *pipeline_suite(void)
     TCase *tc = tcase_create("scenes");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, scene_agrees_with_c, 0, (int)(sizeof scene_paths / sizeof *scene_paths));
+    tcase_add_loop_test(tc, stepping_agrees_with_c, 0,
+                        (int)(sizeof stepping_cases / sizeof *stepping_cases));
     suite_add_tcase(s, tc);
     tc = tcase_create("solvers");
     tcase_set_timeout(tc, 120);

@@ -473,7 +473,7 @@ START_TEST(test_error_one_line)
     ck_assert_str_eq(err, "t.json: bad?key: unknown key (known keys here: name, description, "
                           "grid, gravity, density, frame_rate, frames, cfl, pic_flip_alpha, "
                           "particles_per_cell, seed, pressure, use_gauss_seidel, fluid, solids, "
-                          "events, output)");
+                          "events, output, production)");
     ck_assert_int_eq(scene_load_text("{", "t.json", NULL, 0, &s, small, sizeof small), -1);
     ck_assert_uint_eq(strlen(small), sizeof small - 1);
     ck_assert_int_eq(scene_load_text("{", "t.json", NULL, 0, &s, NULL, 0), -1);
@@ -614,6 +614,7 @@ static void expect_same_scene(const Scene *a, const Scene *b)
     ck_assert(a->pressure.jacobi_omega == b->pressure.jacobi_omega);
     ck_assert(a->pressure.sor_omega == b->pressure.sor_omega);
     ck_assert(a->use_gauss_seidel == b->use_gauss_seidel);
+    ck_assert(a->production.order == b->production.order && a->production.cfl == b->production.cfl);
     ck_assert(a->output.particles == b->output.particles);
     ck_assert_int_eq(a->nfluid, b->nfluid);
     ck_assert_int_eq(a->nsolids, b->nsolids);
@@ -652,6 +653,52 @@ START_TEST(test_roundtrip_minimal)
     expect_same_scene(&a, &b);
     scene_free(&a);
     scene_free(&b);
+}
+END_TEST
+
+/* ---- the production group ------------------------------------------------------------------ */
+
+/* No group: the teaching stepping, and scene.json without one; a group fills its defaults
+ * (rk3, cfl 4) into scene.json, which reads back to the same scene; "none" is the same run as
+ * no group, so scene.json leaves it out (the grader's runs rely on it); bad values are one line
+ * naming the key. */
+START_TEST(test_production_group)
+{
+    Scene a, b;
+    char err[SCENE_ERR_MAX];
+    ck_assert_msg(load(MINIMAL, NULL, 0, &a, err) == 0, "%s", err);
+    ck_assert_int_eq(a.production.order, 0);
+    ck_assert_ptr_null(strstr(a.json, "production"));
+    const char *rk[] = { "production.cfl=3" };
+    ck_assert_msg(load(MINIMAL, rk, 1, &b, err) == 0, "%s", err);
+    ck_assert_int_eq(b.production.order, 3);
+    ck_assert(b.production.cfl == 3.0f);
+    ck_assert_ptr_nonnull(strstr(b.json, "\"production\":{\"cfl\":3,\"integrator\":\"rk3\"}"));
+    Scene c;
+    ck_assert_msg(load(b.json, NULL, 0, &c, err) == 0, "%s", err);
+    expect_same_scene(&b, &c);
+    scene_free(&c);
+    const char *none[] = { "production.integrator=none" };
+    ck_assert_msg(load(b.json, none, 1, &c, err) == 0, "%s", err);
+    ck_assert_int_eq(c.production.order, 0);
+    ck_assert_str_eq(c.json, a.json);
+    scene_free(&a);
+    scene_free(&b);
+    scene_free(&c);
+    const char *rk2[] = { "production.integrator=rk2" };
+    ck_assert_msg(load(MINIMAL, rk2, 1, &a, err) == 0, "%s", err);
+    ck_assert_int_eq(a.production.order, 2);
+    ck_assert(a.production.cfl == 4.0f);
+    scene_free(&a);
+    const char *bad[] = { "production.integrator=euler" };
+    expect_error_ov(MINIMAL, bad, 1, "t.json: production.integrator: expected one of \"none\", "
+                    "\"rk2\", \"rk3\", got \"euler\" (set by --set production.integrator=euler)");
+    expect_error("{\"name\": \"min\", \"grid\": {\"resolution\": [8, 6, 7], \"cell_size\": 0.5}, "
+                 "\"production\": {\"cfl\": 0}}",
+                 "t.json: production.cfl: expected a number > 0, got 0");
+    expect_error("{\"name\": \"min\", \"grid\": {\"resolution\": [8, 6, 7], \"cell_size\": 0.5}, "
+                 "\"production\": {\"order\": 3}}",
+                 "t.json: production.order: unknown key (known keys here: integrator, cfl)");
 }
 END_TEST
 
@@ -758,6 +805,7 @@ static Suite *scene_suite(void)
     suite_add_tcase(s, tc);
 
     tc = tcase_create("misc");
+    tcase_add_test(tc, test_production_group);
     tcase_add_test(tc, test_free_safe);
     tcase_add_test(tc, test_print_schema);
     suite_add_tcase(s, tc);
