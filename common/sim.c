@@ -263,7 +263,7 @@ static int host_gradient(Sim *s, float dt)
 
 static int host_extrapolate(Sim *s)
 {
-    given_extrapolate(&s->grid, s->step.layers, s->extrap_scratch);
+    given_extrapolate(&s->grid, s->step.reach, s->extrap_scratch);
     return 0;
 }
 
@@ -361,13 +361,19 @@ int sim_substep(Sim *s, float dt)
 
 /* ---- frames ------------------------------------------------------------------------------ */
 
-float sim_cfl_dt_for(const Sim *s, float vmax2)
+/* The fastest a particle may go within the substep: Bridson (2nd ed., sec. 3.3) adds
+ * sqrt(5 dx |g|) for the speed gravity adds within the step, so a fluid starting at rest does
+ * not take one huge first step. */
+static float sim_speed_bound(const Sim *s, float vmax2)
 {
-    /* Bridson (2nd ed., sec. 3.3) adds sqrt(5 dx |g|) for the speed gravity adds within the
-     * step, so a fluid starting at rest does not take one huge first step. */
     Vec3 gr = s->scene->gravity;
     float gmag = sqrtf(gr.x * gr.x + gr.y * gr.y + gr.z * gr.z);
-    float umax = sqrtf(vmax2) + sqrtf(5.0f * s->grid.dx * gmag);
+    return sqrtf(vmax2) + sqrtf(5.0f * s->grid.dx * gmag);
+}
+
+float sim_cfl_dt_for(const Sim *s, float vmax2)
+{
+    float umax = sim_speed_bound(s, vmax2);
     return umax > 0.0f ? s->step.cfl * s->grid.dx / umax : INFINITY;
 }
 
@@ -407,7 +413,13 @@ static int sim_step(Sim *s, double remaining, double *taken)
     /* Split what is left evenly rather than finish with a sliver of a substep. */
     dt = dt >= remaining ? remaining : dt > 0.5 * remaining ? 0.5 * remaining : dt;
     *taken = dt;
-    return sim_substep(s, (float)dt);
+    if (s->step.order) { /* as far as this dt carries the fastest particle, and one face more */
+        int reach = sim_extrapolate_layers((float)(sim_speed_bound(s, vmax2) * dt / s->grid.dx));
+        s->step.reach = reach < s->step.layers ? reach : s->step.layers;
+    }
+    int rc = sim_substep(s, (float)dt);
+    s->step.reach = s->step.layers;
+    return rc;
 }
 
 /* A frame starts: its counters, and the state to a device that has a stale copy. */
@@ -526,6 +538,7 @@ static void sim_choose_stepping(Sim *s)
     s->step = (SimStepping){ .order = production ? sc->production.order : 0,
                              .cfl = production ? sc->production.cfl : sc->cfl };
     s->step.layers = production ? sim_extrapolate_layers(s->step.cfl) : SIM_EXTRAPOLATE_LAYERS;
+    s->step.reach = s->step.layers;
 }
 
 static const NamedSolver *sim_track_solver(const Track *t, const char *name)

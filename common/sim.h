@@ -60,7 +60,9 @@ typedef struct {
 typedef struct {
     int order;          /* 0: the track's advect stage; 2 or 3: Track.advect_grid's RK order */
     float cfl;          /* cells the fastest particle may cross in a substep */
-    int layers;         /* AIR faces the extrapolation fills beyond the fluid */
+    int layers;         /* AIR faces the extrapolation fills beyond the fluid, at most */
+    int reach;          /* this substep's: production stepping extrapolates only as far as
+                         * its dt can carry the fastest particle (sim_step), never past layers */
 } SimStepping;
 
 /* The extrapolation's reach for a substep of cfl cells: a particle that starts in a FLUID cell

@@ -204,7 +204,7 @@ static int pipe_phase_gradient(Sim *s, float dt)
 static int pipe_phase_extrapolate(Sim *s)
 {
     Pipe *P = pipe_of(s);
-    pipe_extrapolate(&P->state, &s->grid, s->step.layers);
+    pipe_extrapolate(&P->state, &s->grid, s->step.reach);
     return pipe_finish(P, s);
 }
 
