@@ -27,18 +27,32 @@ typedef struct {
     const char *label, *scene;
     const char *sets[4];
     int nsets, frames;
+    unsigned kinds;         /* which of RUN_* (bit 1 << kind) this case runs */
+    int repeats;            /* alternating rounds; 0: SCENE_REPEATS */
 } SceneCase;
+
+/* The runs of a case: the C yardstick (MIC(0)-PCG at the teaching stepping, CFL 1: a fixed
+ * ruler that survives a noisy machine), the OpenCL pipeline at the teaching stepping, and the
+ * OpenCL pipeline as shipped, with the scene's production stepping (RK3 through the grid at
+ * CFL 4, scenes/README.md). */
+enum { RUN_YARD, RUN_TEACH, RUN_PROD, RUN_KINDS };
+#define RUN_ALL ((1u << RUN_YARD) | (1u << RUN_TEACH) | (1u << RUN_PROD))
+static const char *const run_names[RUN_KINDS] = { "C yardstick", "OpenCL, teaching",
+                                                  "OpenCL, production" };
 
 /* Whole scenes from frame 0, through the splash (the first frames of a falling ball are quiet
  * and cheap; the substeps and solver iterations that cost come when it lands): ball_drop at
- * 32^3 (as shipped) and 64^3 (same 8 m box, finer cells) for 30 frames, and the dam break at
- * 128x64x64 (GridFluidSim3D's) for 10. The OpenCL run uses the scene's own solver, as shipped;
- * the yardstick in the same run is the C reference with MIC(0)-PCG. */
+ * 32^3 (as shipped) and 64^3 (same 8 m box, finer cells) for 30 frames, the dam break at
+ * 128x64x64 (GridFluidSim3D's) for 10, and the ball at 128^3 for 20 (once each: the OpenCL
+ * runs alone take some three minutes there, and the yardstick of the same run is the rows
+ * above). The OpenCL runs use the scene's own solver, as shipped. */
 static const SceneCase scene_cases[] = {
-    { "ball_drop 32^3", "scenes/ball_drop.json", { NULL }, 0, 30 },
-    { "ball_drop 64^3", "scenes/ball_drop.json", { "grid.resolution=[64,64,64]", "grid.cell_size=0.125" }, 2, 30 },
+    { "ball_drop 32^3", "scenes/ball_drop.json", { NULL }, 0, 30, RUN_ALL, 0 },
+    { "ball_drop 64^3", "scenes/ball_drop.json", { "grid.resolution=[64,64,64]", "grid.cell_size=0.125" }, 2, 30, RUN_ALL, 0 },
     { "dam_break 128x64x64", "scenes/dam_break.json",
-      { "grid.resolution=[128,64,64]", "grid.cell_size=0.0375" }, 2, 10 },
+      { "grid.resolution=[128,64,64]", "grid.cell_size=0.0375" }, 2, 10, RUN_ALL, 0 },
+    { "ball_drop 128^3", "scenes/ball_drop.json", { "grid.resolution=[128,128,128]", "grid.cell_size=0.0625" }, 2, 20,
+      (1u << RUN_TEACH) | (1u << RUN_PROD), 1 },
 };
 enum { SCENE_REPEATS = 3 };
 
@@ -201,6 +215,7 @@ typedef struct {
     int frames;
     double seconds, phase_ms[PHASE_COUNT];
     long cells, faces;
+    int order, layers;      /* the stepping: RK order (0: advect stage), extrapolation layers */
     char solver[200];
     char error[512];
 } SceneResult;
@@ -226,18 +241,20 @@ static int bench_start(Sim *s, Scene *sc, const char *path, const char *const *s
     return 0;
 }
 
-/* One whole run: device 0 is the yardstick (C, MIC(0)-PCG), 1 the OpenCL pipeline as shipped. */
-static SceneResult bench_scene(const SceneCase *c, int device)
+/* One whole run of kind RUN_*: the yardstick in C with MIC(0)-PCG, or the OpenCL pipeline. */
+static SceneResult bench_scene(const SceneCase *c, int kind)
 {
     SceneResult r = { 0 };
     Scene sc;
     Sim s;
     const char *sets[6];
-    int nsets = 0;
+    int nsets = 0, device = kind != RUN_YARD;
     for (int q = 0; q < c->nsets; q++)
         sets[nsets++] = c->sets[q];
-    if (!device)
+    if (kind == RUN_YARD)
         sets[nsets++] = "pressure.solver=pcg";
+    if (kind != RUN_PROD)
+        sets[nsets++] = "production.integrator=none";
     memset(&sc, 0, sizeof sc);
     memset(&s, 0, sizeof s);
     if (bench_start(&s, &sc, c->scene, sets, nsets, device, r.error, sizeof r.error) == 0) {
@@ -258,6 +275,8 @@ static SceneResult bench_scene(const SceneCase *c, int device)
         r.iterations = s.stats.solve_iterations;
         r.cells = (long)grid_cells(&s.grid);
         r.faces = (long)(grid_faces(&s.grid, 0) + grid_faces(&s.grid, 1) + grid_faces(&s.grid, 2));
+        r.order = s.step.order;
+        r.layers = s.step.layers;
         for (int q = 0; q < PHASE_COUNT; q++)
             r.phase_ms[q] = r.substeps ? 1e3 * s.stats.seconds[q] / (double)r.substeps : 0.0;
         sim_free(&s);
@@ -276,9 +295,11 @@ static SceneResult bench_scene(const SceneCase *c, int device)
  *   divergence  face velocities and cell types in, divergence out
  *   pressure    per iteration the CG vectors: p, r (double), s, t, z and the cell types
  *   gradient    face velocities in and out, p and cell types in
- *   extrapolate per layer face velocities in and out and a flag per face
+ *   extrapolate per layer face velocities in and out and a flag per face (production
+ *               stepping: its most layers, though a substep cut short runs fewer)
  *   g2p         positions, velocities, face velocities and the FLIP copy in; velocities out
- *   advect      positions and velocities in, positions out
+ *   advect      positions and velocities in, positions out; production stepping: positions
+ *               in and out, and the face velocities its samples gather, read once
  *   keep_inside positions and velocities in and out, cell types in
  * Over the whole grid: the pipeline launches divergence, gradient, the solvers and
  * extrapolation on the box around the FLUID cells only, so where that box is small their
@@ -297,9 +318,9 @@ static double bench_phase_bytes(SimPhase q, const SceneResult *r)
     case PHASE_DIVERGENCE: return 4.0 * nf + 5.0 * nc;
     case PHASE_PRESSURE: return its * 65.0 * nc;
     case PHASE_GRADIENT: return 8.0 * nf + 5.0 * nc;
-    case PHASE_EXTRAPOLATE: return SIM_EXTRAPOLATE_LAYERS * 10.0 * nf;
+    case PHASE_EXTRAPOLATE: return r->layers * 10.0 * nf;
     case PHASE_G2P: return 36.0 * np + 8.0 * nf;
-    case PHASE_ADVECT: return 36.0 * np;
+    case PHASE_ADVECT: return r->order ? 24.0 * np + 4.0 * nf : 36.0 * np;
     case PHASE_KEEP_INSIDE: return 48.0 * np + nc;
     default: return 0.0;
     }
@@ -331,45 +352,82 @@ static const SceneResult *bench_median_run(const SceneResult *r, int n)
     return best;
 }
 
-static void bench_print_scene(const SceneCase *c, const SceneResult *yard, const SceneResult *cl,
-                              int n, double bandwidth)
+static double bench_per_frame(const SceneResult *r)
 {
-    const SceneResult *y = bench_median_run(yard, n), *d = bench_median_run(cl, n);
-    printf("\n%s: %zu particles at the end, frames 1-%d, median of %d alternating runs\n",
-           c->label, d->particles, c->frames, n);
+    return r->frames ? r->seconds / r->frames : 0.0;
+}
+
+/* One run's line: time and work per frame. */
+static void bench_print_run(const char *name, const SceneResult *r)
+{
+    printf("  %-20s %7.3f s/frame  %6.2f substeps/frame  %7ld solver iterations (%5.1f per "
+           "solve)  %ld unconverged  %s\n", name, bench_per_frame(r),
+           r->frames ? (double)r->substeps / r->frames : 0.0, r->iterations,
+           r->substeps ? (double)r->iterations / (double)r->substeps : 0.0, r->unconverged,
+           r->solver);
+    if (!r->ok)
+        printf("  %s did not finish: %s\n", name, r->error);
+}
+
+/* One stage's row: the OpenCL runs' ms per substep against C's and against the bandwidth
+ * bound, and whether the device lost to C at the same (teaching) stepping. */
+static void bench_print_stage(SimPhase q, const SceneResult *best[RUN_KINDS], double bandwidth)
+{
+    const SceneResult *y = best[RUN_YARD], *t = best[RUN_TEACH], *p = best[RUN_PROD];
+    char cell[RUN_KINDS][16], bound_cell[2][24];
+    for (int k = 0; k < RUN_KINDS; k++)
+        snprintf(cell[k], sizeof cell[k], best[k] ? "%.2f" : "-", best[k] ? best[k]->phase_ms[q] : 0.0);
     for (int k = 0; k < 2; k++) {
-        const SceneResult *r = k ? d : y;
-        printf("  %-22s %7.3f s/frame  %6.2f substeps/frame  %7ld solver iterations (%5.1f per "
-               "solve)  %ld unconverged  %s\n", k ? "OpenCL, as shipped" : "C yardstick",
-               r->frames ? r->seconds / r->frames : 0.0,
-               r->frames ? (double)r->substeps / r->frames : 0.0, r->iterations,
-               r->substeps ? (double)r->iterations / (double)r->substeps : 0.0, r->unconverged,
-               r->solver);
-        if (!r->ok)
-            printf("  %s did not finish: %s\n", k ? "OpenCL" : "C", r->error);
-    }
-    printf("  ratio: OpenCL %.2fx faster than the yardstick\n",
-           d->seconds > 0 ? y->seconds / d->seconds : 0.0);
-    printf("  %-12s %9s %9s %9s %8s %9s %10s %8s\n", "OpenCL stage", "ms/step", "C ms/step",
-           "MB/step", "GB/s", "bound ms", "x bound", "target");
-    for (int q = 0; q < PHASE_COUNT; q++) {
-        double bytes = bench_phase_bytes((SimPhase)q, d);
-        double gbs = d->phase_ms[q] > 0 ? bytes / (d->phase_ms[q] * 1e-3) / 1e9 : 0.0;
+        const SceneResult *r = k ? p : t;
+        double bytes = r ? bench_phase_bytes(q, r) : 0.0;
         double bound = bandwidth > 0 ? 1e3 * bytes / (bandwidth * 1e9) : 0.0;
-        double target = bench_target_ms((SimPhase)q);
-        char tcell[32] = "";
-        if (target > 0)
-            snprintf(tcell, sizeof tcell, "%4.0f %s", target, d->phase_ms[q] <= target ? "ok" : "miss");
-        if (d->ok && d->phase_ms[q] < 0.005) { /* no pass of its own: the pipeline's gravity */
-            printf("  %-12s %9.2f %9.2f %9s %8s %9.3f %10s %8s\n", sim_phase_names[q],
-                   d->phase_ms[q], y->phase_ms[q], "-", "-", bound, "fused", tcell);
-            continue;
-        }
-        printf("  %-12s %9.2f %9.2f %9.2f %8.2f %9.3f %9.1fx %8s\n", sim_phase_names[q],
-               d->phase_ms[q], y->phase_ms[q], bytes / 1e6, gbs, bound,
-               bound > 0 ? d->phase_ms[q] / bound : 0.0, tcell);
+        if (!r || bound <= 0)
+            snprintf(bound_cell[k], sizeof bound_cell[k], "-");
+        else if (r->ok && r->phase_ms[q] < 0.005) /* no pass of its own: the pipeline's gravity */
+            snprintf(bound_cell[k], sizeof bound_cell[k], "fused");
+        else
+            snprintf(bound_cell[k], sizeof bound_cell[k], "%.1fx", r->phase_ms[q] / bound);
     }
+    double target = bench_target_ms(q);
+    char tcell[32] = "";
+    if (target > 0 && t)
+        snprintf(tcell, sizeof tcell, "%4.0f %s", target, t->phase_ms[q] <= target ? "ok" : "miss");
+    const char *lost = y && t && t->phase_ms[q] > y->phase_ms[q] ? "SLOWER" : "";
+    printf("  %-12s %9s %9s %9s %9s %9s %8s %6s\n", sim_phase_names[q], cell[RUN_TEACH],
+           cell[RUN_PROD], cell[RUN_YARD], bound_cell[0], bound_cell[1], tcell, lost);
+}
+
+static void bench_print_scene(const SceneCase *c, SceneResult res[RUN_KINDS][SCENE_REPEATS], int n,
+                              double bandwidth)
+{
+    const SceneResult *best[RUN_KINDS] = { NULL, NULL, NULL };
+    for (int k = 0; k < RUN_KINDS; k++)
+        if (c->kinds & (1u << k))
+            best[k] = bench_median_run(res[k], n);
+    const SceneResult *any = best[RUN_PROD] ? best[RUN_PROD] : best[RUN_TEACH];
+    printf("\n%s: %zu particles at the end, frames 1-%d, median of %d alternating run%s\n",
+           c->label, any ? any->particles : (size_t)0, c->frames, n, n == 1 ? "" : "s");
+    for (int k = 0; k < RUN_KINDS; k++)
+        if (best[k])
+            bench_print_run(run_names[k], best[k]);
+    if (best[RUN_YARD] && best[RUN_TEACH] && best[RUN_PROD])
+        printf("  ratio: the yardstick's s/frame over OpenCL's: %.2fx teaching, %.2fx production "
+               "(production over teaching %.2fx)\n",
+               bench_per_frame(best[RUN_YARD]) / fmax(bench_per_frame(best[RUN_TEACH]), 1e-9),
+               bench_per_frame(best[RUN_YARD]) / fmax(bench_per_frame(best[RUN_PROD]), 1e-9),
+               bench_per_frame(best[RUN_TEACH]) / fmax(bench_per_frame(best[RUN_PROD]), 1e-9));
+    else if (best[RUN_TEACH] && best[RUN_PROD])
+        printf("  ratio: OpenCL teaching over production, s/frame: %.2fx (no yardstick run at this "
+               "size: see the rows above)\n",
+               bench_per_frame(best[RUN_TEACH]) / fmax(bench_per_frame(best[RUN_PROD]), 1e-9));
+    printf("  %-12s %9s %9s %9s %9s %9s %8s %6s\n", "stage", "teach ms", "prod ms", "C ms",
+           "x bound", "x bound", "target", "");
+    printf("  %-12s %9s %9s %9s %9s %9s %8s %6s\n", "(per substep)", "OpenCL", "OpenCL", "yard",
+           "teach", "prod", "", "");
+    for (int q = 0; q < PHASE_COUNT; q++)
+        bench_print_stage((SimPhase)q, best, bandwidth);
     printf("  (bound = the bytes the stage must move / the device's triad bandwidth %.1f GB/s; "
+           "SLOWER: the device's teaching run took longer than the C yardstick's in this stage; "
            "targets are the issue's, for 64^3; fused: on OpenCL, gravity is added by "
            "divergence's read and gradient's write; classify's cell types are written in p2g's "
            "normalize pass, and its row is the search for the FLUID box)\n", bandwidth);
@@ -393,12 +451,15 @@ static json_t *bench_run_json(const SceneResult *r, double bandwidth)
                      r->frames ? r->seconds / r->frames : 0.0, "stages", stages);
 }
 
-static json_t *bench_scene_json(const SceneCase *c, const SceneResult *yard, const SceneResult *cl,
+static json_t *bench_scene_json(const SceneCase *c, SceneResult res[RUN_KINDS][SCENE_REPEATS],
                                 int n, double bandwidth[DEVICES])
 {
+    static const char *const keys[RUN_KINDS] = { "c_yardstick", "opencl", "opencl_production" };
     json_t *o = json_pack("{s:s, s:i, s:i}", "case", c->label, "frames", c->frames, "runs", n);
-    json_object_set_new(o, "c_yardstick", bench_run_json(bench_median_run(yard, n), bandwidth[0]));
-    json_object_set_new(o, "opencl", bench_run_json(bench_median_run(cl, n), bandwidth[1]));
+    for (int k = 0; k < RUN_KINDS; k++)
+        if (c->kinds & (1u << k))
+            json_object_set_new(o, keys[k], bench_run_json(bench_median_run(res[k], n),
+                                                           bandwidth[k != RUN_YARD]));
     return o;
 }
 
@@ -724,14 +785,16 @@ int main(int argc, char **argv)
     size_t ncases = sizeof scene_cases / sizeof *scene_cases;
     int runs = quick ? 1 : SCENE_REPEATS;
     for (size_t c = 0; c < (quick ? 1 : ncases); c++) {
-        SceneResult yard[SCENE_REPEATS], cl[SCENE_REPEATS];
-        for (int q = 0; q < runs; q++) { /* alternating, so a noisy minute hits both alike */
-            yard[q] = bench_scene(&scene_cases[c], 0);
-            cl[q] = bench_scene(&scene_cases[c], 1);
-        }
-        bench_print_scene(&scene_cases[c], yard, cl, runs, bandwidth[1]);
+        static SceneResult res[RUN_KINDS][SCENE_REPEATS];
+        const SceneCase *sc = &scene_cases[c];
+        int n = quick ? 1 : sc->repeats ? sc->repeats : runs;
+        for (int q = 0; q < n; q++) /* alternating, so a noisy minute hits every kind alike */
+            for (int k = 0; k < RUN_KINDS; k++)
+                if (sc->kinds & (1u << k))
+                    res[k][q] = bench_scene(sc, k);
+        bench_print_scene(sc, res, n, bandwidth[1]);
         fflush(stdout);
-        json_array_append_new(scenes, bench_scene_json(&scene_cases[c], yard, cl, runs, bandwidth));
+        json_array_append_new(scenes, bench_scene_json(sc, res, n, bandwidth));
     }
     json_object_set_new(root, "scenes", scenes);
     if (!quick) {
