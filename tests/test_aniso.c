@@ -31,8 +31,7 @@ static void seed_box(Particles *ps, const MacGrid *g, const int lo[3], const int
 static void build_both(const Particles *ps, const MacGrid *g, int refine, Mesh *iso, Mesh *an)
 {
     char err[512];
-    SurfaceSettings set = surface_defaults();
-    set.refine = refine ? refine : set.refine;
+    SurfaceSettings set = refine ? surface_defaults_at(refine) : surface_defaults();
     ck_assert_msg(surface_build(ps, g, &set, iso, err, sizeof err) == 0, "%s", err);
     ck_assert_msg(surface_build_anisotropic(ps, g, &set, 8, an, err, sizeof err) == 0, "%s", err);
 }

@@ -323,8 +323,7 @@ START_TEST(surface_agrees_with_c)
     char err[512];
     /* the default (refine 1), then refine 2, the default until issue 42 */
     for (int refine = 1; refine <= 2; refine++) {
-    SurfaceSettings set = surface_defaults();
-    set.refine = refine;
+    SurfaceSettings set = surface_defaults_at(refine);
     ck_assert_msg(pipeline_surface(d, &r.sim, &set, &dev) == 0, "%s: opencl surface: %s", path,
                   r.sim.error.message);
     ck_assert_msg(surface_build(&r.sim.particles, &r.sim.grid, &set, &c, err, sizeof err) == 0,
@@ -387,8 +386,7 @@ START_TEST(aniso_surface_agrees_with_c)
     int ppc = r.scene.particles_per_cell;
     /* the default (refine 1), then refine 2, the default until issue 42 */
     for (int refine = 1; refine <= 2; refine++) {
-    SurfaceSettings set = surface_defaults();
-    set.refine = refine;
+    SurfaceSettings set = surface_defaults_at(refine);
     ck_assert_msg(pipeline_surface_anisotropic(d, &r.sim, &set, &dev) == 0 &&
                   pipeline_surface_anisotropic(d, &r.sim, &set, &again) == 0,
                   "%s: opencl anisotropic surface: %s", path, r.sim.error.message);

@@ -173,8 +173,7 @@ START_TEST(test_one_particle)
     Mesh m;
     mesh_init(&m);
     /* refine 2, the default until issue 42; then the default, refine 1 */
-    SurfaceSettings fine = surface_defaults();
-    fine.refine = 2;
+    SurfaceSettings fine = surface_defaults_at(2);
     build(&ps, &g, &fine, &m);
     ck_assert_uint_gt(m.ntris, 8);
     long chi = assert_closed(&m, "one particle");
@@ -183,14 +182,13 @@ START_TEST(test_one_particle)
      * crosses the sphere ends within the kernel or at phi = R beyond it). A linear
      * interpolant of a convex function puts every vertex on or inside the sphere, and with
      * h = 0.05 not nearer the centre than r / 4. */
-    const double r = SURFACE_DEFAULT_RADIUS_CELLS * 0.1;
-    one_particle_distances(&m, p, r);
+    one_particle_distances(&m, p, fine.radius_cells * 0.1);
     /* h = dx: only the node 0.27 dx from the particle is inside, an octahedron around it */
     build(&ps, &g, NULL, &m);
     ck_assert_uint_eq(m.ntris, 8);
     chi = assert_closed(&m, "one particle, default refine");
     ck_assert_msg(chi == 2, "one particle, default refine: V - E + F = %ld, expected 2", chi);
-    one_particle_distances(&m, p, r);
+    one_particle_distances(&m, p, surface_defaults().radius_cells * 0.1);
     mesh_free(&m);
     part_free(&ps);
     grid_free(&g);
@@ -225,8 +223,7 @@ START_TEST(test_ball_closed)
     Mesh m;
     mesh_init(&m);
     for (int refine = 1; refine <= 3; refine++) {
-        SurfaceSettings set = surface_defaults();
-        set.refine = refine;
+        SurfaceSettings set = surface_defaults_at(refine);
         build(&ps, &g, &set, &m);
         char what[64];
         snprintf(what, sizeof what, "ball r=5 cells, refine %d", refine);
@@ -301,11 +298,9 @@ START_TEST(test_vertices_on_zero_set)
     mesh_init(&m);
     /* refine 2 (the default until issue 42), then the default: h / 4 of each */
     for (int refine = 2; refine >= 1; refine--) {
-    SurfaceSettings set = surface_defaults();
-    set.refine = refine;
+    SurfaceSettings set = surface_defaults_at(refine);
     build(&ps, &g, &set, &m);
-    const double r = SURFACE_DEFAULT_RADIUS_CELLS * dx, R = SURFACE_DEFAULT_KERNEL_CELLS * dx,
-                 h = dx / refine;
+    const double r = set.radius_cells * dx, R = set.kernel_cells * dx, h = dx / refine;
     double worst = 0.0;
     size_t at = 0;
     for (size_t v = 0; v < m.nverts; v++) {
@@ -396,8 +391,7 @@ START_TEST(test_pool_against_walls)
     seed_shape(&ps, &g, &pool, 5); /* every non-solid cell with z < 7: all four walls, floor */
     Mesh m;
     mesh_init(&m);
-    SurfaceSettings fine = surface_defaults();
-    fine.refine = 2;
+    SurfaceSettings fine = surface_defaults_at(2);
     build(&ps, &g, &fine, &m);
     long chi = assert_closed(&m, "pool");
     ck_assert_msg(chi == 2, "pool: V - E + F = %ld, expected 2", chi);
@@ -410,13 +404,13 @@ START_TEST(test_pool_against_walls)
                   "pool: volume %g cells, expected between %g and %g", got,
                   16.2 * 16.2 * 5.0, 18.0 * 18.0 * 6.0);
     /* The default, refine 1: the nodes on the walls are outside and the next ones a cell in,
-     * so the surface meets each wall 0.5 to 1 cell from it: between (16^2 x 4.5) and the box.
-     * Measured 1297 cells. */
+     * so the surface meets each wall 0.5 to 1 cell from it: between (16^2 x 4.5) and the box. */
     build(&ps, &g, NULL, &m);
     chi = assert_closed(&m, "pool, default refine");
     ck_assert_msg(chi == 2, "pool, default refine: V - E + F = %ld, expected 2", chi);
     assert_vertices_clear(&m, &g, "pool, default refine");
     got = mesh_volume(&m) / cell3;
+    printf("test_surface: pool of 18 x 18 x 6 cells: %.0f cells enclosed at the default refine\n", got);
     ck_assert_msg(got > 16.0 * 16.0 * 4.5 && got < 18.0 * 18.0 * 6.0,
                   "pool, default refine: volume %g cells, expected between %g and %g", got,
                   16.0 * 16.0 * 4.5, 18.0 * 18.0 * 6.0);
@@ -445,15 +439,13 @@ START_TEST(test_grid_not_cubic)
     ck_assert_msg(chi == 4, "22x13x17 grid, default refine: V - E + F = %ld, expected 4 (two "
                   "balls)", chi);
     assert_vertices_clear(&m, &g, "22x13x17 grid, default refine");
-    SurfaceSettings fine = surface_defaults();
-    fine.refine = 2;
+    SurfaceSettings fine = surface_defaults_at(2);
     build(&ps, &g, &fine, &m);
     chi = assert_closed(&m, "22x13x17 grid");
     ck_assert_msg(chi == 4, "22x13x17 grid: V - E + F = %ld, expected 4 (two balls)", chi);
     assert_vertices_clear(&m, &g, "22x13x17 grid");
     /* Away from solids (2 sqrt(3) h, over twice the push-off) every vertex is on the zero set. */
-    const double r = SURFACE_DEFAULT_RADIUS_CELLS * dx, R = SURFACE_DEFAULT_KERNEL_CELLS * dx,
-                 h = dx / 2;
+    const double r = fine.radius_cells * dx, R = fine.kernel_cells * dx, h = dx / 2;
     size_t checked = 0;
     for (size_t v = 0; v < m.nverts; v++) {
         double x[3] = { m.xyz[3 * v], m.xyz[3 * v + 1], m.xyz[3 * v + 2] };
@@ -702,8 +694,7 @@ START_TEST(test_polygonise_sphere)
     make_grid(&g, 8, 0.1f);
     SurfaceGrid fine;
     char err[256] = "";
-    SurfaceSettings set = surface_defaults();
-    set.refine = 2;   /* h = 0.05: the sphere 5 h across */
+    SurfaceSettings set = surface_defaults_at(2);   /* h = 0.05: the sphere 5 h across */
     ck_assert_msg(surface_grid(&g, &set, &fine, err, sizeof err) == 0, "surface_grid: %s", err);
     ck_assert_int_eq(fine.n[0], 8 * 2);
     enum { P = SURFACE_BRICK + 1 };
@@ -949,8 +940,8 @@ START_TEST(test_cubes_random_fields)
 END_TEST
 
 /* The default's budget: a seeded ball of radius 8 cells (area 804 cells^2) at the default
- * refine within 4 triangles per cell^2 of its area (measured 3.2), and refine 2 at least
- * 3 times that (measured 4.0x): the setting changes the resolution. */
+ * refine within 4 triangles per cell^2 of its area (measured 3.3), and refine 2 at least
+ * 3 times that (measured 3.9x): the setting changes the resolution. */
 START_TEST(test_ball_triangle_budget)
 {
     MacGrid g;
@@ -966,8 +957,7 @@ START_TEST(test_ball_triangle_budget)
     ck_assert_msg(coarse > area && coarse < 4.0 * area, "ball r=8 cells, default refine: %zu "
                   "triangles, expected between %.0f and %.0f (1 to 4 per cell^2 of its area)",
                   coarse, area, 4.0 * area);
-    SurfaceSettings fine = surface_defaults();
-    fine.refine = 2;
+    SurfaceSettings fine = surface_defaults_at(2);
     build(&ps, &g, &fine, &m);
     printf("test_surface: ball r=8 cells: %zu triangles at the default refine, %zu at 2\n", coarse, m.ntris);
     ck_assert_msg(m.ntris >= 3 * coarse, "ball r=8 cells: %zu triangles at refine 2, %zu at the "

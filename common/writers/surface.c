@@ -116,11 +116,17 @@ static void SURFACE_PRINTF(3, 4) surface_seterr(char *err, size_t errlen, const 
 
 /* ---- the mesh ------------------------------------------------------------------------ */
 
-SurfaceSettings surface_defaults(void)
+SurfaceSettings surface_defaults_at(int refine)
 {
-    SurfaceSettings s = { SURFACE_DEFAULT_REFINE, SURFACE_DEFAULT_RADIUS_CELLS,
+    SurfaceSettings s = { refine, refine > 1 ? SURFACE_FINE_RADIUS_CELLS
+                                             : SURFACE_DEFAULT_RADIUS_CELLS,
                           SURFACE_DEFAULT_KERNEL_CELLS };
     return s;
+}
+
+SurfaceSettings surface_defaults(void)
+{
+    return surface_defaults_at(SURFACE_DEFAULT_REFINE);
 }
 
 void mesh_init(Mesh *m)

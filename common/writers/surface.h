@@ -19,24 +19,29 @@ typedef struct {
 } Mesh;
 
 /* The defaults, and why (measured on seeded balls of radius 8 cells, 8 particles per cell,
- * and on scenes/ball_drop.json at 64^3, frames 1-30):
+ * and on scenes/ball_drop.json at 32^3 and 64^3, frames 1-30):
  *  - refine 1, marching cubes: the fine grid is the sim grid, as the peer's (GridFluidSim3D's)
- *    marching cubes at the sim resolution. At 64^3 it makes 22 k to 74 k triangles a frame
- *    through the splash (the peer about 63 k); refine 2 makes 4 to 6 times that (89 k to
- *    423 k) and keeps sheets one cell thin (the volume 23% higher at frame 30), for the
- *    renders that want them: output.surface_refine. Until issue 42 the default was refine 2
- *    with 6 marching tetrahedra per cube, 266 k to 1012 k triangles a frame.
+ *    marching cubes at the sim resolution. At 64^3 it makes 22 k to 79 k triangles a frame
+ *    through the splash (the peer about 63 k); refine 2 makes 4 to 5 times that (89 k to
+ *    423 k), for renders that want sheets and drops under a cell: output.surface_refine.
+ *    Until issue 42 the default was refine 2 with 6 marching tetrahedra per cube, 266 k to
+ *    1012 k triangles a frame.
  *  - kernel_cells 1.0: kernel radius R = dx, twice the particle spacing of the kit's
  *    8-per-cell seeding (dx / 2), so an interior node averages ~30 particles: smooth
  *    without rounding off features smaller than a cell.
- *  - radius_cells 0.35: particle radius r. The surface of a flat slab of particles sits
- *    where |x - xbar| = r, and xbar is pulled inward by the particles below, so a larger r
- *    inflates the liquid: on seeded balls of radius 8 cells r = 0.35 gives +4% volume
- *    (0.5 gives +11%, 0.3 gives +1%); a lone particle is a drop of radius r, and below
- *    0.35 it often falls between the nodes of the fine grid and vanishes. */
+ *  - radius_cells 0.42 at refine 1, 0.35 finer (surface_defaults_at): particle radius r. The
+ *    surface of a flat slab of particles sits where |x - xbar| = r, and xbar is pulled inward
+ *    by the particles below, so a larger r inflates the liquid: on seeded balls of radius 8
+ *    cells at refine 2 r = 0.35 gives +4% volume (0.5 gives +11%, 0.3 gives +1%), and a lone
+ *    particle is a drop of radius r, which below 0.35 often falls between the nodes and
+ *    vanishes. At refine 1 the nodes are a cell apart and splash sheets one or two particles
+ *    thick fall between them at 0.35: ball_drop 32^3 enclosed 15% less than its particles at
+ *    frame 30. At 0.42 it stays within -8%..+4% of them on every frame (0.4: -10%..+3%, 0.45:
+ *    -6%..+5%), and the 64^3 one within -5%..+4%. */
 #define SURFACE_DEFAULT_REFINE 1
 #define SURFACE_DEFAULT_KERNEL_CELLS 1.0f
-#define SURFACE_DEFAULT_RADIUS_CELLS 0.35f
+#define SURFACE_DEFAULT_RADIUS_CELLS 0.42f   /* at refine 1 */
+#define SURFACE_FINE_RADIUS_CELLS 0.35f      /* at refine 2 and finer */
 #define SURFACE_MAX_REFINE 8
 
 typedef struct {
@@ -45,7 +50,10 @@ typedef struct {
     float kernel_cells; /* kernel radius R in sim cells, (0, 4] */
 } SurfaceSettings;
 
+/* The defaults at SURFACE_DEFAULT_REFINE; surface_defaults_at: at that refine (1..MAX), the
+ * particle radius for it (see above). output.surface_refine picks the refine. */
 SurfaceSettings surface_defaults(void);
+SurfaceSettings surface_defaults_at(int refine);
 
 /* The fine grid and the field's constants, as both paths derive them from the settings and
  * the sim grid (the OpenCL path, reference/pipesurface.c, computes the same field on a device
