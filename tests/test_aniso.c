@@ -27,11 +27,14 @@ static void seed_box(Particles *ps, const MacGrid *g, const int lo[3], const int
                 }
 }
 
-/* Both surfaces at the given refine (0: the defaults). */
+/* Both surfaces at the given refine (0: the defaults). At refine 2 with the particle radius
+ * of 0.35 cells the isotropic surface had until issue 42, for which these tests' figures were
+ * measured (the default 0.42 inflates the isotropic surface by 2 to 3% more). */
 static void build_both(const Particles *ps, const MacGrid *g, int refine, Mesh *iso, Mesh *an)
 {
     char err[512];
     SurfaceSettings set = refine ? surface_defaults_at(refine) : surface_defaults();
+    set.radius_cells = refine == 2 ? 0.35f : set.radius_cells;
     ck_assert_msg(surface_build(ps, g, &set, iso, err, sizeof err) == 0, "%s", err);
     ck_assert_msg(surface_build_anisotropic(ps, g, &set, 8, an, err, sizeof err) == 0, "%s", err);
 }

@@ -35,11 +35,15 @@
  *     skips most particles of a big body of liquid, and can only close gaps smaller than a
  *     cell where every cell around holds particles; every node that is not deep still gets
  *     every particle within R (the tests check vertices against the formula).
- *     Then phi = max(phi, c - dist(x, SOLID)) with c = (1 - T_MIN / 2) h, just under the
- *     node spacing, and phi >= c on the domain's faces: a node nearer than c to a solid is
- *     outside, so an edge from an inside node (h long; its vertex at most (1 - T_MIN) h from
- *     that node) never reaches into a solid, and the surface closes before the domain ends,
- *     while a node one fine cell from a wall may still be inside. phi == 0 counts as outside.
+ *     Then phi = max(phi, c - dist(x, SOLID)) with c = h / 2, and phi >= c on the domain's
+ *     faces: the nodes on a solid's or the domain's faces are outside, and the next layer, a
+ *     fine cell in, is raised to -h / 2 at most. Solids are whole sim cells, whose faces lie
+ *     on the fine grid's planes, so a node's distance to one is 0 or at least h: an inside
+ *     node is at least h from every solid, and a vertex, at most (1 - T_MIN) h from it along
+ *     an axis edge, stays outside them and inside the domain; the surface closes before the
+ *     domain ends. It meets a wall of deep liquid 0.54 cells from it at the default refine 1
+ *     (surface_particle_volume_at), where marching tetrahedra needed sqrt(3) h for their
+ *     diagonal edges and left 0.87 cells. phi == 0 counts as outside.
  *  5. Marching cubes, with the case table mcubes.c derives from the cube's faces (why this
  *     and not marching tetrahedra: a tetrahedral split of each cube makes 2 to 4 times the
  *     triangles at the same resolution, and at the refine the eye needs the 64^3 ball_drop's
@@ -118,9 +122,7 @@ static void SURFACE_PRINTF(3, 4) surface_seterr(char *err, size_t errlen, const 
 
 SurfaceSettings surface_defaults_at(int refine)
 {
-    SurfaceSettings s = { refine, refine > 1 ? SURFACE_FINE_RADIUS_CELLS
-                                             : SURFACE_DEFAULT_RADIUS_CELLS,
-                          SURFACE_DEFAULT_KERNEL_CELLS };
+    SurfaceSettings s = { refine, SURFACE_DEFAULT_RADIUS_CELLS, SURFACE_DEFAULT_KERNEL_CELLS };
     return s;
 }
 
@@ -237,7 +239,7 @@ static int surface_grid_for(const char *who, const MacGrid *g, const SurfaceSett
     out->r = s.radius_cells * g->dx;
     out->R = s.kernel_cells * g->dx;
     out->far = out->R;
-    out->clear = (1.0f - 0.5f * SURFACE_T_MIN) * out->h;   /* see the outline, step 4 */
+    out->clear = 0.5f * out->h;   /* see the outline, step 4 */
     /* phi >= -r, so a solid farther than clear + r never changes max(phi, clear - dist); the
      * cells within rho of a node lie within ceil(rho / dx) cells of the node's own cell. */
     out->reach = (int)ceilf((out->clear + out->r) / g->dx);
@@ -1234,9 +1236,22 @@ int surface_build_anisotropic(const Particles *ps, const MacGrid *g, const Surfa
     return rc;
 }
 
-double surface_particle_volume(const Particles *ps, const MacGrid *g, int particles_per_cell)
+/* How far from a wall the surface at these settings meets it, deep liquid against the wall:
+ * the node on the wall has phi = clear = h / 2, the next one, h in, max(-r, -h / 2) (the
+ * outline, step 4); the vertex is their linear crossing. */
+static double surface_wall_gap(const MacGrid *g, const SurfaceSettings *set)
 {
-    const double dx = g->dx, band = sqrt(3.0) * dx / 2.0;   /* see surface.h */
+    double h = (double)g->dx / set->refine, clear = 0.5 * h;
+    double inside = (double)set->radius_cells * g->dx < clear ? (double)set->radius_cells * g->dx
+                                                              : clear;
+    return h * (1.0 - inside / (inside + clear));
+}
+
+double surface_particle_volume_at(const Particles *ps, const MacGrid *g, int particles_per_cell,
+                                  const SurfaceSettings *set)
+{
+    const SurfaceSettings s = set ? *set : surface_defaults();
+    const double dx = g->dx, band = surface_wall_gap(g, &s);
     const double hi[3] = { (g->nx - 1) * dx - band, (g->ny - 1) * dx - band, (g->nz - 1) * dx - band };
     size_t kept = 0;
     for (size_t p = 0; p < ps->count; p++) {
@@ -1247,6 +1262,11 @@ double surface_particle_volume(const Particles *ps, const MacGrid *g, int partic
         kept += (size_t)in;
     }
     return (double)kept * dx * dx * dx / particles_per_cell;
+}
+
+double surface_particle_volume(const Particles *ps, const MacGrid *g, int particles_per_cell)
+{
+    return surface_particle_volume_at(ps, g, particles_per_cell, NULL);
 }
 
 /* ---- PLY ----------------------------------------------------------------------------- */

@@ -29,19 +29,19 @@ typedef struct {
  *  - kernel_cells 1.0: kernel radius R = dx, twice the particle spacing of the kit's
  *    8-per-cell seeding (dx / 2), so an interior node averages ~30 particles: smooth
  *    without rounding off features smaller than a cell.
- *  - radius_cells 0.42 at refine 1, 0.35 finer (surface_defaults_at): particle radius r. The
- *    surface of a flat slab of particles sits where |x - xbar| = r, and xbar is pulled inward
- *    by the particles below, so a larger r inflates the liquid: on seeded balls of radius 8
- *    cells at refine 2 r = 0.35 gives +4% volume (0.5 gives +11%, 0.3 gives +1%), and a lone
- *    particle is a drop of radius r, which below 0.35 often falls between the nodes and
- *    vanishes. At refine 1 the nodes are a cell apart and splash sheets one or two particles
- *    thick fall between them at 0.35: ball_drop 32^3 enclosed 15% less than its particles at
- *    frame 30. At 0.42 it stays within -8%..+4% of them on every frame (0.4: -10%..+3%, 0.45:
- *    -6%..+5%), and the 64^3 one within -5%..+4%. */
+ *  - radius_cells 0.42: particle radius r. The surface of a flat slab of particles sits where
+ *    |x - xbar| = r, and xbar is pulled inward by the particles below, so a larger r inflates
+ *    the liquid (on a seeded ball of radius 8 cells at refine 2: +4% at 0.35, +11% at 0.5), and
+ *    a lone particle is a drop of radius r. Marching tetrahedra at refine 2 took 0.35; marching
+ *    cubes sample each cube along its edges only, and at 0.35 splash sheets and thin layers one
+ *    or two particles thick fell between the nodes: ball_drop 32^3 enclosed 15% less than its
+ *    particles at frame 30 (refine 1), martin_moyce's collapsed slab 18%. At 0.42 ball_drop 32^3
+ *    stays within -9%..+4% of its particles on every frame at refine 1, -7%..+5% at refine 2,
+ *    the 64^3 one within -9%..+2% at refine 1 (0.4: -10%..+3%, 0.45: -6%..+5%); a slab a few
+ *    cells thick needs refine 2 (martin_moyce: -8%; -18% at refine 1). */
 #define SURFACE_DEFAULT_REFINE 1
 #define SURFACE_DEFAULT_KERNEL_CELLS 1.0f
-#define SURFACE_DEFAULT_RADIUS_CELLS 0.42f   /* at refine 1 */
-#define SURFACE_FINE_RADIUS_CELLS 0.35f      /* at refine 2 and finer */
+#define SURFACE_DEFAULT_RADIUS_CELLS 0.42f
 #define SURFACE_MAX_REFINE 8
 
 typedef struct {
@@ -50,8 +50,8 @@ typedef struct {
     float kernel_cells; /* kernel radius R in sim cells, (0, 4] */
 } SurfaceSettings;
 
-/* The defaults at SURFACE_DEFAULT_REFINE; surface_defaults_at: at that refine (1..MAX), the
- * particle radius for it (see above). output.surface_refine picks the refine. */
+/* The defaults; surface_defaults_at: the defaults at that refine (1..SURFACE_MAX_REFINE), as
+ * output.surface_refine asks. */
 SurfaceSettings surface_defaults(void);
 SurfaceSettings surface_defaults_at(int refine);
 
@@ -69,7 +69,7 @@ typedef struct {
     float h;            /* node spacing, dx / refine */
     float r, R;         /* particle radius, kernel radius (metres) */
     float far;          /* phi with no particle within R */
-    float clear;        /* (1 - 1/2000) h: a node nearer than this to a SOLID cell is outside */
+    float clear;        /* h / 2: a node nearer than this to a SOLID cell is outside */
     int reach;          /* cells within which a SOLID cell can raise a node's phi */
     int kernel_cells;   /* ceil(R / dx): cells within which a particle can reach a node */
 } SurfaceGrid;
@@ -148,11 +148,14 @@ typedef struct {
 } MeshStats;
 
 /* The volume the surface can enclose of these particles: each stands for a cell over
- * particles_per_cell, except those in the band of sqrt(3)/2 cells along the walls, which the
- * mesh leaves out by design: the default surface meets a wall about 0.75 cell from it (its
- * nodes on the wall are outside, the next ones a cell away may be inside), as marching
- * tetrahedra at refine 2 did, for which the band was made. For comparing a mesh's volume
- * with its particles' (test_outputs, make validate, make check-physics). */
+ * particles_per_cell, except those in the band along the walls that the mesh leaves out by
+ * design, as wide as where the surface at set (NULL: the defaults) meets a wall of deep
+ * liquid: 0.54 cells at the default refine 1 (measured on ball_drop 64^3: 0.543), 0.25 at
+ * refine 2 (before issue 42 the band was 0.87 cells, marching tetrahedra's clearance). For
+ * comparing a mesh's volume with its particles' (test_outputs, make validate, make
+ * check-physics). */
+double surface_particle_volume_at(const Particles *ps, const MacGrid *g, int particles_per_cell,
+                                  const SurfaceSettings *set);
 double surface_particle_volume(const Particles *ps, const MacGrid *g, int particles_per_cell);
 
 /* The volume a closed, outward-oriented mesh encloses (m^3), by the divergence theorem: the
