@@ -444,7 +444,7 @@ START_TEST(test_grid_not_cubic)
     chi = assert_closed(&m, "22x13x17 grid");
     ck_assert_msg(chi == 4, "22x13x17 grid: V - E + F = %ld, expected 4 (two balls)", chi);
     assert_vertices_clear(&m, &g, "22x13x17 grid");
-    /* Away from solids (2 sqrt(3) h, over twice the push-off) every vertex is on the zero set. */
+    /* Away from solids (2 sqrt(3) h) every vertex is on the zero set. */
     const double r = fine.radius_cells * dx, R = fine.kernel_cells * dx, h = dx / 2;
     size_t checked = 0;
     for (size_t v = 0; v < m.nverts; v++) {

@@ -44,10 +44,14 @@
  *     domain ends. It meets a wall of deep liquid 0.54 cells from it at the default refine 1
  *     (surface_particle_volume_at), where marching tetrahedra needed sqrt(3) h for their
  *     diagonal edges and left 0.87 cells. phi == 0 counts as outside.
- *  5. Marching cubes, with the case table mcubes.c derives from the cube's faces (why this
- *     and not marching tetrahedra: a tetrahedral split of each cube makes 2 to 4 times the
- *     triangles at the same resolution, and at the refine the eye needs the 64^3 ball_drop's
- *     surface was 16x the peer's; see surface.h). A vertex sits on each axis edge with a sign
+ *  5. Marching cubes, with the case table mcubes.c derives from the cube's faces. Why this:
+ *     the 64^3 ball_drop's surface was 16x the peer's triangles (marching tetrahedra, 6 per
+ *     cube, at refine 2); the tetrahedra at refine 1 still made 66 k to 188 k a frame through
+ *     the splash, over twice the peer's 63 k, where cubes at refine 1 make 22 k to 79 k (a
+ *     tetrahedral split cuts each cube 2 to 3 times as often); welding or decimating a finer
+ *     mesh would first make the 4x larger one, then need a manifold test per collapse. Cubes
+ *     keep every vertex on a grid edge, so the field, the sharing of vertices between cubes
+ *     and the OpenCL path stay as they were. A vertex sits on each axis edge with a sign
  *     change, made once and shared by every cube on the edge: through a per-brick table when
  *     all the edge's cubes are in one brick, else through a hash map keyed by (low node, edge
  *     direction). Bricks and cubes go in index order, so the vertex and triangle order is

@@ -22,8 +22,8 @@ typedef struct {
  * and on scenes/ball_drop.json at 32^3 and 64^3, frames 1-30):
  *  - refine 1, marching cubes: the fine grid is the sim grid, as the peer's (GridFluidSim3D's)
  *    marching cubes at the sim resolution. At 64^3 it makes 22 k to 79 k triangles a frame
- *    through the splash (the peer about 63 k); refine 2 makes 4 to 5 times that (89 k to
- *    423 k), for renders that want sheets and drops under a cell: output.surface_refine.
+ *    through the splash (the peer about 63 k); refine 2 makes 4 to 6 times that (88 k to
+ *    441 k), for renders that want sheets and drops under a cell: output.surface_refine.
  *    Until issue 42 the default was refine 2 with 6 marching tetrahedra per cube, 266 k to
  *    1012 k triangles a frame.
  *  - kernel_cells 1.0: kernel radius R = dx, twice the particle spacing of the kit's
