@@ -51,4 +51,4 @@ include handout/handout.mk
         check-validate \
         pylib check-python python-examples \
         handout handout-sync check-handout check-handout-fresh check-dist \
-        view check-viewer deps help clean
+        view check-viewer check-blender deps-blender deps help clean

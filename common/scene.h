@@ -68,11 +68,16 @@ typedef struct {
         bool particles, surface, usd, preview, bricks, diffuse, surface_anisotropic;
         float brick_cells[3];   /* a brick's width, height, depth in cells */
         int diffuse_max;        /* the most diffuse particles alive at once */
+        int surface_refine;     /* both surfaces' fine grid: this many cells per sim cell and
+                                 * axis, 1..SCENE_SURFACE_REFINE_MAX (surface.h's refine) */
     } output;
     char *json;         /* the effective scene (defaults and overrides applied) as canonical
                          * JSON: sorted keys, compact, reals to 17 digits, so that
                          * scene_load_text(json) gives this same Scene back */
 } Scene;
+
+/* The largest output.surface_refine (surface.h's SURFACE_MAX_REFINE, checked equal in output.c). */
+enum { SCENE_SURFACE_REFINE_MAX = 8 };
 
 /* Room for any message but one quoting a very long key (such a message is cut, still one line). */
 enum { SCENE_ERR_MAX = 1024 };

@@ -686,6 +686,52 @@ START_TEST(anisotropic_surface_of_a_run)
 }
 END_TEST
 
+/* output.surface_refine = 2 on the run's particles, made here in C: closed and inside every
+ * frame, at least 3 times the default surface's triangles (the run's files), and within 10%
+ * of the particles' volume, as the default is (measured -7%..+5%). */
+START_TEST(refine2_surface_of_a_run)
+{
+    const char *dir = ball_drop_dir();
+    Scene sc;
+    Sim sim;
+    load_scene(&sc);
+    ck_assert_int_eq(sim_init(&sim, &sc, &reference_track), 0);
+    Particles ps;
+    part_init(&ps);
+    Mesh m, coarse;
+    mesh_init(&m);
+    mesh_init(&coarse);
+    char path[700], err[800];
+    const SurfaceSettings set = surface_defaults_at(2);
+    double worst = 0.0;
+    for (int f = 0; f <= FRAMES; f++) {
+        snprintf(path, sizeof path, "%s/particles/%06d.ply", dir, f);
+        ck_assert_msg(ply_read_particles(path, &ps, err, sizeof err) == 0, "%s", err);
+        ck_assert_msg(surface_build(&ps, &sim.grid, &set, &m, err, sizeof err) == 0, "%s", err);
+        snprintf(path, sizeof path, "ball_drop frame %d, refine 2", f);
+        assert_closed(&m, path);
+        assert_inside(&m, &sim.grid, path);
+        snprintf(path, sizeof path, "%s/surface/%06d.ply", dir, f);
+        read_mesh(path, &coarse);
+        ck_assert_msg(m.ntris >= 3 * coarse.ntris, "frame %d: %zu triangles at refine 2, %zu at "
+                      "the default: expected at least 3 times as many", f, m.ntris, coarse.ntris);
+        double vol = mesh_volume(&m),
+               fluid = surface_particle_volume_at(&ps, &sim.grid, sc.particles_per_cell, &set);
+        worst = fabs(vol / fluid - 1.0) > worst ? fabs(vol / fluid - 1.0) : worst;
+        ck_assert_msg(fabs(vol - fluid) < 0.10 * fluid, "frame %d: the refine-2 surface encloses "
+                      "%.2f m^3; the particles away from the walls fill %.2f m^3, expected within "
+                      "10%%", f, vol, fluid);
+    }
+    printf("test_outputs: ball_drop at refine 2: volume within %.1f%% of its particles'\n",
+           100.0 * worst);
+    mesh_free(&m);
+    mesh_free(&coarse);
+    part_free(&ps);
+    sim_free(&sim);
+    scene_free(&sc);
+}
+END_TEST
+
 static Suite *outputs_suite(void)
 {
     Suite *s = suite_create("outputs");
@@ -697,6 +743,7 @@ static Suite *outputs_suite(void)
     tcase_add_test(run, diffuse_only_where_it_splashes);
     tcase_add_test(run, bricks_of_a_run_agree);
     tcase_add_test(run, anisotropic_surface_of_a_run);
+    tcase_add_test(run, refine2_surface_of_a_run);
     tcase_set_timeout(run, 300); /* the first case runs the scene: ~10 s here, far more under valgrind */
     suite_add_tcase(s, run);
     TCase *resume = tcase_create("resume");

@@ -338,14 +338,18 @@ START_TEST(surface_agrees_with_c)
     mesh_init(&dev);
     mesh_init(&c);
     char err[512];
-    ck_assert_msg(pipeline_surface(d, &r.sim, NULL, &dev) == 0, "%s: opencl surface: %s", path,
+    /* the default (refine 1), then refine 2, the default until issue 42 */
+    for (int refine = 1; refine <= 2; refine++) {
+    SurfaceSettings set = surface_defaults_at(refine);
+    ck_assert_msg(pipeline_surface(d, &r.sim, &set, &dev) == 0, "%s: opencl surface: %s", path,
                   r.sim.error.message);
-    ck_assert_msg(surface_build(&r.sim.particles, &r.sim.grid, NULL, &c, err, sizeof err) == 0,
+    ck_assert_msg(surface_build(&r.sim.particles, &r.sim.grid, &set, &c, err, sizeof err) == 0,
                   "%s: %s", path, err);
     char what[256];
-    snprintf(what, sizeof what, "%s, frame %d, OpenCL surface", path, r.sim.frame);
+    snprintf(what, sizeof what, "%s, frame %d, refine %d, OpenCL surface", path, r.sim.frame,
+             refine);
     surf_assert_clean(&dev, &r.sim.grid, what);
-    snprintf(what, sizeof what, "%s, frame %d, C surface", path, r.sim.frame);
+    snprintf(what, sizeof what, "%s, frame %d, refine %d, C surface", path, r.sim.frame, refine);
     surf_assert_clean(&c, &r.sim.grid, what);
     ck_assert_msg(c.ntris > 1000, "%s: the C surface has only %zu triangles", path, c.ntris);
     double dtri = fabs((double)dev.ntris - (double)c.ntris) / (double)c.ntris;
@@ -356,7 +360,7 @@ START_TEST(surface_agrees_with_c)
     ck_assert_msg(vc > 0.0 && fabs(vd - vc) <= SURF_VOLUME_TOL * vc, "%s, frame %d: enclosed "
                   "volume %.6g m^3 on OpenCL, %.6g m^3 on C, tolerance %.3g%%", path, r.sim.frame,
                   vd, vc, 100 * SURF_VOLUME_TOL);
-    float h = r.sim.grid.dx / (float)SURFACE_DEFAULT_REFINE;
+    float h = r.sim.grid.dx / 2.0f;   /* refine 2's h at every refine: one absolute bound */
     size_t at;
     double far_dev = surf_farthest_vertex(&dev, &c, h, &at);
     ck_assert_msg(far_dev <= SURF_VERTEX_TOL_H, "%s, frame %d: OpenCL vertex %zu (%g, %g, %g) is "
@@ -367,6 +371,7 @@ START_TEST(surface_agrees_with_c)
     ck_assert_msg(far_c <= SURF_VERTEX_TOL_H, "%s, frame %d: C vertex %zu (%g, %g, %g) is %.3g h "
                   "from the nearest OpenCL vertex, tolerance %.3g h", path, r.sim.frame, at,
                   c.xyz[3 * at], c.xyz[3 * at + 1], c.xyz[3 * at + 2], far_c, SURF_VERTEX_TOL_H);
+    }
     mesh_free(&dev);
     mesh_free(&c);
     run_end(&r);
@@ -396,25 +401,30 @@ START_TEST(aniso_surface_agrees_with_c)
     mesh_init(&c);
     char err[512];
     int ppc = r.scene.particles_per_cell;
-    ck_assert_msg(pipeline_surface_anisotropic(d, &r.sim, NULL, &dev) == 0 &&
-                  pipeline_surface_anisotropic(d, &r.sim, NULL, &again) == 0,
+    /* the default (refine 1), then refine 2, the default until issue 42 */
+    for (int refine = 1; refine <= 2; refine++) {
+    SurfaceSettings set = surface_defaults_at(refine);
+    ck_assert_msg(pipeline_surface_anisotropic(d, &r.sim, &set, &dev) == 0 &&
+                  pipeline_surface_anisotropic(d, &r.sim, &set, &again) == 0,
                   "%s: opencl anisotropic surface: %s", path, r.sim.error.message);
     ck_assert_msg(dev.nverts == again.nverts && dev.ntris == again.ntris &&
                   memcmp(dev.xyz, again.xyz, dev.nverts * 3 * sizeof(float)) == 0 &&
                   memcmp(dev.tri, again.tri, dev.ntris * 3 * sizeof(uint32_t)) == 0,
                   "%s, frame %d: two OpenCL anisotropic surfaces of the same particles differ "
                   "(%zu and %zu triangles)", path, r.sim.frame, dev.ntris, again.ntris);
-    ck_assert_msg(surface_build_anisotropic(&r.sim.particles, &r.sim.grid, NULL, ppc, &c, err,
+    ck_assert_msg(surface_build_anisotropic(&r.sim.particles, &r.sim.grid, &set, ppc, &c, err,
                                             sizeof err) == 0, "%s: %s", path, err);
     char what[256];
-    snprintf(what, sizeof what, "%s, frame %d, OpenCL anisotropic surface", path, r.sim.frame);
+    snprintf(what, sizeof what, "%s, frame %d, refine %d, OpenCL anisotropic surface", path,
+             r.sim.frame, refine);
     surf_assert_clean(&dev, &r.sim.grid, what);
-    snprintf(what, sizeof what, "%s, frame %d, C anisotropic surface", path, r.sim.frame);
+    snprintf(what, sizeof what, "%s, frame %d, refine %d, C anisotropic surface", path,
+             r.sim.frame, refine);
     surf_assert_clean(&c, &r.sim.grid, what);
     ck_assert_msg(c.ntris > 1000, "%s: the C surface has only %zu triangles", path, c.ntris);
     double dtri = fabs((double)dev.ntris - (double)c.ntris) / (double)c.ntris;
     double vd = mesh_volume(&dev), vc = mesh_volume(&c);
-    float h = r.sim.grid.dx / (float)SURFACE_DEFAULT_REFINE;
+    float h = r.sim.grid.dx / 2.0f;   /* refine 2's h at every refine: one absolute bound */
     size_t at_dev, at_c;
     double far_dev = surf_farthest_vertex(&dev, &c, h, &at_dev);
     double far_c = surf_farthest_vertex(&c, &dev, h, &at_c);
@@ -436,6 +446,7 @@ START_TEST(aniso_surface_agrees_with_c)
                   "h from the nearest OpenCL vertex, tolerance %.3g h", path, r.sim.frame, at_c,
                   c.xyz[3 * at_c], c.xyz[3 * at_c + 1], c.xyz[3 * at_c + 2], far_c,
                   ANISO_VERTEX_TOL_H);
+    }
     mesh_free(&dev);
     mesh_free(&again);
     mesh_free(&c);

@@ -2,6 +2,7 @@
  * determinism and the PLY file. flipkit tests/: every assertion is a number with a tolerance,
  * and a failure names the case and the value; CK_FORK=no runs in-process for gdb. */
 #include "surface.h"
+#include "mcubes.h"
 #include "harness.h"
 
 #include <check.h>
@@ -159,6 +160,8 @@ static uint32_t le32(const unsigned char *p)
 
 /* ---- 1. closed, genus 0 -------------------------------------------------------------- */
 
+static void one_particle_distances(const Mesh *mp, Vec3 p, double r);
+
 START_TEST(test_one_particle)
 {
     MacGrid g;
@@ -169,15 +172,32 @@ START_TEST(test_one_particle)
     ck_assert_int_eq(part_push(&ps, p, zero), 0);
     Mesh m;
     mesh_init(&m);
-    build(&ps, &g, NULL, &m);
+    /* refine 2, the default until issue 42; then the default, refine 1 */
+    SurfaceSettings fine = surface_defaults_at(2);
+    build(&ps, &g, &fine, &m);
     ck_assert_uint_gt(m.ntris, 8);
     long chi = assert_closed(&m, "one particle");
     ck_assert_msg(chi == 2, "one particle: V - E + F = %ld, expected 2", chi);
-    /* One particle's field is |x - x_p| - r exactly (R = dx > r + sqrt(3) h, so every edge
-     * that crosses the sphere ends within the kernel or at phi = R beyond it). A linear
+    /* One particle's field is |x - x_p| - r exactly (R = dx > r + h, so every edge that
+     * crosses the sphere ends within the kernel or at phi = R beyond it). A linear
      * interpolant of a convex function puts every vertex on or inside the sphere, and with
-     * h = 0.05 (longest tetrahedron edge 0.087) not nearer the centre than r / 4. */
-    const double r = SURFACE_DEFAULT_RADIUS_CELLS * 0.1;
+     * h = 0.05 not nearer the centre than r / 4. */
+    one_particle_distances(&m, p, fine.radius_cells * 0.1);
+    /* h = dx: only the node 0.27 dx from the particle is inside, an octahedron around it */
+    build(&ps, &g, NULL, &m);
+    ck_assert_uint_eq(m.ntris, 8);
+    chi = assert_closed(&m, "one particle, default refine");
+    ck_assert_msg(chi == 2, "one particle, default refine: V - E + F = %ld, expected 2", chi);
+    one_particle_distances(&m, p, surface_defaults().radius_cells * 0.1);
+    mesh_free(&m);
+    part_free(&ps);
+    grid_free(&g);
+}
+END_TEST
+
+static void one_particle_distances(const Mesh *mp, Vec3 p, double r)
+{
+    const Mesh m = *mp;
     double nearest = 1.0, farthest = 0.0;
     for (size_t v = 0; v < m.nverts; v++) {
         double d2 = 0.0;
@@ -191,11 +211,7 @@ START_TEST(test_one_particle)
     ck_assert_msg(nearest > 0.25 * r && farthest <= r * 1.0001,
                   "one particle: vertices at distances %g..%g from it, expected (%g, %g]",
                   nearest, farthest, 0.25 * r, r);
-    mesh_free(&m);
-    part_free(&ps);
-    grid_free(&g);
 }
-END_TEST
 
 START_TEST(test_ball_closed)
 {
@@ -207,8 +223,7 @@ START_TEST(test_ball_closed)
     Mesh m;
     mesh_init(&m);
     for (int refine = 1; refine <= 3; refine++) {
-        SurfaceSettings set = surface_defaults();
-        set.refine = refine;
+        SurfaceSettings set = surface_defaults_at(refine);
         build(&ps, &g, &set, &m);
         char what[64];
         snprintf(what, sizeof what, "ball r=5 cells, refine %d", refine);
@@ -270,7 +285,7 @@ static double brute_phi(const Particles *ps, const double x[3], double r, double
 }
 
 /* Every vertex lies on the field's zero set, up to linear interpolation along an edge of
- * at most sqrt(3) h: a check on the splat, the deep-interior shortcut and the crossing. */
+ * h: a check on the splat, the deep-interior shortcut and the crossing. */
 START_TEST(test_vertices_on_zero_set)
 {
     MacGrid g;
@@ -281,9 +296,11 @@ START_TEST(test_vertices_on_zero_set)
     seed_ball(&ps, &g, 8.0, 8.2, 7.9, 4.5, 51);
     Mesh m;
     mesh_init(&m);
-    build(&ps, &g, NULL, &m);
-    const double r = SURFACE_DEFAULT_RADIUS_CELLS * dx, R = SURFACE_DEFAULT_KERNEL_CELLS * dx,
-                 h = dx / SURFACE_DEFAULT_REFINE;
+    /* refine 2 (the default until issue 42), then the default: h / 4 of each */
+    for (int refine = 2; refine >= 1; refine--) {
+    SurfaceSettings set = surface_defaults_at(refine);
+    build(&ps, &g, &set, &m);
+    const double r = set.radius_cells * dx, R = set.kernel_cells * dx, h = dx / refine;
     double worst = 0.0;
     size_t at = 0;
     for (size_t v = 0; v < m.nverts; v++) {
@@ -295,9 +312,10 @@ START_TEST(test_vertices_on_zero_set)
         }
     }
     ck_assert_msg(worst < 0.25 * h,
-                  "vertex %zu (%g, %g, %g): phi = %g there, expected |phi| < %g (h / 4)", at,
-                  (double)m.xyz[3 * at], (double)m.xyz[3 * at + 1], (double)m.xyz[3 * at + 2],
-                  worst, 0.25 * h);
+                  "refine %d: vertex %zu (%g, %g, %g): phi = %g there, expected |phi| < %g (h / 4)",
+                  refine, at, (double)m.xyz[3 * at], (double)m.xyz[3 * at + 1],
+                  (double)m.xyz[3 * at + 2], worst, 0.25 * h);
+    }
     mesh_free(&m);
     part_free(&ps);
     grid_free(&g);
@@ -373,16 +391,29 @@ START_TEST(test_pool_against_walls)
     seed_shape(&ps, &g, &pool, 5); /* every non-solid cell with z < 7: all four walls, floor */
     Mesh m;
     mesh_init(&m);
-    build(&ps, &g, NULL, &m);
+    SurfaceSettings fine = surface_defaults_at(2);
+    build(&ps, &g, &fine, &m);
     long chi = assert_closed(&m, "pool");
     ck_assert_msg(chi == 2, "pool: V - E + F = %ld, expected 2", chi);
     assert_vertices_clear(&m, &g, "pool");
-    /* The liquid fills 18 x 18 x 6 cells; the surface keeps sqrt(3) h = 0.87 dx from the
-     * walls and floor and bulges slightly above the top: between (16.3^2 x 5.1) and the box. */
+    /* The liquid fills 18 x 18 x 6 cells; at refine 2 the surface keeps under a cell from
+     * the walls and floor and bulges slightly above the top: between (16.2^2 x 5.0) and the
+     * box. */
     double cell3 = 1e-3, got = mesh_volume(&m) / cell3;
     ck_assert_msg(got > 16.2 * 16.2 * 5.0 && got < 18.0 * 18.0 * 6.0,
                   "pool: volume %g cells, expected between %g and %g", got,
                   16.2 * 16.2 * 5.0, 18.0 * 18.0 * 6.0);
+    /* The default, refine 1: the nodes on the walls are outside and the next ones a cell in,
+     * so the surface meets each wall 0.5 to 1 cell from it: between (16^2 x 4.5) and the box. */
+    build(&ps, &g, NULL, &m);
+    chi = assert_closed(&m, "pool, default refine");
+    ck_assert_msg(chi == 2, "pool, default refine: V - E + F = %ld, expected 2", chi);
+    assert_vertices_clear(&m, &g, "pool, default refine");
+    got = mesh_volume(&m) / cell3;
+    printf("test_surface: pool of 18 x 18 x 6 cells: %.0f cells enclosed at the default refine\n", got);
+    ck_assert_msg(got > 16.0 * 16.0 * 4.5 && got < 18.0 * 18.0 * 6.0,
+                  "pool, default refine: volume %g cells, expected between %g and %g", got,
+                  16.0 * 16.0 * 4.5, 18.0 * 18.0 * 6.0);
     mesh_free(&m);
     part_free(&ps);
     grid_free(&g);
@@ -403,13 +434,18 @@ START_TEST(test_grid_not_cubic)
     seed_ball(&ps, &g, 16.0, 7.0, 12.0, 3.5, 62);
     Mesh m;
     mesh_init(&m);
-    build(&ps, &g, NULL, &m);
-    long chi = assert_closed(&m, "22x13x17 grid");
+    build(&ps, &g, NULL, &m);   /* the default: closed and clear */
+    long chi = assert_closed(&m, "22x13x17 grid, default refine");
+    ck_assert_msg(chi == 4, "22x13x17 grid, default refine: V - E + F = %ld, expected 4 (two "
+                  "balls)", chi);
+    assert_vertices_clear(&m, &g, "22x13x17 grid, default refine");
+    SurfaceSettings fine = surface_defaults_at(2);
+    build(&ps, &g, &fine, &m);
+    chi = assert_closed(&m, "22x13x17 grid");
     ck_assert_msg(chi == 4, "22x13x17 grid: V - E + F = %ld, expected 4 (two balls)", chi);
     assert_vertices_clear(&m, &g, "22x13x17 grid");
-    /* Away from solids (2 sqrt(3) h, twice the push-off) every vertex is on the zero set. */
-    const double r = SURFACE_DEFAULT_RADIUS_CELLS * dx, R = SURFACE_DEFAULT_KERNEL_CELLS * dx,
-                 h = dx / SURFACE_DEFAULT_REFINE;
+    /* Away from solids (2 sqrt(3) h) every vertex is on the zero set. */
+    const double r = fine.radius_cells * dx, R = fine.kernel_cells * dx, h = dx / 2;
     size_t checked = 0;
     for (size_t v = 0; v < m.nverts; v++) {
         double x[3] = { m.xyz[3 * v], m.xyz[3 * v + 1], m.xyz[3 * v + 2] };
@@ -658,8 +694,9 @@ START_TEST(test_polygonise_sphere)
     make_grid(&g, 8, 0.1f);
     SurfaceGrid fine;
     char err[256] = "";
-    ck_assert_msg(surface_grid(&g, NULL, &fine, err, sizeof err) == 0, "surface_grid: %s", err);
-    ck_assert_int_eq(fine.n[0], 8 * SURFACE_DEFAULT_REFINE);
+    SurfaceSettings set = surface_defaults_at(2);   /* h = 0.05: the sphere 5 h across */
+    ck_assert_msg(surface_grid(&g, &set, &fine, err, sizeof err) == 0, "surface_grid: %s", err);
+    ck_assert_int_eq(fine.n[0], 8 * 2);
     enum { P = SURFACE_BRICK + 1 };
     size_t count = (size_t)fine.nb[0] * fine.nb[1] * fine.nb[2];
     int32_t *brick = malloc(count * sizeof *brick);
@@ -688,8 +725,8 @@ START_TEST(test_polygonise_sphere)
                   err);
     long chi = assert_closed(&m, "polygonised sphere");
     ck_assert_msg(chi == 2, "polygonised sphere: V - E + F = %ld, expected 2", chi);
-    /* The piecewise-linear zero set cuts chords of the sphere at most sqrt(3) h long: within
-     * their sagitta 3 h^2 / (8 rho) of it, inside. Measured: 0.36 h^2 / rho, volume -2.0%. */
+    /* Each vertex is the linear crossing on an edge h long, within h^2 / rho of the sphere;
+     * the triangles between them cut chords of it, inside. */
     double v = mesh_volume(&m), exact = 4.0 / 3.0 * pi * rho * rho * rho;
     ck_assert_msg(fabs(v / exact - 1.0) < 0.03, "polygonised sphere: volume %g, expected %g "
                   "within 3%%", v, exact);
@@ -706,6 +743,227 @@ START_TEST(test_polygonise_sphere)
     mesh_free(&m);
     free(brick);
     free(phi);
+    grid_free(&g);
+}
+END_TEST
+
+
+/* ---- marching cubes' table (mcubes.c) ------------------------------------------------ */
+
+/* phi given on every node 0..n[d] of a fine grid of spacing 1 (a sim grid of n cells, dx 1,
+ * refine 1), polygonised brick by brick with the aprons, every brick listed. */
+static void polygonise_nodes(const int n[3], const float *phi, Mesh *m)
+{
+    MacGrid g;
+    ck_assert_int_eq(grid_init(&g, n[0], n[1], n[2], 1.0f), 0);
+    SurfaceSettings set = surface_defaults();
+    set.refine = 1;
+    SurfaceGrid fine;
+    char err[256] = "";
+    ck_assert_msg(surface_grid(&g, &set, &fine, err, sizeof err) == 0, "surface_grid: %s", err);
+    enum { P = SURFACE_BRICK + 1 };
+    size_t count = (size_t)fine.nb[0] * fine.nb[1] * fine.nb[2];
+    int32_t *brick = malloc(count * sizeof *brick);
+    float *bphi = malloc(count * P * P * P * sizeof *bphi);
+    ck_assert(brick && bphi);
+    for (size_t b = 0; b < count; b++) {
+        brick[b] = (int32_t)b;
+        int base[3] = { (int)(b % (size_t)fine.nb[0]) * SURFACE_BRICK,
+                        (int)(b / (size_t)fine.nb[0] % (size_t)fine.nb[1]) * SURFACE_BRICK,
+                        (int)(b / ((size_t)fine.nb[0] * fine.nb[1])) * SURFACE_BRICK };
+        for (int z = 0; z < P; z++)
+            for (int y = 0; y < P; y++)
+                for (int x = 0; x < P; x++) {
+                    const int at[3] = { base[0] + x, base[1] + y, base[2] + z };
+                    float v = 1.0f;   /* past the grid's last node: outside, never a corner */
+                    if (at[0] <= n[0] && at[1] <= n[1] && at[2] <= n[2])
+                        v = phi[at[0] + (n[0] + 1) * (at[1] + (n[1] + 1) * at[2])];
+                    bphi[b * P * P * P + (size_t)(x + P * (y + P * z))] = v;
+                }
+    }
+    SurfaceBricks in = { &fine, count, brick, bphi };
+    ck_assert_msg(surface_polygonise(&in, m, err, sizeof err) == 0, "surface_polygonise: %s", err);
+    free(brick);
+    free(bphi);
+    grid_free(&g);
+}
+
+/* The inside nodes' components, nodes joined along grid edges only: the table keeps inside
+ * corners that touch across a face or the cube apart. */
+static int inside_components(const int n[3], const float *phi)
+{
+    size_t count = (size_t)(n[0] + 1) * (n[1] + 1) * (n[2] + 1);
+    int *label = calloc(count, sizeof *label), *stack = malloc(count * sizeof *stack);
+    ck_assert(label && stack);
+    const size_t stride[3] = { 1, (size_t)n[0] + 1, (size_t)(n[0] + 1) * (n[1] + 1) };
+    int comps = 0;
+    for (size_t start = 0; start < count; start++) {
+        if (!(phi[start] < 0.0f) || label[start])
+            continue;
+        comps++;
+        size_t top = 0;
+        stack[top++] = (int)start;
+        label[start] = comps;
+        while (top > 0) {
+            size_t v = (size_t)stack[--top];
+            int at[3] = { (int)(v % stride[1]), (int)(v / stride[1] % ((size_t)n[1] + 1)),
+                          (int)(v / stride[2]) };
+            for (int d = 0; d < 3; d++)
+                for (int s = -1; s <= 1; s += 2) {
+                    if (at[d] + s < 0 || at[d] + s > n[d])
+                        continue;
+                    size_t w = (size_t)((ptrdiff_t)v + s * (ptrdiff_t)stride[d]);
+                    if (phi[w] < 0.0f && !label[w]) {
+                        label[w] = comps;
+                        stack[top++] = (int)w;
+                    }
+                }
+        }
+    }
+    free(label);
+    free(stack);
+    return comps;
+}
+
+/* Every vertex on a grid edge whose ends differ in sign, at the linear crossing (the marcher
+ * clamps it to 1/1000 of the edge from either end). h = 1, so two coordinates are whole. */
+static void assert_on_crossings(const Mesh *m, const int n[3], const float *phi, const char *what)
+{
+    for (size_t v = 0; v < m->nverts; v++) {
+        const float *x = m->xyz + 3 * v;
+        int along = -1, lo[3];
+        for (int d = 0; d < 3; d++) {
+            lo[d] = (int)floorf(x[d]);
+            if ((float)lo[d] != x[d]) {
+                harness_require(along < 0, "%s: vertex %zu (%g, %g, %g) is on no grid edge", what,
+                                v, (double)x[0], (double)x[1], (double)x[2]);
+                along = d;
+            }
+        }
+        harness_require(along >= 0, "%s: vertex %zu sits on a node", what, v);
+        int hi[3] = { lo[0], lo[1], lo[2] };
+        hi[along]++;
+        float a = phi[lo[0] + (n[0] + 1) * (lo[1] + (n[1] + 1) * lo[2])];
+        float b = phi[hi[0] + (n[0] + 1) * (hi[1] + (n[1] + 1) * hi[2])];
+        harness_require((a < 0.0f) != (b < 0.0f), "%s: vertex %zu on an edge without a sign change "
+                        "(%g, %g)", what, v, (double)a, (double)b);
+        double t = (double)a / ((double)a - (double)b), got = (double)x[along] - lo[along];
+        t = t < 1e-3 ? 1e-3 : t > 1.0 - 1e-3 ? 1.0 - 1e-3 : t;
+        harness_require(fabs(got - t) < 1e-5, "%s: vertex %zu at %g along its edge, the crossing "
+                        "is at %g", what, v, got, t);
+    }
+}
+
+/* Each of the 256 cases alone in a 2x2x2 block of nodes, outside all around, with random
+ * magnitudes: closed, oriented, no degenerate triangle, every vertex on its crossing, and one
+ * sphere (V - E + F = 2) per component of inside nodes joined along edges. */
+START_TEST(test_cubes_every_case)
+{
+    const int n[3] = { 3, 3, 3 };
+    float phi[4 * 4 * 4];
+    Rng rng = rng_seeded(42);
+    Mesh m;
+    mesh_init(&m);
+    McubesTable *table = malloc(sizeof *table);
+    ck_assert(table && mcubes_table(table) == 0);
+    for (int c = 0; c < 256; c++) {
+        for (int q = 0; q < 64; q++)
+            phi[q] = 0.2f + 0.8f * rng_uniform(&rng);
+        for (int q = 0; q < 8; q++)
+            if (c >> q & 1)
+                phi[(1 + (q & 1)) + 4 * ((1 + (q >> 1 & 1)) + 4 * (1 + (q >> 2 & 1)))] *= -1.0f;
+        polygonise_nodes(n, phi, &m);
+        char what[64];
+        snprintf(what, sizeof what, "case %d (inside corners 0x%02x)", c, c);
+        long chi = assert_closed(&m, what);
+        int comps = inside_components(n, phi);
+        ck_assert_msg(chi == 2 * comps, "%s: V - E + F = %ld, expected %d (%d components)", what,
+                      chi, 2 * comps, comps);
+        ck_assert_msg(c == 0 ? m.ntris == 0 : mesh_volume(&m) > 0.0, "%s: %zu triangles, volume "
+                      "%g: expected none for no inside corner, else a positive volume", what,
+                      m.ntris, mesh_volume(&m));
+        assert_on_crossings(&m, n, phi, what);
+        /* the table's own count: a loop of k edges is k - 2 triangles */
+        const McubesCase *cs = &table->c[c];
+        int want = 0, edges = 0;
+        for (int l = 0; l < cs->nloops; l++) {
+            want += cs->loop_len[l] - 2;
+            edges += cs->loop_len[l];
+        }
+        int crossed = 0;
+        for (int e = 0; e < MCUBES_EDGES; e++)
+            crossed += (c >> mcubes_edge[e][0] & 1) != (c >> mcubes_edge[e][1] & 1);
+        ck_assert_msg(cs->ntris == want && edges == crossed, "case %d: %d triangles for loops of "
+                      "%d edges in all (expected %d), %d edges crossed", c, cs->ntris, edges,
+                      want, crossed);
+    }
+    free(table);
+    mesh_free(&m);
+}
+END_TEST
+
+/* Random sign fields on a 13x9x11 grid (bricks meet inside it), nodes on the domain's faces
+ * outside: closed, oriented, every vertex on its crossing, V - E + F even, and a positive
+ * volume whenever a node is inside. */
+START_TEST(test_cubes_random_fields)
+{
+    const int n[3] = { 13, 9, 11 };
+    size_t count = (size_t)14 * 10 * 12;
+    float *phi = malloc(count * sizeof *phi);
+    ck_assert(phi);
+    Rng rng = rng_seeded(7);
+    Mesh m;
+    mesh_init(&m);
+    for (int field = 0; field < 60; field++) {
+        float p_in = 0.1f + 0.8f * rng_uniform(&rng);
+        int any = 0;
+        for (int k = 0; k <= n[2]; k++)
+            for (int j = 0; j <= n[1]; j++)
+                for (int i = 0; i <= n[0]; i++) {
+                    int face = i == 0 || j == 0 || k == 0 || i == n[0] || j == n[1] || k == n[2];
+                    float mag = 0.05f + rng_uniform(&rng);
+                    int in = !face && rng_uniform(&rng) < p_in;
+                    any |= in;
+                    phi[i + (n[0] + 1) * (j + (n[1] + 1) * k)] = in ? -mag : mag;
+                }
+        polygonise_nodes(n, phi, &m);
+        char what[64];
+        snprintf(what, sizeof what, "random field %d (%.0f%% inside)", field, 100.0 * p_in);
+        long chi = assert_closed(&m, what);
+        ck_assert_msg(chi % 2 == 0, "%s: V - E + F = %ld, expected even", what, chi);
+        ck_assert_msg(!any || mesh_volume(&m) > 0.0, "%s: volume %g", what, mesh_volume(&m));
+        assert_on_crossings(&m, n, phi, what);
+    }
+    mesh_free(&m);
+    free(phi);
+}
+END_TEST
+
+/* The default's budget: a seeded ball of radius 8 cells (area 804 cells^2) at the default
+ * refine within 4 triangles per cell^2 of its area (measured 3.3), and refine 2 at least
+ * 3 times that (measured 3.9x): the setting changes the resolution. */
+START_TEST(test_ball_triangle_budget)
+{
+    MacGrid g;
+    make_grid(&g, 32, 0.25f);
+    Particles ps;
+    part_init(&ps);
+    seed_ball(&ps, &g, 16.0, 16.0, 16.0, 8.0, 7);
+    Mesh m;
+    mesh_init(&m);
+    build(&ps, &g, NULL, &m);
+    double area = 4.0 * pi * 8.0 * 8.0;
+    size_t coarse = m.ntris;
+    ck_assert_msg(coarse > area && coarse < 4.0 * area, "ball r=8 cells, default refine: %zu "
+                  "triangles, expected between %.0f and %.0f (1 to 4 per cell^2 of its area)",
+                  coarse, area, 4.0 * area);
+    SurfaceSettings fine = surface_defaults_at(2);
+    build(&ps, &g, &fine, &m);
+    printf("test_surface: ball r=8 cells: %zu triangles at the default refine, %zu at 2\n", coarse, m.ntris);
+    ck_assert_msg(m.ntris >= 3 * coarse, "ball r=8 cells: %zu triangles at refine 2, %zu at the "
+                  "default: expected at least 3 times as many", m.ntris, coarse);
+    mesh_free(&m);
+    part_free(&ps);
     grid_free(&g);
 }
 END_TEST
@@ -810,6 +1068,9 @@ static Suite *surface_suite(void)
     tcase_add_test(io, test_bad_settings);
     tcase_add_test(io, test_polygonise_sphere);
     tcase_add_test(io, test_stats_detects_defects);
+    tcase_add_test(io, test_cubes_every_case);
+    tcase_add_test(io, test_cubes_random_fields);
+    tcase_add_test(io, test_ball_triangle_budget);
     suite_add_tcase(s, io);
     return s;
 }

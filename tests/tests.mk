@@ -120,6 +120,27 @@ check-movie: $(FLIPSIM) ## make movie, with and without ffmpeg
 check-viewer: $(FLIPSIM) ## make view's page in headless Chromium: two small runs side by side, a 64³ frame timed
 	@tests/check_viewer.sh $(FLIPSIM)
 
+# Blender (Debian's, 87 MB and ~70 libraries) is not in DEB_PKGS: only check-blender needs it.
+# deps-blender installs it the way `make deps` installs the kit's packages (root or sudo, under
+# the lock the page checks' apt-get takes); check-blender runs it first. Not part of make check:
+# the install alone takes minutes on a fresh machine.
+BLENDER_DEB_PKGS := blender
+deps-blender: ## install Debian's blender for check-blender (apt-get, through sudo when not root)
+	@command -v blender >/dev/null 2>&1 || { \
+	  if ! command -v apt-get >/dev/null 2>&1; then \
+	    echo "flipkit: check-blender needs Blender; this is not Debian/Ubuntu: install $(BLENDER_DEB_PKGS) by hand" >&2; exit 1; fi; \
+	  if [ "$$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi; \
+	  echo "+ $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BLENDER_DEB_PKGS)"; \
+	  flock -w 900 /tmp/flipkit-apt.lock sh -c "$$sudo apt-get update -qq && \
+	    $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BLENDER_DEB_PKGS) >/dev/null" || \
+	    { echo "flipkit: apt-get could not install $(BLENDER_DEB_PKGS)" >&2; exit 1; }; }
+
+# A 64³ ball_drop through the splash, its surfaces imported into Blender (bmesh): 0 non-manifold
+# edges and vertices, as many triangles as each file holds; then a planted duplicate triangle
+# must be caught.
+check-blender: $(FLIPSIM) deps-blender ## Blender imports the 64³ ball_drop's surface PLYs near the splash: 0 non-manifold, every triangle
+	@tests/check_blender.sh $(FLIPSIM)
+
 check-warnings: | $(PKGS_FOUND) ## gcc and clang build without a warning
 	@tests/check_warnings.sh
 

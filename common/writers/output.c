@@ -405,6 +405,15 @@ int output_open(Output *o, const char *out_dir, const Scene *scene, const MacGri
     return scene->output.diffuse ? output_resume_diffuse(o, resume_frame, err, errlen) : 0;
 }
 
+_Static_assert(SCENE_SURFACE_REFINE_MAX == SURFACE_MAX_REFINE,
+               "the scene loader and surface.c take the same output.surface_refine");
+
+/* Both surfaces' settings, as the scene asks: the defaults at its output.surface_refine. */
+static SurfaceSettings output_surface_settings(const Scene *sc)
+{
+    return surface_defaults_at(sc->output.surface_refine);
+}
+
 int output_mesh(OutputMesher mesher, Sim *s, const SurfaceSettings *set, Mesh *m)
 {
     if (mesher && sim_backend_current(s))
@@ -499,9 +508,11 @@ static int output_anisotropic(Output *o, OutputJob *j, char *err, size_t errlen)
         Mesh t = o->aniso;
         o->aniso = j->aniso;
         j->aniso = t;
-    } else if (surface_build_anisotropic(&j->ps, &o->grid, NULL, o->scene->particles_per_cell,
-                                         &o->aniso, err, errlen) != 0) {
-        return -1;
+    } else {
+        SurfaceSettings set = output_surface_settings(o->scene);
+        if (surface_build_anisotropic(&j->ps, &o->grid, &set, o->scene->particles_per_cell,
+                                      &o->aniso, err, errlen) != 0)
+            return -1;
     }
     return mesh_write_ply(path, &o->aniso, err, errlen);
 }
@@ -647,13 +658,14 @@ int output_frame(Output *o, Sim *s, char *err, size_t errlen)
     /* the surface is made here, where the device is (the writer never touches it) */
     double t0 = output_clock();
     int rc = 0;
-    if (o->scene->output.surface && output_mesh(o->mesher, s, NULL, &j->mesh) != 0)
+    SurfaceSettings set = output_surface_settings(o->scene);
+    if (o->scene->output.surface && output_mesh(o->mesher, s, &set, &j->mesh) != 0)
         rc = output_fail(err, errlen, "frame %d: %s", s->frame, s->error.message);
     output_lap_locked(o, OUTPUT_SURFACE, o->scene->output.surface, &t0);
     /* the anisotropic surface too, when the device can make it (else the writer, in C) */
     j->aniso_made = rc == 0 && o->scene->output.surface_anisotropic && o->aniso_mesher &&
                     sim_backend_current(s);
-    if (j->aniso_made && o->aniso_mesher(s->backend, s, NULL, &j->aniso) != 0)
+    if (j->aniso_made && o->aniso_mesher(s->backend, s, &set, &j->aniso) != 0)
         rc = output_fail(err, errlen, "frame %d: %s", s->frame, s->error.message);
     output_lap_locked(o, OUTPUT_ANISOTROPIC, j->aniso_made, &t0);
     /* slices read the grid, which the next frame changes: drawn here too */

@@ -1,4 +1,4 @@
-/* surface.c — the liquid's surface: a particle field on a sparse fine grid, marching tetrahedra.
+/* surface.c — the liquid's surface: a particle field on a sparse fine grid, marching cubes.
  * flipkit common/writers/: called once per frame by the frame writer, so it touches only the bricks
  * of the fine grid near particles; nothing of the fine grid's full size is ever allocated. */
 #ifndef _POSIX_C_SOURCE
@@ -15,6 +15,7 @@
 
 #include "aniso.h"
 #include "atomic.h"
+#include "mcubes.h"
 
 /*
  * The outline:
@@ -34,20 +35,29 @@
  *     skips most particles of a big body of liquid, and can only close gaps smaller than a
  *     cell where every cell around holds particles; every node that is not deep still gets
  *     every particle within R (the tests check vertices against the formula).
- *     Then phi = max(phi, c - dist(x, SOLID)) with c = sqrt(3) h, and phi >= c on the
- *     domain's faces: a node within c of a solid is outside, so an edge from an inside node
- *     (at most sqrt(3) h long) never reaches into a solid, and the surface closes before the
- *     domain ends. phi == 0 counts as outside.
- *  5. Marching tetrahedra. Every fine cube is split into 6 tetrahedra around its diagonal
- *     (0,0,0)-(1,1,1), the same way in every cube, so each face diagonal runs from the face's
- *     low corner in every cube that shares it and neighbouring cubes cut their common face
- *     the same way. A vertex sits on each edge with a sign change, made once and shared by
- *     every tetrahedron on the edge: through a per-brick table when all the edge's cubes are
- *     in one brick, else through a hash map keyed by (low node, edge direction). Bricks and
- *     cubes go in index order, so the vertex and triangle order is fixed too. Each triangle's
- *     normal points toward positive phi. The zero set of a piecewise-linear function with
- *     no zero at the nodes is a closed 2-manifold; the orientation rule makes it
- *     consistently oriented.
+ *     Then phi = max(phi, c - dist(x, SOLID)) with c = h / 2, and phi >= c on the domain's
+ *     faces: the nodes on a solid's or the domain's faces are outside, and the next layer, a
+ *     fine cell in, is raised to -h / 2 at most. Solids are whole sim cells, whose faces lie
+ *     on the fine grid's planes, so a node's distance to one is 0 or at least h: an inside
+ *     node is at least h from every solid, and a vertex, at most (1 - T_MIN) h from it along
+ *     an axis edge, stays outside them and inside the domain; the surface closes before the
+ *     domain ends. It meets a wall of deep liquid 0.54 cells from it at the default refine 1
+ *     (surface_particle_volume_at), where marching tetrahedra needed sqrt(3) h for their
+ *     diagonal edges and left 0.87 cells. phi == 0 counts as outside.
+ *  5. Marching cubes, with the case table mcubes.c derives from the cube's faces. Why this:
+ *     the 64^3 ball_drop's surface was 16x the peer's triangles (marching tetrahedra, 6 per
+ *     cube, at refine 2); the tetrahedra at refine 1 still made 66 k to 188 k a frame through
+ *     the splash, over twice the peer's 63 k, where cubes at refine 1 make 22 k to 79 k (a
+ *     tetrahedral split cuts each cube 2 to 3 times as often); welding or decimating a finer
+ *     mesh would first make the 4x larger one, then need a manifold test per collapse. Cubes
+ *     keep every vertex on a grid edge, so the field, the sharing of vertices between cubes
+ *     and the OpenCL path stay as they were. A vertex sits on each axis edge with a sign
+ *     change, made once and shared by every cube on the edge: through a per-brick table when
+ *     all the edge's cubes are in one brick, else through a hash map keyed by (low node, edge
+ *     direction). Bricks and cubes go in index order, so the vertex and triangle order is
+ *     fixed too. Each cube's faces are cut by a rule that reads only the face's 4 corner
+ *     signs, so neighbours agree, and each triangle's normal points toward positive phi: the
+ *     mesh is a closed, consistently oriented 2-manifold (mcubes.c says why).
  * Step 5 alone is surface_polygonise, for a field made elsewhere in the same bricks (the
  * OpenCL path computes steps 1-4 on its device); surface_grid gives both paths one set of
  * constants.
@@ -114,11 +124,15 @@ static void SURFACE_PRINTF(3, 4) surface_seterr(char *err, size_t errlen, const 
 
 /* ---- the mesh ------------------------------------------------------------------------ */
 
+SurfaceSettings surface_defaults_at(int refine)
+{
+    SurfaceSettings s = { refine, SURFACE_DEFAULT_RADIUS_CELLS, SURFACE_DEFAULT_KERNEL_CELLS };
+    return s;
+}
+
 SurfaceSettings surface_defaults(void)
 {
-    SurfaceSettings s = { SURFACE_DEFAULT_REFINE, SURFACE_DEFAULT_RADIUS_CELLS,
-                          SURFACE_DEFAULT_KERNEL_CELLS };
-    return s;
+    return surface_defaults_at(SURFACE_DEFAULT_REFINE);
 }
 
 void mesh_init(Mesh *m)
@@ -229,7 +243,7 @@ static int surface_grid_for(const char *who, const MacGrid *g, const SurfaceSett
     out->r = s.radius_cells * g->dx;
     out->R = s.kernel_cells * g->dx;
     out->far = out->R;
-    out->clear = sqrtf(3.0f) * out->h;
+    out->clear = 0.5f * out->h;   /* see the outline, step 4 */
     /* phi >= -r, so a solid farther than clear + r never changes max(phi, clear - dist); the
      * cells within rho of a node lie within ceil(rho / dx) cells of the node's own cell. */
     out->reach = (int)ceilf((out->clear + out->r) / g->dx);
@@ -833,16 +847,7 @@ static void surface_fill_apron(Field *f)
     }
 }
 
-/* ---- 5. marching tetrahedra ---------------------------------------------------------- */
-
-/* Cube corners are numbered x + 2y + 4z. The tetrahedra follow the 6 monotone paths from
- * corner 0 to corner 7 (x then y then z, ...); the path along axes (a, b, c) has volume sign
- * det(e_a, e_b, e_c), so the odd permutations get their last two corners swapped. Every
- * tetrahedron is then positively oriented: (v1 - v0) x (v2 - v0) . (v3 - v0) > 0. */
-static const uint8_t surface_tets[6][4] = {
-    { 0, 1, 3, 7 }, { 0, 2, 6, 7 }, { 0, 4, 5, 7 }, /* x y z, y z x, z x y: even */
-    { 0, 1, 7, 5 }, { 0, 2, 7, 3 }, { 0, 4, 7, 6 }, /* x z y, y x z, z y x: odd, swapped */
-};
+/* ---- 5. marching cubes -------------------------------------------------------------- */
 
 typedef struct {
     uint64_t *key;      /* (low node << 3 | direction bits); 0 marks an empty place */
@@ -859,11 +864,7 @@ typedef struct {
     int base[3];        /* the cube's low node */
     const float *v;     /* phi at its 8 corners */
     unsigned inside;    /* bit q: corner q has phi < 0 */
-    uint32_t seen[8][8];/* vertices already found for this cube, by [low][high] corner: the
-                         * 6 tetrahedra share most edges, so each is looked up once per cube */
-    uint32_t seen_at[8][8]; /* the cube (cubes + 1) each seen entry belongs to */
-    uint32_t cubes;     /* cubes marched so far */
-    uint8_t order[16][4]; /* surface_order_corners for each set of inside corners (bit q) */
+    const McubesTable *table; /* marching cubes' cases (mcubes.c) */
     int brick[3];       /* the current brick's first node */
     uint32_t stamp;     /* the current brick's slot + 1: marks its entries in local */
     uint32_t *local;    /* per edge inside the brick, 7 directions x BRICK3 low nodes:
@@ -962,16 +963,10 @@ static int surface_shared_vertex(Marcher *mc, int ca, int cb, uint32_t *index)
     return 0;
 }
 
-/* The vertex on the edge between cube corners ca and cb, made on first use. Tetrahedron
- * edges are monotone (one corner's offsets all <= the other's), so ca & cb is the low end
- * and ca ^ cb the direction. */
+/* The vertex on the edge between cube corners ca and cb, made on first use: ca & cb is the
+ * edge's low end and ca ^ cb its direction. */
 static int surface_edge_vertex(Marcher *mc, int ca, int cb, uint32_t *index)
 {
-    uint32_t *seen = &mc->seen[ca & cb][ca | cb], *at = &mc->seen_at[ca & cb][ca | cb];
-    if (*at == mc->cubes) {
-        *index = *seen;
-        return 0;
-    }
     uint32_t *entry = surface_local_entry(mc, ca & cb, ca ^ cb);
     if (!entry) {
         if (surface_shared_vertex(mc, ca, cb, index) != 0)
@@ -984,31 +979,7 @@ static int surface_edge_vertex(Marcher *mc, int ca, int cb, uint32_t *index)
         entry[0] = mc->stamp;
         entry[1] = *index;
     }
-    *seen = *index;
-    *at = mc->cubes;
     return 0;
-}
-
-/* Orders a tetrahedron's corners for the cases: the lone corner first (one in or one out),
- * or the two inside ones first; then an even permutation, so the orientation is kept. */
-static void surface_order_corners(const int inside[4], int nin, int o[4])
-{
-    int n = 0, first = nin == 2 ? 1 : nin == 1;
-    for (int q = 0; q < 4; q++)
-        if (inside[q] == first)
-            o[n++] = q;
-    for (int q = 0; q < 4; q++)
-        if (inside[q] != first)
-            o[n++] = q;
-    int inversions = 0;
-    for (int a = 0; a < 4; a++)
-        for (int b = a + 1; b < 4; b++)
-            inversions += o[a] > o[b];
-    if (inversions & 1) { /* positions 2 and 3 are on the same side in every case */
-        int t = o[2];
-        o[2] = o[3];
-        o[3] = t;
-    }
 }
 
 static float surface_dist2(const Mesh *m, uint32_t a, uint32_t b)
@@ -1018,42 +989,33 @@ static float surface_dist2(const Mesh *m, uint32_t a, uint32_t b)
     return x * x + y * y + z * z;
 }
 
-/* One tetrahedron (corners c[0..3], positively oriented). For a positive tetrahedron
- * (v0, v1, v2, v3) the face (v1, v2, v3) turns counter-clockwise seen from the side away
- * from v0; the triangles below are that face's shrunken copies, flipped when they must face
- * toward v0 instead, so their normals always point to the positive corners. */
-static int surface_tet(Marcher *mc, const uint8_t *c)
+/* One cube: its case's triangles (mcubes.c), each vertex on the crossed edge the case names.
+ * A case that is one quad whose both diagonals run through the cube is cut along the shorter
+ * one: better-shaped triangles, and no edge of it is shared with another cube either way. */
+static int surface_cube(Marcher *mc)
 {
-    unsigned set = 0;
-    int nin = 0;
-    for (int q = 0; q < 4; q++) {
-        unsigned in = mc->inside >> c[q] & 1;
-        set |= in << q;
-        nin += (int)in;
-    }
-    if (nin == 0 || nin == 4)
-        return 0;
-    const uint8_t *o = mc->order[set];
-    int k[4];
-    for (int q = 0; q < 4; q++)
-        k[q] = c[o[q]];
-    uint32_t e[4];
-    if (nin != 2) {
-        for (int q = 0; q < 3; q++)
-            if (surface_edge_vertex(mc, k[0], k[q + 1], &e[q]) != 0)
+    const McubesCase *cs = &mc->table->c[mc->inside];
+    uint32_t vert[MCUBES_EDGES];
+    uint16_t made = 0;
+    for (int t = 0; t < cs->ntris; t++)
+        for (int q = 0; q < 3; q++) {
+            int e = cs->tri[t][q];
+            if (made >> e & 1)
+                continue;
+            if (surface_edge_vertex(mc, mcubes_edge[e][0], mcubes_edge[e][1], &vert[e]) != 0)
                 return -1;
-        /* Lone corner inside: face away from it; lone corner outside: face toward it. */
-        return nin == 1 ? mesh_add_tri(mc->out, e[0], e[1], e[2])
-                        : mesh_add_tri(mc->out, e[0], e[2], e[1]);
+            made |= (uint16_t)(1u << e);
+        }
+    if (cs->quad) {
+        const uint8_t *l = cs->loop;
+        uint32_t a = vert[l[0]], b = vert[l[1]], c = vert[l[2]], d = vert[l[3]];
+        if (surface_dist2(mc->out, b, d) < surface_dist2(mc->out, a, c))
+            return mesh_add_tri(mc->out, a, b, d) || mesh_add_tri(mc->out, b, c, d);
     }
-    /* k[0], k[1] inside, k[2], k[3] outside: the quad e02 e03 e13 e12 faces k[2], k[3]. */
-    if (surface_edge_vertex(mc, k[0], k[2], &e[0]) || surface_edge_vertex(mc, k[0], k[3], &e[1]) ||
-        surface_edge_vertex(mc, k[1], k[3], &e[2]) || surface_edge_vertex(mc, k[1], k[2], &e[3]))
-        return -1;
-    /* Cut along the shorter diagonal: better-shaped triangles, same topology either way. */
-    if (surface_dist2(mc->out, e[0], e[2]) <= surface_dist2(mc->out, e[1], e[3]))
-        return mesh_add_tri(mc->out, e[0], e[1], e[2]) || mesh_add_tri(mc->out, e[0], e[2], e[3]);
-    return mesh_add_tri(mc->out, e[1], e[2], e[3]) || mesh_add_tri(mc->out, e[1], e[3], e[0]);
+    for (int t = 0; t < cs->ntris; t++)
+        if (mesh_add_tri(mc->out, vert[cs->tri[t][0]], vert[cs->tri[t][1]], vert[cs->tri[t][2]]))
+            return -1;
+    return 0;
 }
 
 /* Which nodes of each row (y, z) of a brick and its apron are inside: bit x of in[z][y].
@@ -1120,10 +1082,8 @@ static int surface_march_brick(Marcher *mc, size_t s)
                 mc->inside = 0;
                 for (int q = 0; q < 8; q++)
                     mc->inside |= (unsigned)(v[q] < 0.0f) << q;
-                mc->cubes++; /* forgets the last cube's seen vertices */
-                for (int t = 0; t < 6; t++)
-                    if (surface_tet(mc, surface_tets[t]) != 0)
-                        return -1;
+                if (surface_cube(mc) != 0)
+                    return -1;
             }
         }
     return 0;
@@ -1132,20 +1092,13 @@ static int surface_march_brick(Marcher *mc, size_t s)
 static int surface_march(const SurfaceBricks *b, Mesh *out)
 {
     Marcher mc = { .f = b->grid, .in = b, .out = out };
-    for (unsigned set = 1; set < 15; set++) {
-        int inside[4], nin = 0, o[4];
-        for (int q = 0; q < 4; q++) {
-            inside[q] = (int)(set >> q & 1);
-            nin += inside[q];
-        }
-        surface_order_corners(inside, nin, o);
-        for (int q = 0; q < 4; q++)
-            mc.order[set][q] = (uint8_t)o[q];
-    }
+    McubesTable *table = malloc(sizeof *table);
+    mc.table = table;
     mc.local = calloc(2 * 7 * BRICK3, sizeof *mc.local);
-    int rc = mc.local ? surface_map_resize(&mc.map, 14) : -1;
+    int rc = table && mc.local && mcubes_table(table) == 0 ? surface_map_resize(&mc.map, 14) : -1;
     for (size_t s = 0; s < b->count && rc == 0; s++)
         rc = surface_march_brick(&mc, s);
+    free(table);
     free(mc.local);
     free(mc.map.key);
     free(mc.map.vertex);
@@ -1176,7 +1129,7 @@ int surface_polygonise(const SurfaceBricks *b, Mesh *out, char *err, size_t errl
 static AnisoKernel *surface_kernels(const Field *f, const MacGrid *g, const Particles *ps);
 
 /* Steps 1-5 on a field set up by surface_field_init: cells, bricks, the splat (spheres, or
- * the particles' ellipsoids when aniso), the field, its apron, marching tetrahedra. */
+ * the particles' ellipsoids when aniso), the field, its apron, marching cubes. */
 static int surface_run(Field *f, const MacGrid *g, const Particles *ps, bool aniso, Mesh *out)
 {
     AnisoKernel *kernels = NULL;
@@ -1287,9 +1240,22 @@ int surface_build_anisotropic(const Particles *ps, const MacGrid *g, const Surfa
     return rc;
 }
 
-double surface_particle_volume(const Particles *ps, const MacGrid *g, int particles_per_cell)
+/* How far from a wall the surface at these settings meets it, deep liquid against the wall:
+ * the node on the wall has phi = clear = h / 2, the next one, h in, max(-r, -h / 2) (the
+ * outline, step 4); the vertex is their linear crossing. */
+static double surface_wall_gap(const MacGrid *g, const SurfaceSettings *set)
 {
-    const double dx = g->dx, band = sqrt(3.0) * dx / SURFACE_DEFAULT_REFINE;
+    double h = (double)g->dx / set->refine, clear = 0.5 * h;
+    double inside = (double)set->radius_cells * g->dx < clear ? (double)set->radius_cells * g->dx
+                                                              : clear;
+    return h * (1.0 - inside / (inside + clear));
+}
+
+double surface_particle_volume_at(const Particles *ps, const MacGrid *g, int particles_per_cell,
+                                  const SurfaceSettings *set)
+{
+    const SurfaceSettings s = set ? *set : surface_defaults();
+    const double dx = g->dx, band = surface_wall_gap(g, &s);
     const double hi[3] = { (g->nx - 1) * dx - band, (g->ny - 1) * dx - band, (g->nz - 1) * dx - band };
     size_t kept = 0;
     for (size_t p = 0; p < ps->count; p++) {
@@ -1300,6 +1266,11 @@ double surface_particle_volume(const Particles *ps, const MacGrid *g, int partic
         kept += (size_t)in;
     }
     return (double)kept * dx * dx * dx / particles_per_cell;
+}
+
+double surface_particle_volume(const Particles *ps, const MacGrid *g, int particles_per_cell)
+{
+    return surface_particle_volume_at(ps, g, particles_per_cell, NULL);
 }
 
 /* ---- PLY ----------------------------------------------------------------------------- */

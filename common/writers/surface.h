@@ -18,20 +18,30 @@ typedef struct {
     size_t ntris, cap_tris;
 } Mesh;
 
-/* The defaults, and why (measured on seeded balls of radius 8 cells, 8 particles per cell):
- *  - refine 2: the fine grid has twice the sim resolution per axis, so a one-cell splash
- *    still has a few nodes across; refine 3 takes 2.5x the time for 2.3x the triangles.
+/* The defaults, and why (measured on seeded balls of radius 8 cells, 8 particles per cell,
+ * and on scenes/ball_drop.json at 32^3 and 64^3, frames 1-30):
+ *  - refine 1, marching cubes: the fine grid is the sim grid, as the peer's (GridFluidSim3D's)
+ *    marching cubes at the sim resolution. At 64^3 it makes 22 k to 79 k triangles a frame
+ *    through the splash (the peer about 63 k); refine 2 makes 4 to 6 times that (88 k to
+ *    441 k), for renders that want sheets and drops under a cell: output.surface_refine.
+ *    Until issue 42 the default was refine 2 with 6 marching tetrahedra per cube, 266 k to
+ *    1012 k triangles a frame.
  *  - kernel_cells 1.0: kernel radius R = dx, twice the particle spacing of the kit's
  *    8-per-cell seeding (dx / 2), so an interior node averages ~30 particles: smooth
  *    without rounding off features smaller than a cell.
- *  - radius_cells 0.35: particle radius r. The surface of a flat slab of particles sits
- *    where |x - xbar| = r, and xbar is pulled inward by the particles below, so a larger r
- *    inflates the liquid: on seeded balls of radius 8 cells r = 0.35 gives +4% volume
- *    (0.5 gives +11%, 0.3 gives +1%); a lone particle is a drop of radius r, and below
- *    0.35 it often falls between the nodes of the fine grid and vanishes. */
-#define SURFACE_DEFAULT_REFINE 2
+ *  - radius_cells 0.42: particle radius r. The surface of a flat slab of particles sits where
+ *    |x - xbar| = r, and xbar is pulled inward by the particles below, so a larger r inflates
+ *    the liquid (on a seeded ball of radius 8 cells at refine 2: +4% at 0.35, +11% at 0.5), and
+ *    a lone particle is a drop of radius r. Marching tetrahedra at refine 2 took 0.35; marching
+ *    cubes sample each cube along its edges only, and at 0.35 splash sheets and thin layers one
+ *    or two particles thick fell between the nodes: ball_drop 32^3 enclosed 15% less than its
+ *    particles at frame 30 (refine 1), martin_moyce's collapsed slab 18%. At 0.42 ball_drop 32^3
+ *    stays within -9%..+4% of its particles on every frame at refine 1, -7%..+5% at refine 2,
+ *    the 64^3 one within -9%..+2% at refine 1 (0.4: -10%..+3%, 0.45: -6%..+5%); a slab a few
+ *    cells thick needs refine 2 (martin_moyce: -8%; -18% at refine 1). */
+#define SURFACE_DEFAULT_REFINE 1
 #define SURFACE_DEFAULT_KERNEL_CELLS 1.0f
-#define SURFACE_DEFAULT_RADIUS_CELLS 0.35f
+#define SURFACE_DEFAULT_RADIUS_CELLS 0.42f
 #define SURFACE_MAX_REFINE 8
 
 typedef struct {
@@ -40,7 +50,10 @@ typedef struct {
     float kernel_cells; /* kernel radius R in sim cells, (0, 4] */
 } SurfaceSettings;
 
+/* The defaults; surface_defaults_at: the defaults at that refine (1..SURFACE_MAX_REFINE), as
+ * output.surface_refine asks. */
 SurfaceSettings surface_defaults(void);
+SurfaceSettings surface_defaults_at(int refine);
 
 /* The fine grid and the field's constants, as both paths derive them from the settings and
  * the sim grid (the OpenCL path, reference/pipesurface.c, computes the same field on a device
@@ -56,7 +69,7 @@ typedef struct {
     float h;            /* node spacing, dx / refine */
     float r, R;         /* particle radius, kernel radius (metres) */
     float far;          /* phi with no particle within R */
-    float clear;        /* sqrt(3) h: a node nearer than this to a SOLID cell is outside */
+    float clear;        /* h / 2: a node nearer than this to a SOLID cell is outside */
     int reach;          /* cells within which a SOLID cell can raise a node's phi */
     int kernel_cells;   /* ceil(R / dx): cells within which a particle can reach a node */
 } SurfaceGrid;
@@ -79,8 +92,8 @@ typedef struct {
     const float *phi;       /* count x (SURFACE_BRICK + 1)^3 */
 } SurfaceBricks;
 
-/* Marching tetrahedra over the bricks' cubes, in brick and cube order, into out (its arrays
- * reused): the zero set of phi, phi == 0 counting as outside, each triangle's normal toward
+/* Marching cubes (mcubes.h) over the bricks' cubes, in brick and cube order, into out (its
+ * arrays reused): the zero set of phi, phi == 0 counting as outside, each triangle's normal toward
  * positive phi. Returns 0, or -1 with one line in err (out of memory; out is left empty). */
 int surface_polygonise(const SurfaceBricks *b, Mesh *out, char *err, size_t errlen);
 
@@ -88,9 +101,9 @@ void mesh_init(Mesh *m);
 void mesh_free(Mesh *m);
 
 /* Builds the surface of the particles on grid g: a Zhu & Bridson (2005) field on the nodes
- * of a fine grid, polygonised by marching tetrahedra. Uses g->nx, ny, nz, dx, and g->cell
- * for SOLID cells only: the surface keeps sqrt(3) h (h = dx / refine) away from them and the
- * domain's faces, so every vertex is strictly inside the domain and outside every solid,
+ * of a fine grid, polygonised by marching cubes. Uses g->nx, ny, nz, dx, and g->cell
+ * for SOLID cells only: the surface keeps a fraction of h (h = dx / refine) away from them and
+ * the domain's faces (its nodes next to them are outside), so every vertex is strictly inside the domain and outside every solid,
  * and the mesh is always closed. Particles with a non-finite position are ignored. set may
  * be NULL for the defaults. out's arrays are reused; on error out is left empty.
  * Returns 0, or -1 with one line in err (bad settings, out of memory).
@@ -135,9 +148,14 @@ typedef struct {
 } MeshStats;
 
 /* The volume the surface can enclose of these particles: each stands for a cell over
- * particles_per_cell, except those in the band surface_build keeps clear of the walls
- * (sqrt(3) fine cells at the default refine), which the mesh leaves out by design. For
- * comparing a mesh's volume with its particles' (test_outputs, make validate). */
+ * particles_per_cell, except those in the band along the walls that the mesh leaves out by
+ * design, as wide as where the surface at set (NULL: the defaults) meets a wall of deep
+ * liquid: 0.54 cells at the default refine 1 (measured on ball_drop 64^3: 0.543), 0.25 at
+ * refine 2 (before issue 42 the band was 0.87 cells, marching tetrahedra's clearance). For
+ * comparing a mesh's volume with its particles' (test_outputs, make validate, make
+ * check-physics). */
+double surface_particle_volume_at(const Particles *ps, const MacGrid *g, int particles_per_cell,
+                                  const SurfaceSettings *set);
 double surface_particle_volume(const Particles *ps, const MacGrid *g, int particles_per_cell);
 
 /* The volume a closed, outward-oriented mesh encloses (m^3), by the divergence theorem: the
