@@ -78,17 +78,18 @@ bench: $(BENCH) ## C vs OpenCL per stage, outputs, solvers, bandwidth (build/ben
 	@mkdir -p build/bench
 	@$(BENCH) $(BENCH_ARGS)
 
-# Validation: the reference against Martin & Moyce's dam break, the hydrostatic tank and the
-# volume of two splashes (build/validate/report.html); check-validate is its short version.
+# Validation: the reference against Martin & Moyce's dam break, the hydrostatic tank, a standing
+# wave and the volume of two splashes, each at the teaching and the production stepping side by
+# side (build/validate/report.html); check-validate is its short version, both settings too.
 VALIDATE := $(BUILD)/maintainer/validate
 $(VALIDATE): $(BUILD)/maintainer/validate.o $(SIM_OBJ)
 	$(call say,LD,$@)
 	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -pthread -o $@
 
-validate: $(VALIDATE) ## the reference against experiment and exact results: table, build/validate/report.html
+validate: $(VALIDATE) ## the reference against experiment and exact results, teaching and production stepping: build/validate/report.html
 	@$(VALIDATE)
 
-check-validate: $(VALIDATE) ## make validate at one resolution, each case within its tolerance
+check-validate: $(VALIDATE) ## make validate at one resolution, each case within its tolerance at both settings
 	@$(VALIDATE) --short
 
 # ---- Python: the package's suite (pylib and python-examples are common/build.mk's) -----------
