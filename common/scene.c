@@ -858,9 +858,9 @@ static int scene_physics(Ctx *c, json_t *root, Scene *s)
 
 /* The optional "production" group. It is not among the defaults, so a scene without it (and
  * every scene.json a run of one writes) reads as it always has; a group's missing keys take
- * integrator "rk3" and cfl 4 (scenes/README.md says why). */
+ * integrator "rk3" and cfl 5 (scenes/README.md says why). */
 enum { SCENE_PRODUCTION_ORDER = 3 };
-#define SCENE_PRODUCTION_CFL 4.0
+#define SCENE_PRODUCTION_CFL 5.0
 
 static int scene_integrator(Ctx *c, json_t *prod, int *order)
 {
@@ -1351,7 +1351,7 @@ static const SchemaRow scene_schema[] = {
     {"solids", "shapes", "solid obstacles"},
     {"events", "events", "fluid added later: {frame, fluid: [shapes]}"},
     {"production.integrator", "none, rk2, rk3", "reference track only: particles move through the projected grid velocity with this step (the group absent: the advect stage)"},
-    {"production.cfl", "number (0, 10]", "reference track with production.integrator: replaces cfl (default 4)"},
+    {"production.cfl", "number (0, 10]", "reference track with production.integrator: replaces cfl (default 5)"},
     {"output.particles", "boolean", "write out/<name>/particles/NNNNNN.ply"},
     {"output.surface", "boolean", "write a closed liquid surface, out/<name>/surface/NNNNNN.ply"},
     {"output.usd", "boolean", "write out/<name>/scene.usda (Blender, usdview; real time)"},

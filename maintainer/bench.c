@@ -34,7 +34,7 @@ typedef struct {
 /* The runs of a case: the C yardstick (MIC(0)-PCG at the teaching stepping, CFL 1: a fixed
  * ruler that survives a noisy machine), the OpenCL pipeline at the teaching stepping, and the
  * OpenCL pipeline as shipped, with the scene's production stepping (RK3 through the grid at
- * CFL 4, scenes/README.md). */
+ * CFL 5, scenes/README.md). */
 enum { RUN_YARD, RUN_TEACH, RUN_PROD, RUN_KINDS };
 #define RUN_ALL ((1u << RUN_YARD) | (1u << RUN_TEACH) | (1u << RUN_PROD))
 static const char *const run_names[RUN_KINDS] = { "C yardstick", "OpenCL, teaching",

@@ -698,7 +698,7 @@ END_TEST
 /* ---- the production group ------------------------------------------------------------------ */
 
 /* No group: the teaching stepping, and scene.json without one; a group fills its defaults
- * (rk3, cfl 4) into scene.json, which reads back to the same scene; "none" is the same run as
+ * (rk3, cfl 5) into scene.json, which reads back to the same scene; "none" is the same run as
  * no group, so scene.json leaves it out (the grader's runs rely on it); bad values are one line
  * naming the key. */
 START_TEST(test_production_group)
@@ -727,7 +727,7 @@ START_TEST(test_production_group)
     const char *rk2[] = { "production.integrator=rk2" };
     ck_assert_msg(load(MINIMAL, rk2, 1, &a, err) == 0, "%s", err);
     ck_assert_int_eq(a.production.order, 2);
-    ck_assert(a.production.cfl == 4.0f);
+    ck_assert(a.production.cfl == 5.0f);
     scene_free(&a);
     const char *bad[] = { "production.integrator=euler" };
     expect_error_ov(MINIMAL, bad, 1, "t.json: production.integrator: expected one of \"none\", "
