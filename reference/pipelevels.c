@@ -11,7 +11,7 @@
  * 32^3. A parallel launch costs PoCL tens of microseconds of hand-out and wake-up besides its
  * work: at 64^3 a 32^3 level 1's half sweeps took 53 us a launch (profile mode) for a few
  * thousand cells, and its legs by one work-item cut the pressure solve 12% (same bits). */
-enum { PIPE_SERIAL_CELLS = 16 * 16 * 16, PIPE_SERIAL_COARSE_CELLS = 32 * 32 * 32 };
+enum { PIPE_SERIAL_CELLS = 64 * 64 * 64, PIPE_SERIAL_COARSE_CELLS = 32 * 32 * 32 };
 
 /* Elements of a split buffer: both colours and a pad at each end (solvers.cl). */
 static size_t pipe_split_elements(const PipeLevel *l)
@@ -108,6 +108,16 @@ static int pipe_serial_legs(const PipeLevels *mg, int q, int nlev)
 {
     const PipeLevel *l = &mg->level[q];
     return q < nlev - 1 && !l->infos;
+}
+
+/* Whether every level from q on runs by one work-item: legs and coarsest (the coarsest is in the
+ * grid's layout whenever it is below level 0). */
+static int pipe_serial_below(const PipeLevels *mg, int q, int nlev)
+{
+    int serial = q < nlev - 1;
+    for (int v = q; v < nlev - 1; v++)
+        serial &= pipe_serial_legs(mg, v, nlev);
+    return serial;
 }
 
 /* Neighbour counts of level 0 and, for multigrid, the coarse levels' types and counts (and the
@@ -326,12 +336,34 @@ static void pipe_vcycle_split(PipeLevels *mg, int q, int nlev, int coarse_sweeps
         pipe_merge_out(mg, q, l->x);
 }
 
+/* Levels q..nlev-1, every one small enough for one work-item, in one mg_vcycle_serial launch:
+ * its VCYCLE_LEVELS levels' arguments, the unused ones repeating the coarsest's. */
+enum { VCYCLE_LEVELS = 4, VCYCLE_LEVEL_ARGS = 8 };
+static void pipe_vcycle_serial(PipeLevels *mg, int q, int nlev, int coarse_sweeps)
+{
+    cl_int levels = nlev - q, sweeps = MG_SMOOTH, coarse = coarse_sweeps;
+    cl_int4 dims[VCYCLE_LEVELS][3];
+    PipeArg args[3 + VCYCLE_LEVELS * VCYCLE_LEVEL_ARGS] = { ARG(levels), ARG(sweeps), ARG(coarse) };
+    for (int v = 0; v < VCYCLE_LEVELS; v++) {
+        PipeLevel *l = &mg->level[q + (v < levels ? v : levels - 1)];
+        dims[v][0] = pipe_dims(l->n), dims[v][1] = pipe_dims(l->lo), dims[v][2] = pipe_dims(l->hi);
+        PipeArg *a = &args[3 + v * VCYCLE_LEVEL_ARGS];
+        a[0] = ARG(l->x), a[1] = ARG(l->b), a[2] = ARG(l->r), a[3] = ARG(l->type);
+        a[4] = ARG(l->count), a[5] = ARG(dims[v][0]), a[6] = ARG(dims[v][1]), a[7] = ARG(dims[v][2]);
+    }
+    pipe_launch(mg->dev, K_MG_VCYCLE_SERIAL, 1, 1, 1, args, (int)(sizeof args / sizeof *args));
+}
+
 /* x = V-cycle applied to b on level q, levels q..nlev-1; the last level gets coarse_sweeps. */
 void pipe_vcycle_level(PipeLevels *mg, int q, int nlev, int coarse_sweeps)
 {
     PipeLevel *l = &mg->level[q];
     cl_int4 n = pipe_dims(l->n);
     int last = q == nlev - 1;
+    if (pipe_serial_below(mg, q, nlev) && nlev - q <= VCYCLE_LEVELS) {
+        pipe_vcycle_serial(mg, q, nlev, coarse_sweeps);
+        return;
+    }
     if (last && q > 0) {
         cl_int sweeps = coarse_sweeps;
         LAUNCH(mg->dev, K_MG_COARSEST, 1, 1, 1, ARG(l->x), ARG(l->b), ARG(l->count), ARG(n),

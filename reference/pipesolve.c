@@ -11,11 +11,13 @@
  * jacobi measure the residual every 10 sweeps, as their C versions do (a residual costs about
  * as much as a sweep). */
 enum { MAX_RESTARTS = 4, RELAX_CHECK_EVERY = 10, JACOBI_CHECK_EVERY = 10 };
+/* solvers.cl's CG scalars: sigma (by turns with CG_SIGMA_ODD), alpha, broke */
+enum { CG_SIGMA, CG_STEP, CG_BROKE, CG_SIGMA_ODD, CG_SCALARS };
 
 void pipe_solver_release(PipeSolver *sv)
 {
     cl_mem *bufs[] = { &sv->iterate, &sv->residual, &sv->direction, &sv->a_direction, &sv->b,
-                       &sv->cg_scalars };
+                       &sv->cg_scalars, &sv->partial_st };
     for (size_t q = 0; q < sizeof bufs / sizeof *bufs; q++)
         pipe_release(bufs[q]);
     pipe_release_levels(&sv->mg);
@@ -30,7 +32,8 @@ int pipe_solver_fit(PipeSolver *sv, const MacGrid *g)
         *floats[q] = pipe_buffer(sv->dev, n * sizeof(float));
     sv->iterate = pipe_buffer(sv->dev, n * sizeof(double));
     sv->residual = pipe_buffer(sv->dev, n * sizeof(double));
-    sv->cg_scalars = pipe_buffer(sv->dev, 3 * sizeof(double));
+    sv->cg_scalars = pipe_buffer(sv->dev, CG_SCALARS * sizeof(double));
+    sv->partial_st = pipe_buffer(sv->dev, PIPE_MAX_PARTIALS * sizeof(double));
     return pipe_alloc_levels(&sv->mg, g);
 }
 
@@ -43,14 +46,6 @@ static PipeBox pipe_level0_box(PipeSolver *sv)
     PipeLevel *l = &sv->mg.level[0];
     PipeBox b = { pipe_dims(l->n), pipe_dims(l->lo), pipe_dims(l->hi), l->hi[2] - l->lo[2] };
     return b;
-}
-
-/* a . b over the box into the partials, for cg_alpha */
-static void pipe_box_dot_ff(PipeSolver *sv, cl_mem a, cl_mem b)
-{
-    PipeBox x = pipe_level0_box(sv);
-    LAUNCH(sv->dev, K_DOT_FF, 1, 1, (size_t)x.slabs, ARG(sv->dev->partial_d), ARG(a), ARG(b),
-           ARG(x.n), ARG(x.lo), ARG(x.hi));
 }
 
 static double pipe_box_norm_d(PipeSolver *sv, cl_mem v)
@@ -216,38 +211,63 @@ static void pipe_precondition(PipeSolver *sv, Precon m)
     pipe_vcycle_level(&sv->mg, 0, m.levels, m.coarse_sweeps);
 }
 
-/* sigma = z . r on the device (cg_beta), and beta = sigma / the last sigma unless first */
-static void pipe_cg_sigma(PipeSolver *sv, int first)
+/* The scalar slot of sigma in iteration `it` of a run (cg_direction writes the next one's). */
+static cl_int pipe_sigma_slot(int it)
+{
+    return it & 1 ? CG_SIGMA_ODD : CG_SIGMA;
+}
+
+/* z . r per slab into the partials (cg_beta or cg_direction adds them) */
+static void pipe_dot_zr(PipeSolver *sv)
 {
     PipeBox x = pipe_level0_box(sv);
-    cl_int slabs = x.slabs, f = first;
     cl_int4 split = pipe_level0_split(sv);
     cl_mem z = pipe_correction(sv);
     LAUNCH(sv->dev, K_DOT_ZD, 1, 1, (size_t)x.slabs, ARG(sv->dev->partial_d), ARG(z),
            ARG(sv->residual), ARG(x.n), ARG(x.lo), ARG(x.hi), ARG(split));
-    LAUNCH(sv->dev, K_CG_BETA, 1, 1, 1, ARG(sv->cg_scalars), ARG(sv->dev->partial_d), ARG(slabs),
-           ARG(f));
 }
 
-/* One step along s: t = A s, alpha on the device, x += alpha s and r -= alpha t over the box.
- * Returns |r|^2, read with CG's scalars in the step's one wait; *broke when s . A s <= 0 (nothing
- * left to reduce in this direction). A device failure stays recorded in the device. */
-static double pipe_cg_step(PipeSolver *sv, const MacGrid *g, int *broke)
+/* sigma = z . r on the device into the first iteration's slot */
+static void pipe_cg_sigma(PipeSolver *sv)
 {
-    cl_int4 dims = pipe_grid_dims(g);
+    cl_int slabs = pipe_level0_box(sv).slabs, slot = pipe_sigma_slot(0);
+    pipe_dot_zr(sv);
+    LAUNCH(sv->dev, K_CG_BETA, 1, 1, 1, ARG(sv->cg_scalars), ARG(sv->dev->partial_d), ARG(slabs),
+           ARG(slot));
+}
+
+/* s = z + beta s, beta from z . r and the last sigma, on the device; iteration it + 1's sigma
+ * kept */
+static void pipe_cg_direction(PipeSolver *sv, int it)
+{
     PipeBox box = pipe_level0_box(sv);
-    cl_int slabs = box.slabs;
+    cl_int slabs = box.slabs, slot = pipe_sigma_slot(it), next = pipe_sigma_slot(it + 1);
+    cl_int4 split = pipe_level0_split(sv);
+    cl_mem z = pipe_correction(sv);
+    pipe_dot_zr(sv);
+    LAUNCH(sv->dev, K_CG_DIRECTION, 1, 1, (size_t)box.slabs, ARG(sv->direction), ARG(z),
+           ARG(sv->cg_scalars), ARG(sv->dev->partial_d), ARG(slabs), ARG(slot), ARG(next),
+           ARG(box.n), ARG(box.lo), ARG(box.hi), ARG(split));
+}
+
+/* Step it of a run along s: t = A s with s . t, alpha on the device, x += alpha s and
+ * r -= alpha t over the box: two launches. Returns |r|^2, read with CG's scalars in the step's
+ * one wait; *broke when s . A s <= 0 (nothing left to reduce in this direction). A device
+ * failure stays recorded in the device. */
+static double pipe_cg_step(PipeSolver *sv, int it, int *broke)
+{
+    PipeBox box = pipe_level0_box(sv);
+    cl_int slabs = box.slabs, slot = pipe_sigma_slot(it);
     cl_int4 split = pipe_level0_split(sv);
     cl_mem b0 = sv->mg.level[0].infos ? sv->mg.level[0].bs : sv->mg.level[0].b;
-    LAUNCH_BOX(&sv->mg, 0, K_APPLY_A, ARG(sv->a_direction), ARG(sv->direction),
-               ARG(sv->state->grid.cell), ARG(sv->mg.level[0].count), ARG(dims));
-    pipe_box_dot_ff(sv, sv->direction, sv->a_direction);
-    LAUNCH(sv->dev, K_CG_ALPHA, 1, 1, 1, ARG(sv->cg_scalars), ARG(sv->dev->partial_d),
-           ARG(slabs));
+    LAUNCH(sv->dev, K_APPLY_A_DOT, 1, 1, (size_t)box.slabs, ARG(sv->partial_st),
+           ARG(sv->a_direction), ARG(sv->direction), ARG(sv->state->grid.cell),
+           ARG(sv->mg.level[0].count), ARG(box.n), ARG(box.lo), ARG(box.hi));
     LAUNCH(sv->dev, K_CG_UPDATE, 1, 1, (size_t)box.slabs, ARG(sv->iterate), ARG(sv->residual),
            ARG(b0), ARG(sv->dev->partial_d), ARG(sv->direction), ARG(sv->a_direction),
-           ARG(sv->cg_scalars), ARG(box.n), ARG(box.lo), ARG(box.hi), ARG(split));
-    double scal[3] = { 0.0, 0.0, 0.0 }; /* sigma, alpha, broke (solvers.cl's CG_*) */
+           ARG(sv->cg_scalars), ARG(sv->partial_st), ARG(slabs), ARG(slot), ARG(box.n),
+           ARG(box.lo), ARG(box.hi), ARG(split));
+    double scal[CG_SCALARS] = { 0.0 };
     pipe_ok(sv->dev,
             clEnqueueReadBuffer(sv->dev->cl.queue, sv->cg_scalars, CL_FALSE, 0, sizeof scal, scal,
                                 0, NULL, NULL),
@@ -264,7 +284,6 @@ static double pipe_cg_step(PipeSolver *sv, const MacGrid *g, int *broke)
 static void pipe_cg_run(PipeSolver *sv, const MacGrid *g, double bnorm, const PressureSettings *set,
                         Precon m, SolveResult *res)
 {
-    PipeBox box = pipe_level0_box(sv);
     cl_mem z = pipe_correction(sv);
     cl_int4 split = pipe_level0_split(sv);
     pipe_load_residual(sv);
@@ -275,10 +294,10 @@ static void pipe_cg_run(PipeSolver *sv, const MacGrid *g, double bnorm, const Pr
     else
         pipe_copy(sv->dev, z, sv->direction, grid_cells(g) * sizeof(float),
                   "copying the direction");
-    pipe_cg_sigma(sv, 1);
-    while (res->iterations < set->iterations && sv->dev->failure == CL_SUCCESS) {
+    pipe_cg_sigma(sv);
+    for (int it = 0; res->iterations < set->iterations && sv->dev->failure == CL_SUCCESS; it++) {
         int broke = 0;
-        double rr = pipe_cg_step(sv, g, &broke);
+        double rr = pipe_cg_step(sv, it, &broke);
         if (sv->dev->failure != CL_SUCCESS || broke)
             return;
         res->iterations++;
@@ -286,9 +305,7 @@ static void pipe_cg_run(PipeSolver *sv, const MacGrid *g, double bnorm, const Pr
         if (res->residual <= set->tolerance)
             return;
         pipe_precondition(sv, m);
-        pipe_cg_sigma(sv, 0);
-        LAUNCH_BOX(&sv->mg, 0, K_CG_DIRECTION, ARG(sv->direction), ARG(z), ARG(sv->cg_scalars),
-                   ARG(box.n), ARG(box.hi), ARG(split));
+        pipe_cg_direction(sv, it);
     }
 }
 
