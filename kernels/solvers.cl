@@ -393,25 +393,6 @@ __kernel void mg_vcycle_serial(int levels, int sweeps, int coarse_sweeps, VCYCLE
 
 /* ---- level 0: setting up, the double iterate, CG's vector steps ------------------------- */
 
-/* r = b - A x with x in double; norm2_d then sums r^2 per z-slab of the box. */
-__kernel void residual_d(__global double *r, __global const double *x, __global const float *b,
-                         __global const char *type, __global const ushort *info, int4 n4)
-{
-    int3 n = n4.xyz;
-    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
-    if (i >= n.x || j >= n.y || k >= n.z)
-        return;
-    size_t c = flat_index(n, i, j, k), sy = (size_t)n.x, sz = (size_t)n.x * n.y;
-    if (type[c] != CELL_FLUID) {
-        r[c] = 0.0;
-        return;
-    }
-    uint f = info[c];
-    double s = 0.0;
-    ADD_FLUID_NEIGHBOURS(s, x, c, f, sy, sz);
-    r[c] = (double)b[c] - ((double)(f >> 8) * x[c] - s);
-}
-
 /* ---- the same over the box of the FLUID cells, slab by slab ------------------------------ */
 
 /* Every FLUID cell lies in level 0's box, and CG's vectors are read only there (outside it they
@@ -479,13 +460,34 @@ __kernel void dot_zd(__global double *partial, __global const float *z,
     partial[get_global_id(2)] = s;
 }
 
-__kernel void norm2_d(__global double *partial, __global const double *v, int4 n4,
-                          int4 lo4, int4 hi4)
+/* r = b - A x in FLUID cells (0 elsewhere) with x in double, over the box a z-slab per
+ * work-item: the partial sums of r^2, and rf = (float) r, level 0's b for the V-cycle or the
+ * sweeps that follow every true residual (in the split layout when level 0 is swept split,
+ * split4.x = hx > 0), in one pass where they took three launches. */
+__kernel void residual_norm_d(__global double *partial, __global double *r, __global float *rf,
+                              __global const double *x, __global const float *b,
+                              __global const char *type, __global const ushort *info, int4 n4,
+                              int4 lo4, int4 hi4, int4 split4)
 {
-    double s = 0.0;
-    BOX_SLAB_CELLS(c, n4, lo4, hi4)
-        s += v[c] * v[c];
-    partial[get_global_id(2)] = s;
+    int k = lo4.z + (int)get_global_id(2);
+    if (k >= hi4.z)
+        return;
+    size_t sy = (size_t)n4.x, sz = (size_t)n4.x * n4.y;
+    double norm = 0.0;
+    for (int j = lo4.y; j < hi4.y; j++)
+        for (int i = lo4.x, c = lo4.x + n4.x * (j + n4.y * k); i < hi4.x; i++, c++) {
+            double rc = 0.0;
+            if (type[c] == CELL_FLUID) {
+                uint f = info[c];
+                double s = 0.0;
+                ADD_FLUID_NEIGHBOURS(s, x, (size_t)c, f, sy, sz);
+                rc = (double)b[c] - ((double)(f >> 8) * x[c] - s);
+            }
+            r[c] = rc;
+            rf[split4.x ? split_index(split4, n4, i, j, k) : c] = (float)rc;
+            norm += rc * rc;
+        }
+    partial[get_global_id(2)] = norm;
 }
 
 /* CG's scalars, kept on the device so that an iteration waits for the host once (for the
@@ -571,16 +573,6 @@ __kernel void to_float(__global float *out, __global const double *in, int4 n4, 
         return;
     int c = i + n4.x * (j + n4.y * k);
     out[c] = (float)in[c];
-}
-
-/* The same into a level's split layout (split4 = hx, nh, pad): level 0's b, swept split. */
-__kernel void to_float_split(__global float *out, __global const double *in, int4 n4, int4 hi4,
-                             int4 split4)
-{
-    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
-    if (i >= hi4.x || j >= hi4.y || k >= hi4.z)
-        return;
-    out[split_index(split4, n4, i, j, k)] = (float)in[i + n4.x * (j + n4.y * k)];
 }
 
 /* x += z, the multigrid correction, over the box (launched on it). */

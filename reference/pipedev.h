@@ -32,10 +32,10 @@ enum { PIPE_MAX_PARTIALS = 1024 };
     X(MG_SMOOTH_SPLIT_ZERO, mg_smooth_split_zero) \
     X(MG_RESIDUAL_SPLIT, mg_residual_split) X(MG_RESTRICT_SPLIT, mg_restrict_split) \
     X(MG_PROLONG_SPLIT, mg_prolong_split) X(MG_PROLONG_SPLIT_EDGE, mg_prolong_split_edge) \
-    X(RESIDUAL_D, residual_d) \
-    X(DOT_ZD, dot_zd) X(NORM2_D, norm2_d) \
+    X(RESIDUAL_NORM_D, residual_norm_d) \
+    X(DOT_ZD, dot_zd) \
     X(CG_UPDATE, cg_update) X(CG_DIRECTION, cg_direction) \
-    X(CG_BETA, cg_beta) X(TO_FLOAT, to_float) X(TO_FLOAT_SPLIT, to_float_split) \
+    X(CG_BETA, cg_beta) X(TO_FLOAT, to_float) \
     X(ADD_CORRECTION, add_correction) X(SURFACE_FLAGS_OWN, surface_flags_own) X(SURFACE_FLAGS_X, surface_flags_x) \
     X(SURFACE_FLAGS_YZ, surface_flags_yz) X(SURFACE_MARK, surface_mark) X(SURFACE_POSITIONS, surface_positions) \
     X(SURFACE_FIELD, surface_field) X(SURFACE_APRON, surface_apron) X(ANISO_WANT, aniso_want) \

@@ -52,7 +52,7 @@ static void pipe_alloc_level(PipeLevels *mg, PipeLevel *l, int q, const int n[3]
     l->count = pipe_buffer(mg->dev, l->cells * sizeof(cl_ushort));
     int split_level = l->cells > (q == 0 ? PIPE_SERIAL_CELLS : PIPE_SERIAL_COARSE_CELLS);
     /* a split level 0 has no x or b in the grid's layout: its b is written split
-     * (pipe_load_residual, cg_update) and its x read split (pipe_correction); a coarser one
+     * (pipe_true_residual, cg_update) and its x read split (pipe_correction); a coarser one
      * gets b there from restriction and puts x there for prolongation */
     int grid_layout = !(split_level && q == 0);
     l->x = grid_layout ? pipe_buffer(mg->dev, l->cells * sizeof(float)) : NULL;
@@ -289,7 +289,7 @@ void pipe_sweeps_from_zero(PipeLevels *mg, int sweeps, int both_ways, float omeg
             pipe_sweeps_serial(mg, q, sweeps, 1, omega);
         return;
     }
-    pipe_split_sweeps(mg, q, sweeps, 0, omega, 1); /* b is in bs (pipe_load_residual) */
+    pipe_split_sweeps(mg, q, sweeps, 0, omega, 1); /* b is in bs (pipe_true_residual) */
     if (both_ways)
         pipe_split_sweeps(mg, q, sweeps, 1, omega, 0); /* x stays split (pipe_correction) */
 }
@@ -322,7 +322,7 @@ static void pipe_vcycle_split(PipeLevels *mg, int q, int nlev, int coarse_sweeps
     cl_int4 n = pipe_dims(l->n), nc = pipe_dims(c->n);
     int lo[3], hi[3];
     pipe_split_box(l, lo, hi);
-    if (q > 0) /* level 0's b is in bs already (pipe_load_residual, cg_update) */
+    if (q > 0) /* level 0's b is in bs already (pipe_true_residual, cg_update) */
         pipe_split_in(mg, q, l->bs, l->b);
     pipe_split_sweeps(mg, q, MG_SMOOTH, 0, 1.0f, 1);
     LAUNCH_RANGE(mg->dev, K_MG_RESIDUAL_SPLIT, lo, hi, ARG(l->r), ARG(l->xs), ARG(l->bs),

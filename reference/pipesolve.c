@@ -48,14 +48,6 @@ static PipeBox pipe_level0_box(PipeSolver *sv)
     return b;
 }
 
-static double pipe_box_norm_d(PipeSolver *sv, cl_mem v)
-{
-    PipeBox x = pipe_level0_box(sv);
-    LAUNCH(sv->dev, K_NORM2_D, 1, 1, (size_t)x.slabs, ARG(sv->dev->partial_d), ARG(v), ARG(x.n),
-           ARG(x.lo), ARG(x.hi));
-    return sqrt(pipe_sum_parts(sv->dev, x.slabs));
-}
-
 /* out = (float) in over the box (outside it, out keeps what it held). */
 static void pipe_box_to_float(PipeSolver *sv, cl_mem out, cl_mem in)
 {
@@ -69,20 +61,6 @@ static cl_int4 pipe_level0_split(PipeSolver *sv)
     PipeLevel *l = &sv->mg.level[0];
     cl_int4 s = { { l->infos ? l->half_nx : 0, l->per_colour, l->end_pad, 0 } };
     return s;
-}
-
-/* Level 0's b = (float) rd over the box, in the layout its sweeps read: split when level 0 is
- * swept split (its V-cycle leg and pipe_sweeps_from_zero then take it as it is). */
-static void pipe_load_residual(PipeSolver *sv)
-{
-    PipeLevel *l = &sv->mg.level[0];
-    PipeBox x = pipe_level0_box(sv);
-    cl_int4 split = pipe_level0_split(sv);
-    if (l->infos)
-        LAUNCH_BOX(&sv->mg, 0, K_TO_FLOAT_SPLIT, ARG(l->bs), ARG(sv->residual), ARG(x.n), ARG(x.hi),
-                   ARG(split));
-    else
-        pipe_box_to_float(sv, l->b, sv->residual);
 }
 
 /* The correction z, level 0's x as the V-cycle and the sweeps leave it: split when level 0 is
@@ -104,13 +82,19 @@ static void pipe_box_add_correction(PipeSolver *sv)
                ARG(split));
 }
 
-/* rd = b - A xd; returns |rd|. */
-static double pipe_true_residual(PipeSolver *sv, const MacGrid *g)
+/* rd = b - A xd over the box, and level 0's b = (float) rd there in the layout its sweeps read:
+ * split when level 0 is swept split (its V-cycle leg and pipe_sweeps_from_zero then take it as
+ * it is). Every solver's sweeps or CG run start from the true residual. Returns |rd|. */
+static double pipe_true_residual(PipeSolver *sv)
 {
-    cl_int4 n = pipe_grid_dims(g);
-    LAUNCH_BOX(&sv->mg, 0, K_RESIDUAL_D, ARG(sv->residual), ARG(sv->iterate), ARG(sv->b),
-               ARG(sv->state->grid.cell), ARG(sv->mg.level[0].count), ARG(n));
-    return pipe_box_norm_d(sv, sv->residual);
+    PipeLevel *l = &sv->mg.level[0];
+    PipeBox x = pipe_level0_box(sv);
+    cl_int4 split = pipe_level0_split(sv);
+    cl_mem b0 = l->infos ? l->bs : l->b;
+    LAUNCH(sv->dev, K_RESIDUAL_NORM_D, 1, 1, (size_t)x.slabs, ARG(sv->dev->partial_d),
+           ARG(sv->residual), ARG(b0), ARG(sv->iterate), ARG(sv->b), ARG(sv->state->grid.cell),
+           ARG(l->count), ARG(x.n), ARG(x.lo), ARG(x.hi), ARG(split));
+    return sqrt(pipe_sum_parts(sv->dev, x.slabs));
 }
 
 /* p = x over the box; outside it x is 0, and so is p (pressure_rhs zeroes it outside FLUID). */
@@ -158,18 +142,17 @@ static SolveResult pipe_jacobi(PipeSolver *sv, const MacGrid *g, const PressureS
 /* ---- red-black Gauss-Seidel and SOR, in correction form as relax.c -------------------- */
 
 /* bnorm: |b| (pressure_rhs made b and the iterate, as for every solver below) */
-static SolveResult pipe_relax(PipeSolver *sv, const MacGrid *g, const PressureSettings *set,
+static SolveResult pipe_relax(PipeSolver *sv, const PressureSettings *set,
                               float omega, double bnorm)
 {
     SolveResult res = { .residual = INFINITY };
     for (;;) {
-        res.residual = pipe_true_residual(sv, g) / bnorm;
+        res.residual = pipe_true_residual(sv) / bnorm;
         if (res.residual <= set->tolerance || res.iterations >= set->iterations ||
             !isfinite(res.residual))
             break;
         int sweeps = set->iterations - res.iterations;
         sweeps = sweeps < RELAX_CHECK_EVERY ? sweeps : RELAX_CHECK_EVERY;
-        pipe_load_residual(sv);
         pipe_sweeps_from_zero(&sv->mg, sweeps, 0, omega);
         pipe_box_add_correction(sv);
         res.iterations += sweeps;
@@ -181,16 +164,15 @@ static SolveResult pipe_relax(PipeSolver *sv, const MacGrid *g, const PressureSe
 
 /* ---- multigrid: V-cycles on the residual ------------------------------------------------- */
 
-static SolveResult pipe_multigrid(PipeSolver *sv, const MacGrid *g, const PressureSettings *set,
+static SolveResult pipe_multigrid(PipeSolver *sv, const PressureSettings *set,
                                   double bnorm)
 {
     SolveResult res = { .residual = INFINITY };
     for (;;) {
-        res.residual = pipe_true_residual(sv, g) / bnorm;
+        res.residual = pipe_true_residual(sv) / bnorm;
         if (res.residual <= set->tolerance || res.iterations >= set->iterations ||
             !isfinite(res.residual))
             break;
-        pipe_load_residual(sv);
         pipe_vcycle_level(&sv->mg, 0, sv->mg.levels, MG_COARSE_SWEEPS);
         pipe_box_add_correction(sv);
         res.iterations++;
@@ -205,7 +187,7 @@ static SolveResult pipe_multigrid(PipeSolver *sv, const MacGrid *g, const Pressu
 typedef struct { int levels, coarse_sweeps; } Precon;
 
 /* z (level 0's x, pipe_correction) = M^-1 r, r in float already in level 0's b, split if level 0 is
- * swept split (cg_update and pipe_load_residual leave it there). */
+ * swept split (cg_update and pipe_true_residual leave it there). */
 static void pipe_precondition(PipeSolver *sv, Precon m)
 {
     pipe_vcycle_level(&sv->mg, 0, m.levels, m.coarse_sweeps);
@@ -286,7 +268,6 @@ static void pipe_cg_run(PipeSolver *sv, const MacGrid *g, double bnorm, const Pr
 {
     cl_mem z = pipe_correction(sv);
     cl_int4 split = pipe_level0_split(sv);
-    pipe_load_residual(sv);
     pipe_precondition(sv, m);
     /* s = z: out of the split layout over the box (nothing reads s outside it), else a copy */
     if (split.s[0])
@@ -314,13 +295,13 @@ static void pipe_cg_run(PipeSolver *sv, const MacGrid *g, double bnorm, const Pr
 static SolveResult pipe_cg(PipeSolver *sv, const MacGrid *g, const PressureSettings *set, Precon m,
                            double bnorm)
 {
-    SolveResult res = { .residual = pipe_true_residual(sv, g) / bnorm };
+    SolveResult res = { .residual = pipe_true_residual(sv) / bnorm };
     for (int restart = 0; restart <= MAX_RESTARTS; restart++) {
         if (res.residual <= set->tolerance || res.iterations >= set->iterations ||
             sv->dev->failure != CL_SUCCESS)
             break;
         pipe_cg_run(sv, g, bnorm, set, m, &res);
-        res.residual = pipe_true_residual(sv, g) / bnorm;
+        res.residual = pipe_true_residual(sv) / bnorm;
     }
     pipe_store_p(sv);
     res.converged = res.residual <= set->tolerance;
@@ -413,11 +394,11 @@ SolveResult pipe_solve(PipeSolver *sv, const MacGrid *g, const PressureSettings 
         return pipe_jacobi(sv, g, set, sqrt(rhs2));
     double bnorm = sqrt(b2);
     if (strcmp(name, "gauss_seidel") == 0)
-        return pipe_relax(sv, g, set, 1.0f, bnorm);
+        return pipe_relax(sv, set, 1.0f, bnorm);
     if (strcmp(name, "sor") == 0)
-        return pipe_relax(sv, g, set, set->sor_omega, bnorm);
+        return pipe_relax(sv, set, set->sor_omega, bnorm);
     if (strcmp(name, "multigrid") == 0)
-        return pipe_multigrid(sv, g, set, bnorm);
+        return pipe_multigrid(sv, set, bnorm);
     if (strcmp(name, "mgpcg") == 0)
         return pipe_cg(sv, g, set, (Precon){ sv->mg.levels, MG_COARSE_SWEEPS }, bnorm);
     return pipe_cg(sv, g, set, (Precon){ 1, 1 }, bnorm); /* pcg */
