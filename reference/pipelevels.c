@@ -7,10 +7,17 @@
 #include <string.h>
 
 /* Levels of at most this many cells are smoothed by one work-item in one launch
- * (mg_smooth_serial, mg_down_serial, mg_up_serial): level 0 up to 16^3, a coarse level up to
- * 32^3. A parallel launch costs PoCL tens of microseconds of hand-out and wake-up besides its
- * work: at 64^3 a 32^3 level 1's half sweeps took 53 us a launch (profile mode) for a few
- * thousand cells, and its legs by one work-item cut the pressure solve 12% (same bits). */
+ * (mg_smooth_serial, mg_vcycle_serial, mg_down_serial, mg_up_serial): level 0 up to 64^3, a
+ * coarse level up to 32^3. A parallel launch costs PoCL tens of microseconds of hand-out and
+ * wake-up besides its work, and hundreds on this shared 2-core machine when its neighbours are
+ * busy: at 64^3 a 32^3 level 1's half sweeps took 53 us a launch (profile mode) for a few
+ * thousand cells, and its legs by one work-item cut the pressure solve 12% (same bits). Level 0
+ * by one work-item (it was up to 16^3) took the pressure solve per substep, alternating runs,
+ * medians of three, from 15.4 to 8.1 ms on ball_drop 32^3 (frames 0-30), from 12.3 to 7.7 on
+ * whitewater (48x32x24) and from 114 to 56 ms on ball_drop 64^3 (frames 0-15, two rounds:
+ * the other phases 0.8 of theirs), all with the same bytes; a coarse level of 64x32x32 by one
+ * work-item (dam_break 128x64x64, its level 1) looked slower, 323 ms against 225 split, in two
+ * rounds on a machine whose noise moved the same build 2x within minutes: left split. */
 enum { PIPE_SERIAL_CELLS = 64 * 64 * 64, PIPE_SERIAL_COARSE_CELLS = 32 * 32 * 32 };
 
 /* Elements of a split buffer: both colours and a pad at each end (solvers.cl). */
