@@ -431,6 +431,32 @@ __kernel void apply_A_dot(__global double *partial, __global float *t, __global 
     partial[get_global_id(2)] = dot;
 }
 
+/* The same on a box of few z-slabs (a flat grid: martin_moyce's box has 4 to 6), where a
+ * work-item per slab leaves the cores idle: t = A s launched on the box, a work-item a cell,
+ * then dot_ff, s . t per slab in the same order. */
+__kernel void apply_A(__global float *out, __global const float *x, __global const char *type,
+                      __global const ushort *info, int4 n4)
+{
+    int3 n = n4.xyz;
+    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    if (i >= n.x || j >= n.y || k >= n.z)
+        return;
+    size_t c = flat_index(n, i, j, k), sy = (size_t)n.x, sz = (size_t)n.x * n.y;
+    uint f = info[c];
+    double s = 0.0;
+    ADD_FLUID_NEIGHBOURS(s, x, c, f, sy, sz);
+    out[c] = type[c] == CELL_FLUID ? (float)((double)(f >> 8) * x[c] - s) : 0.0f;
+}
+
+__kernel void dot_ff(__global double *partial, __global const float *a,
+                         __global const float *b, int4 n4, int4 lo4, int4 hi4)
+{
+    double s = 0.0;
+    BOX_SLAB_CELLS(c, n4, lo4, hi4)
+        s += (double)a[c] * b[c];
+    partial[get_global_id(2)] = s;
+}
+
 /* Where cell (i, j, k) of level 0 lies in the split layout (split4 = hx, nh, pad): its colour
  * (i + j + k) & 1, its row, its place i / 2 in the row's cells of that colour. */
 inline int split_index(int4 split4, int4 n4, int i, int j, int k)
@@ -490,6 +516,37 @@ __kernel void residual_norm_d(__global double *partial, __global double *r, __gl
     partial[get_global_id(2)] = norm;
 }
 
+/* residual_norm_d on a box of few z-slabs: r and rf launched on the box, a work-item a cell
+ * (the same values), then norm2_d, the partial sums of r^2 per slab in the same order. */
+__kernel void residual_rf(__global double *r, __global float *rf, __global const double *x,
+                          __global const float *b, __global const char *type,
+                          __global const ushort *info, int4 n4, int4 split4)
+{
+    int3 n = n4.xyz;
+    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    if (i >= n.x || j >= n.y || k >= n.z)
+        return;
+    size_t c = flat_index(n, i, j, k), sy = (size_t)n.x, sz = (size_t)n.x * n.y;
+    double rc = 0.0;
+    if (type[c] == CELL_FLUID) {
+        uint f = info[c];
+        double s = 0.0;
+        ADD_FLUID_NEIGHBOURS(s, x, c, f, sy, sz);
+        rc = (double)b[c] - ((double)(f >> 8) * x[c] - s);
+    }
+    r[c] = rc;
+    rf[split4.x ? split_index(split4, n4, i, j, k) : (int)c] = (float)rc;
+}
+
+__kernel void norm2_d(__global double *partial, __global const double *v, int4 n4,
+                          int4 lo4, int4 hi4)
+{
+    double s = 0.0;
+    BOX_SLAB_CELLS(c, n4, lo4, hi4)
+        s += v[c] * v[c];
+    partial[get_global_id(2)] = s;
+}
+
 /* CG's scalars, kept on the device so that an iteration waits for the host once (for the
  * residual it stops on) where it waited three times: sigma = z . r in scal[CG_SIGMA] and
  * scal[CG_SIGMA_ODD] by turns (slot: which; cg_direction reads the last and writes the next,
@@ -507,10 +564,15 @@ inline double sum_parts(__global const double *partial, int n)
     return sum;
 }
 
-/* sigma = z . r from dot_zd's partials into scal[slot]: CG's first */
-__kernel void cg_beta(__global double *scal, __global const double *partial, int n, int slot)
+/* sigma = z . r from dot_zd's partials into scal[next], and unless this is CG's first (slot < 0)
+ * beta = sigma / scal[slot] into scal[CG_STEP], for cg_direction_box */
+__kernel void cg_beta(__global double *scal, __global const double *partial, int n, int slot,
+                      int next)
 {
-    scal[slot] = sum_parts(partial, n);
+    double sigma = sum_parts(partial, n);
+    if (slot >= 0)
+        scal[CG_STEP] = sigma / scal[slot];
+    scal[next] = sigma;
 }
 
 /* alpha = sigma / (s . A s) from apply_A_dot's partials (st_part, nst of them), each work-item
@@ -545,6 +607,17 @@ __kernel void cg_update(__global double *x, __global double *r, __global float *
         }
     }
     partial[get_global_id(2)] = sum;
+}
+
+/* s = z + beta s, beta from cg_beta, launched on a box of few z-slabs, a work-item a cell. */
+__kernel void cg_direction_box(__global float *s, __global const float *z,
+                               __global const double *scal, int4 n4, int4 hi4, int4 split4)
+{
+    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    if (i >= hi4.x || j >= hi4.y || k >= hi4.z)
+        return;
+    int c = i + n4.x * (j + n4.y * k);
+    s[c] = z_at(z, split4, n4, c, i, j, k) + (float)(scal[CG_STEP] * s[c]);
 }
 
 /* s = z + beta s over the box, a z-slab per work-item (as cg_update), with beta = sigma' /

@@ -19,6 +19,11 @@
  * work-item (dam_break 128x64x64, its level 1) looked slower, 323 ms against 225 split, in two
  * rounds on a machine whose noise moved the same build 2x within minutes: left split. */
 enum { PIPE_SERIAL_CELLS = 64 * 64 * 64, PIPE_SERIAL_COARSE_CELLS = 32 * 32 * 32 };
+/* A level 0 with no coarser level (martin_moyce's 258x50x6: a V-cycle there is 24 sweeps each
+ * way on level 0) is swept by one work-item only up to 16^3: 48 sweeps of 77,400 cells by one
+ * work-item took its pressure solve from 18.4 to 44.9 ms a substep, where the parallel sweeps'
+ * launches are a smaller share of their work. */
+enum { PIPE_SERIAL_ALONE_CELLS = 16 * 16 * 16 };
 
 /* Elements of a split buffer: both colours and a pad at each end (solvers.cl). */
 static size_t pipe_split_elements(const PipeLevel *l)
@@ -51,13 +56,15 @@ static void pipe_alloc_split(PipeLevels *mg, PipeLevel *l)
 }
 
 /* Level q (mg->levels counts it already) of n[0] x n[1] x n[2] cells. */
-static void pipe_alloc_level(PipeLevels *mg, PipeLevel *l, int q, const int n[3])
+static void pipe_alloc_level(PipeLevels *mg, PipeLevel *l, int q, const int n[3], int alone)
 {
     memcpy(l->n, n, sizeof l->n);
     l->cells = (size_t)n[0] * n[1] * n[2];
     l->type = q == 0 ? mg->state->grid.cell : pipe_buffer(mg->dev, l->cells);
     l->count = pipe_buffer(mg->dev, l->cells * sizeof(cl_ushort));
-    int split_level = l->cells > (q == 0 ? PIPE_SERIAL_CELLS : PIPE_SERIAL_COARSE_CELLS);
+    size_t serial = q > 0 ? PIPE_SERIAL_COARSE_CELLS : alone ? PIPE_SERIAL_ALONE_CELLS
+                                                            : PIPE_SERIAL_CELLS;
+    int split_level = l->cells > serial;
     /* a split level 0 has no x or b in the grid's layout: its b is written split
      * (pipe_true_residual, cg_update) and its x read split (pipe_correction); a coarser one
      * gets b there from restriction and puts x there for prolongation */
@@ -70,23 +77,31 @@ static void pipe_alloc_level(PipeLevels *mg, PipeLevel *l, int q, const int n[3]
         l->r = pipe_buffer(mg->dev, l->cells * sizeof(float));
 }
 
+/* Whether a level of n cells is the last: the next would have fewer than MG_MIN_CELLS cells
+ * along an axis, as multigrid.c stops, or levels (counting it) make MG_MAX_LEVELS. */
+static int pipe_last_level(const int n[3], int levels)
+{
+    return levels == MG_MAX_LEVELS || (n[0] + 1) / 2 < MG_MIN_CELLS ||
+           (n[1] + 1) / 2 < MG_MIN_CELLS || (n[2] + 1) / 2 < MG_MIN_CELLS;
+}
+
 /* Halving until a level would have fewer than MG_MIN_CELLS cells along an axis, as
  * multigrid.c does. */
 int pipe_alloc_levels(PipeLevels *mg, const MacGrid *g)
 {
     int n[3] = { g->nx, g->ny, g->nz };
+    int alone = pipe_last_level(n, 1);
     mg->bounds = pipe_buffer(mg->dev, PIPE_PARTS * 6 * sizeof(cl_int));
     for (;;) {
         /* counted first, so that pipe_solver_release frees whatever was made if one fails
          * (pipe_buffer records the failure) */
         int q = mg->levels++;
-        pipe_alloc_level(mg, &mg->level[q], q, n);
+        pipe_alloc_level(mg, &mg->level[q], q, n, alone);
         if (mg->dev->failure != CL_SUCCESS)
             return -1;
-        int next[3] = { (n[0] + 1) / 2, (n[1] + 1) / 2, (n[2] + 1) / 2 };
-        if (mg->levels == MG_MAX_LEVELS || next[0] < MG_MIN_CELLS || next[1] < MG_MIN_CELLS ||
-            next[2] < MG_MIN_CELLS)
+        if (pipe_last_level(n, mg->levels))
             return 0;
+        int next[3] = { (n[0] + 1) / 2, (n[1] + 1) / 2, (n[2] + 1) / 2 };
         memcpy(n, next, sizeof n);
     }
 }

@@ -48,6 +48,16 @@ static PipeBox pipe_level0_box(PipeSolver *sv)
     return b;
 }
 
+/* Whether CG's vector steps run a work-item per z-slab of the box, fused (apply_A_dot,
+ * residual_norm_d, cg_direction: fewer launches, which a small grid's solve is mostly made of),
+ * or a work-item per cell in more launches: on a box of few slabs of many cells (a flat grid,
+ * martin_moyce's 4 to 6), where a work-item per slab leaves the cores idle and no lanes run. */
+enum { PIPE_SLAB_MIN = 16 };
+static int pipe_by_slab(PipeSolver *sv)
+{
+    return !sv->mg.level[0].infos || pipe_level0_box(sv).slabs >= PIPE_SLAB_MIN;
+}
+
 /* out = (float) in over the box (outside it, out keeps what it held). */
 static void pipe_box_to_float(PipeSolver *sv, cl_mem out, cl_mem in)
 {
@@ -91,9 +101,17 @@ static double pipe_true_residual(PipeSolver *sv)
     PipeBox x = pipe_level0_box(sv);
     cl_int4 split = pipe_level0_split(sv);
     cl_mem b0 = l->infos ? l->bs : l->b;
-    LAUNCH(sv->dev, K_RESIDUAL_NORM_D, 1, 1, (size_t)x.slabs, ARG(sv->dev->partial_d),
-           ARG(sv->residual), ARG(b0), ARG(sv->iterate), ARG(sv->b), ARG(sv->state->grid.cell),
-           ARG(l->count), ARG(x.n), ARG(x.lo), ARG(x.hi), ARG(split));
+    if (pipe_by_slab(sv)) {
+        LAUNCH(sv->dev, K_RESIDUAL_NORM_D, 1, 1, (size_t)x.slabs, ARG(sv->dev->partial_d),
+               ARG(sv->residual), ARG(b0), ARG(sv->iterate), ARG(sv->b),
+               ARG(sv->state->grid.cell), ARG(l->count), ARG(x.n), ARG(x.lo), ARG(x.hi),
+               ARG(split));
+    } else {
+        LAUNCH_BOX(&sv->mg, 0, K_RESIDUAL_RF, ARG(sv->residual), ARG(b0), ARG(sv->iterate),
+                   ARG(sv->b), ARG(sv->state->grid.cell), ARG(l->count), ARG(x.n), ARG(split));
+        LAUNCH(sv->dev, K_NORM2_D, 1, 1, (size_t)x.slabs, ARG(sv->dev->partial_d),
+               ARG(sv->residual), ARG(x.n), ARG(x.lo), ARG(x.hi));
+    }
     return sqrt(pipe_sum_parts(sv->dev, x.slabs));
 }
 
@@ -209,13 +227,19 @@ static void pipe_dot_zr(PipeSolver *sv)
            ARG(sv->residual), ARG(x.n), ARG(x.lo), ARG(x.hi), ARG(split));
 }
 
+/* sigma = z . r on the device into scal[next], and beta = sigma / scal[slot] unless slot < 0 */
+static void pipe_cg_beta(PipeSolver *sv, cl_int slot, cl_int next)
+{
+    cl_int slabs = pipe_level0_box(sv).slabs;
+    pipe_dot_zr(sv);
+    LAUNCH(sv->dev, K_CG_BETA, 1, 1, 1, ARG(sv->cg_scalars), ARG(sv->dev->partial_d), ARG(slabs),
+           ARG(slot), ARG(next));
+}
+
 /* sigma = z . r on the device into the first iteration's slot */
 static void pipe_cg_sigma(PipeSolver *sv)
 {
-    cl_int slabs = pipe_level0_box(sv).slabs, slot = pipe_sigma_slot(0);
-    pipe_dot_zr(sv);
-    LAUNCH(sv->dev, K_CG_BETA, 1, 1, 1, ARG(sv->cg_scalars), ARG(sv->dev->partial_d), ARG(slabs),
-           ARG(slot));
+    pipe_cg_beta(sv, -1, pipe_sigma_slot(0));
 }
 
 /* s = z + beta s, beta from z . r and the last sigma, on the device; iteration it + 1's sigma
@@ -226,6 +250,12 @@ static void pipe_cg_direction(PipeSolver *sv, int it)
     cl_int slabs = box.slabs, slot = pipe_sigma_slot(it), next = pipe_sigma_slot(it + 1);
     cl_int4 split = pipe_level0_split(sv);
     cl_mem z = pipe_correction(sv);
+    if (!pipe_by_slab(sv)) {
+        pipe_cg_beta(sv, slot, next);
+        LAUNCH_BOX(&sv->mg, 0, K_CG_DIRECTION_BOX, ARG(sv->direction), ARG(z),
+                   ARG(sv->cg_scalars), ARG(box.n), ARG(box.hi), ARG(split));
+        return;
+    }
     pipe_dot_zr(sv);
     LAUNCH(sv->dev, K_CG_DIRECTION, 1, 1, (size_t)box.slabs, ARG(sv->direction), ARG(z),
            ARG(sv->cg_scalars), ARG(sv->dev->partial_d), ARG(slabs), ARG(slot), ARG(next),
@@ -242,9 +272,16 @@ static double pipe_cg_step(PipeSolver *sv, int it, int *broke)
     cl_int slabs = box.slabs, slot = pipe_sigma_slot(it);
     cl_int4 split = pipe_level0_split(sv);
     cl_mem b0 = sv->mg.level[0].infos ? sv->mg.level[0].bs : sv->mg.level[0].b;
-    LAUNCH(sv->dev, K_APPLY_A_DOT, 1, 1, (size_t)box.slabs, ARG(sv->partial_st),
-           ARG(sv->a_direction), ARG(sv->direction), ARG(sv->state->grid.cell),
-           ARG(sv->mg.level[0].count), ARG(box.n), ARG(box.lo), ARG(box.hi));
+    if (pipe_by_slab(sv)) {
+        LAUNCH(sv->dev, K_APPLY_A_DOT, 1, 1, (size_t)box.slabs, ARG(sv->partial_st),
+               ARG(sv->a_direction), ARG(sv->direction), ARG(sv->state->grid.cell),
+               ARG(sv->mg.level[0].count), ARG(box.n), ARG(box.lo), ARG(box.hi));
+    } else {
+        LAUNCH_BOX(&sv->mg, 0, K_APPLY_A, ARG(sv->a_direction), ARG(sv->direction),
+                   ARG(sv->state->grid.cell), ARG(sv->mg.level[0].count), ARG(box.n));
+        LAUNCH(sv->dev, K_DOT_FF, 1, 1, (size_t)box.slabs, ARG(sv->partial_st),
+               ARG(sv->direction), ARG(sv->a_direction), ARG(box.n), ARG(box.lo), ARG(box.hi));
+    }
     LAUNCH(sv->dev, K_CG_UPDATE, 1, 1, (size_t)box.slabs, ARG(sv->iterate), ARG(sv->residual),
            ARG(b0), ARG(sv->dev->partial_d), ARG(sv->direction), ARG(sv->a_direction),
            ARG(sv->cg_scalars), ARG(sv->partial_st), ARG(slabs), ARG(slot), ARG(box.n),
