@@ -199,6 +199,9 @@ static const MatchCase match_cases[] = {
      * pipe_sweeps_from_zero's split sweeps both ways */
     { "grid.resolution=[41,39,5]", "grid.cell_size=0.03902440", "pressure.solver=multigrid", 1,
       "fluid.0.box.max=[1.6,1.2,0.15]" },
+    /* and CG's steps on a box of few z-slabs, a work-item a cell (pipe_by_slab in pipesolve.c) */
+    { "grid.resolution=[41,39,5]", "grid.cell_size=0.03902440", "pressure.solver=mgpcg", 1,
+      "fluid.0.box.max=[1.6,1.2,0.15]" },
     /* pipe_relax's path through the split sweeps, checked every 10 sweeps */
     { "grid.resolution=[41,39,5]", "grid.cell_size=0.03902440", "pressure.solver=gauss_seidel", 10,
       "fluid.0.box.max=[1.6,1.2,0.15]" },
