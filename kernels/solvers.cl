@@ -487,11 +487,12 @@ __kernel void dot_zd(__global double *partial, __global const float *z,
 }
 
 /* r = b - A x in FLUID cells (0 elsewhere) with x in double, over the box a z-slab per
- * work-item: the partial sums of r^2, and rf = (float) r, level 0's b for the V-cycle or the
+ * work-item: the partial sums of r^2, rf = (float) r, level 0's b for the V-cycle or the
  * sweeps that follow every true residual (in the split layout when level 0 is swept split,
- * split4.x = hx > 0), in one pass where they took three launches. */
+ * split4.x = hx > 0), and p = (float) x, the solver's answer once it stops (a solve ends on a
+ * true residual), in one pass where they took four launches. */
 __kernel void residual_norm_d(__global double *partial, __global double *r, __global float *rf,
-                              __global const double *x, __global const float *b,
+                              __global float *p, __global const double *x, __global const float *b,
                               __global const char *type, __global const ushort *info, int4 n4,
                               int4 lo4, int4 hi4, int4 split4)
 {
@@ -511,6 +512,7 @@ __kernel void residual_norm_d(__global double *partial, __global double *r, __gl
             }
             r[c] = rc;
             rf[split4.x ? split_index(split4, n4, i, j, k) : c] = (float)rc;
+            p[c] = (float)x[c];
             norm += rc * rc;
         }
     partial[get_global_id(2)] = norm;
@@ -518,7 +520,8 @@ __kernel void residual_norm_d(__global double *partial, __global double *r, __gl
 
 /* residual_norm_d on a box of few z-slabs: r and rf launched on the box, a work-item a cell
  * (the same values), then norm2_d, the partial sums of r^2 per slab in the same order. */
-__kernel void residual_rf(__global double *r, __global float *rf, __global const double *x,
+__kernel void residual_rf(__global double *r, __global float *rf, __global float *p,
+                          __global const double *x,
                           __global const float *b, __global const char *type,
                           __global const ushort *info, int4 n4, int4 split4)
 {
@@ -536,6 +539,7 @@ __kernel void residual_rf(__global double *r, __global float *rf, __global const
     }
     r[c] = rc;
     rf[split4.x ? split_index(split4, n4, i, j, k) : (int)c] = (float)rc;
+    p[c] = (float)x[c];
 }
 
 __kernel void norm2_d(__global double *partial, __global const double *v, int4 n4,
@@ -637,15 +641,6 @@ __kernel void cg_direction(__global float *s, __global const float *z, __global 
     for (int j = lo4.y; j < hi4.y; j++)
         for (int i = lo4.x, c = lo4.x + n4.x * (j + n4.y * k); i < hi4.x; i++, c++)
             s[c] = z_at(z, split4, n4, c, i, j, k) + (float)(beta * s[c]);
-}
-
-__kernel void to_float(__global float *out, __global const double *in, int4 n4, int4 hi4)
-{
-    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
-    if (i >= hi4.x || j >= hi4.y || k >= hi4.z)
-        return;
-    int c = i + n4.x * (j + n4.y * k);
-    out[c] = (float)in[c];
 }
 
 /* x += z, the multigrid correction, over the box (launched on it). */

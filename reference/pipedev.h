@@ -35,7 +35,7 @@ enum { PIPE_MAX_PARTIALS = 1024 };
     X(RESIDUAL_NORM_D, residual_norm_d) X(RESIDUAL_RF, residual_rf) X(NORM2_D, norm2_d) \
     X(DOT_ZD, dot_zd) \
     X(CG_UPDATE, cg_update) X(CG_DIRECTION, cg_direction) X(CG_DIRECTION_BOX, cg_direction_box) \
-    X(CG_BETA, cg_beta) X(TO_FLOAT, to_float) \
+    X(CG_BETA, cg_beta) \
     X(ADD_CORRECTION, add_correction) X(SURFACE_FLAGS_OWN, surface_flags_own) X(SURFACE_FLAGS_X, surface_flags_x) \
     X(SURFACE_FLAGS_YZ, surface_flags_yz) X(SURFACE_MARK, surface_mark) X(SURFACE_POSITIONS, surface_positions) \
     X(SURFACE_FIELD, surface_field) X(SURFACE_APRON, surface_apron) X(ANISO_WANT, aniso_want) \

@@ -58,13 +58,6 @@ static int pipe_by_slab(PipeSolver *sv)
     return !sv->mg.level[0].infos || pipe_level0_box(sv).slabs >= PIPE_SLAB_MIN;
 }
 
-/* out = (float) in over the box (outside it, out keeps what it held). */
-static void pipe_box_to_float(PipeSolver *sv, cl_mem out, cl_mem in)
-{
-    PipeBox x = pipe_level0_box(sv);
-    LAUNCH_BOX(&sv->mg, 0, K_TO_FLOAT, ARG(out), ARG(in), ARG(x.n), ARG(x.hi));
-}
-
 /* hx, nh, pad of level 0 if it is swept split, else 0: where CG's kernels put its b */
 static cl_int4 pipe_level0_split(PipeSolver *sv)
 {
@@ -94,7 +87,9 @@ static void pipe_box_add_correction(PipeSolver *sv)
 
 /* rd = b - A xd over the box, and level 0's b = (float) rd there in the layout its sweeps read:
  * split when level 0 is swept split (its V-cycle leg and pipe_sweeps_from_zero then take it as
- * it is). Every solver's sweeps or CG run start from the true residual. Returns |rd|. */
+ * it is); every solver's sweeps or CG run start from the true residual. And p = (float) xd
+ * there: every solver but jacobi stops on a true residual, so p is its answer then (outside the
+ * box x is 0, and so is p: pressure_rhs zeroes it outside FLUID). Returns |rd|. */
 static double pipe_true_residual(PipeSolver *sv)
 {
     PipeLevel *l = &sv->mg.level[0];
@@ -103,11 +98,12 @@ static double pipe_true_residual(PipeSolver *sv)
     cl_mem b0 = l->infos ? l->bs : l->b;
     if (pipe_by_slab(sv)) {
         LAUNCH(sv->dev, K_RESIDUAL_NORM_D, 1, 1, (size_t)x.slabs, ARG(sv->dev->partial_d),
-               ARG(sv->residual), ARG(b0), ARG(sv->iterate), ARG(sv->b),
+               ARG(sv->residual), ARG(b0), ARG(sv->state->grid.p), ARG(sv->iterate), ARG(sv->b),
                ARG(sv->state->grid.cell), ARG(l->count), ARG(x.n), ARG(x.lo), ARG(x.hi),
                ARG(split));
     } else {
-        LAUNCH_BOX(&sv->mg, 0, K_RESIDUAL_RF, ARG(sv->residual), ARG(b0), ARG(sv->iterate),
+        LAUNCH_BOX(&sv->mg, 0, K_RESIDUAL_RF, ARG(sv->residual), ARG(b0),
+                   ARG(sv->state->grid.p), ARG(sv->iterate),
                    ARG(sv->b), ARG(sv->state->grid.cell), ARG(l->count), ARG(x.n), ARG(split));
         LAUNCH(sv->dev, K_NORM2_D, 1, 1, (size_t)x.slabs, ARG(sv->dev->partial_d),
                ARG(sv->residual), ARG(x.n), ARG(x.lo), ARG(x.hi));
@@ -115,11 +111,6 @@ static double pipe_true_residual(PipeSolver *sv)
     return sqrt(pipe_sum_parts(sv->dev, x.slabs));
 }
 
-/* p = x over the box; outside it x is 0, and so is p (pressure_rhs zeroes it outside FLUID). */
-static void pipe_store_p(PipeSolver *sv)
-{
-    pipe_box_to_float(sv, sv->state->grid.p, sv->iterate);
-}
 
 /* ---- jacobi: the jacobi stage repeated, as the driver does on the CPU ---------------------- */
 
@@ -175,7 +166,6 @@ static SolveResult pipe_relax(PipeSolver *sv, const PressureSettings *set,
         pipe_box_add_correction(sv);
         res.iterations += sweeps;
     }
-    pipe_store_p(sv);
     res.converged = res.residual <= set->tolerance;
     return res;
 }
@@ -195,7 +185,6 @@ static SolveResult pipe_multigrid(PipeSolver *sv, const PressureSettings *set,
         pipe_box_add_correction(sv);
         res.iterations++;
     }
-    pipe_store_p(sv);
     res.converged = res.residual <= set->tolerance;
     return res;
 }
@@ -340,7 +329,6 @@ static SolveResult pipe_cg(PipeSolver *sv, const MacGrid *g, const PressureSetti
         pipe_cg_run(sv, g, bnorm, set, m, &res);
         res.residual = pipe_true_residual(sv) / bnorm;
     }
-    pipe_store_p(sv);
     res.converged = res.residual <= set->tolerance;
     return res;
 }
