@@ -116,7 +116,7 @@ __kernel void mg_coarsen(__global char *coarse, __global const char *fine, int4 
 }
 
 /* s += x over the FLUID neighbours of cell c named by the mask of info (mg_count), in this
- * order; s is float or double, as the caller's sum needs (apply_A, residual_d: double). */
+ * order; s is float or double, as the caller's sum needs (apply_A_dot, residual_d: double). */
 #define ADD_FLUID_NEIGHBOURS(s, x, c, info, sy, sz)                                            \
     do {                                                                                        \
         if ((info) & 1) s += (x)[(c) - 1];                                                     \
@@ -181,25 +181,6 @@ __attribute__((always_inline)) inline void residual_at(__global float *r, __glob
     r[c] = type[c] == CELL_FLUID
                ? b[c] - (neighbour_count(f) * x[c] - fluid_sum(x, c, f, (size_t)n.x, (size_t)n.x * n.y))
                : 0.0f;
-}
-
-/* out = A x in FLUID cells, 0 elsewhere; summed in double and rounded once, as pcg.c does. In
- * float, N x - (the neighbours' sum) loses the bits the two terms share: where s is smooth,
- * A s is small against them, and CG's recurrence residual, which subtracts alpha A s, drifted
- * from b - A x. mgpcg on the hydrostatic tank from p = 0 at 64^3 then stopped at a recurrence
- * residual of 1e-6 with a true one above it and restarted: 10 iterations against C's 8. */
-__kernel void apply_A(__global float *out, __global const float *x, __global const char *type,
-                      __global const ushort *info, int4 n4)
-{
-    int3 n = n4.xyz;
-    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
-    if (i >= n.x || j >= n.y || k >= n.z)
-        return;
-    size_t c = flat_index(n, i, j, k), sy = (size_t)n.x, sz = (size_t)n.x * n.y;
-    uint f = info[c];
-    double s = 0.0;
-    ADD_FLUID_NEIGHBOURS(s, x, c, f, sy, sz);
-    out[c] = type[c] == CELL_FLUID ? (float)((double)(f >> 8) * x[c] - s) : 0.0f;
 }
 
 /* The fine cells whose trilinear stencil touches coarse cell I (of nc) along one axis: 2I-1
@@ -303,10 +284,10 @@ __attribute__((always_inline)) inline void prolong_at(__global float *fx, __glob
  * They run over the level's box [lo, hi) of FLUID cells and the coarse level's [clo, chi):
  * outside it x and r are 0 (mg_count clears them once per solve, and nothing writes there),
  * which is all prolongation and restriction read there; b there is never read. */
-__kernel void mg_down_serial(__global float *x, __global const float *b, __global float *r,
-                             __global const char *type, __global const ushort *info, int4 n4,
-                             __global float *cb, __global const char *ctype, int4 nc4,
-                             int sweeps, int4 lo4, int4 hi4, int4 clo, int4 chi)
+inline void down_leg_serial(__global float *x, __global const float *b, __global float *r,
+                            __global const char *type, __global const ushort *info, int4 n4,
+                            __global float *cb, __global const char *ctype, int4 nc4, int sweeps,
+                            int4 lo4, int4 hi4, int4 clo, int4 chi)
 {
     int3 n = n4.xyz, lo = lo4.xyz, hi = hi4.xyz;
     for (int k = lo.z; k < hi.z; k++)
@@ -324,9 +305,9 @@ __kernel void mg_down_serial(__global float *x, __global const float *b, __globa
                 restrict_at(cb, r, ctype, nc4, n4, I, J, K);
 }
 
-__kernel void mg_up_serial(__global float *x, __global const float *b, __global const char *type,
-                           __global const ushort *info, int4 n4, __global const float *cx,
-                           int4 nc4, int sweeps, int4 lo4, int4 hi4)
+inline void up_leg_serial(__global float *x, __global const float *b, __global const char *type,
+                          __global const ushort *info, int4 n4, __global const float *cx,
+                          int4 nc4, int sweeps, int4 lo4, int4 hi4)
 {
     int3 lo = lo4.xyz, hi = hi4.xyz;
     for (int k = lo.z; k < hi.z; k++)
@@ -336,11 +317,10 @@ __kernel void mg_up_serial(__global float *x, __global const float *b, __global 
     rb_sweeps_serial(x, b, info, n4.xyz, lo, hi, sweeps, 1, 1.0f);
 }
 
-/* The coarsest level, solved by one work-item: x = 0, then `sweeps` red-black sweeps and as
- * many black-red ones (the down and up legs of the V-cycle meet here). It has a few hundred
- * cells, so one work-item beats launching 4 * sweeps kernels. */
-__kernel void mg_coarsest(__global float *x, __global const float *b, __global const ushort *info,
-                          int4 n4, int sweeps)
+/* The coarsest level by one work-item: x = 0, then `sweeps` red-black sweeps and as many
+ * black-red ones (the down and up legs of the V-cycle meet here). */
+inline void coarsest_serial(__global float *x, __global const float *b,
+                            __global const ushort *info, int4 n4, int sweeps)
 {
     int3 n = n4.xyz;
     size_t cells = (size_t)n.x * n.y * n.z;
@@ -350,26 +330,68 @@ __kernel void mg_coarsest(__global float *x, __global const float *b, __global c
     rb_sweeps_serial(x, b, info, n, (int3)(0), n, sweeps, 1, 1.0f);
 }
 
-/* ---- level 0: setting up, the double iterate, CG's vector steps ------------------------- */
-
-/* r = b - A x with x in double; norm2_d then sums r^2 per z-slab of the box. */
-__kernel void residual_d(__global double *r, __global const double *x, __global const float *b,
-                         __global const char *type, __global const ushort *info, int4 n4)
+__kernel void mg_down_serial(__global float *x, __global const float *b, __global float *r,
+                             __global const char *type, __global const ushort *info, int4 n4,
+                             __global float *cb, __global const char *ctype, int4 nc4,
+                             int sweeps, int4 lo4, int4 hi4, int4 clo, int4 chi)
 {
-    int3 n = n4.xyz;
-    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
-    if (i >= n.x || j >= n.y || k >= n.z)
-        return;
-    size_t c = flat_index(n, i, j, k), sy = (size_t)n.x, sz = (size_t)n.x * n.y;
-    if (type[c] != CELL_FLUID) {
-        r[c] = 0.0;
-        return;
-    }
-    uint f = info[c];
-    double s = 0.0;
-    ADD_FLUID_NEIGHBOURS(s, x, c, f, sy, sz);
-    r[c] = (double)b[c] - ((double)(f >> 8) * x[c] - s);
+    down_leg_serial(x, b, r, type, info, n4, cb, ctype, nc4, sweeps, lo4, hi4, clo, chi);
 }
+
+__kernel void mg_up_serial(__global float *x, __global const float *b, __global const char *type,
+                           __global const ushort *info, int4 n4, __global const float *cx,
+                           int4 nc4, int sweeps, int4 lo4, int4 hi4)
+{
+    up_leg_serial(x, b, type, info, n4, cx, nc4, sweeps, lo4, hi4);
+}
+
+/* It has a few hundred cells, so one work-item beats launching 4 * sweeps kernels. */
+__kernel void mg_coarsest(__global float *x, __global const float *b, __global const ushort *info,
+                          int4 n4, int sweeps)
+{
+    coarsest_serial(x, b, info, n4, sweeps);
+}
+
+/* The whole V-cycle of `levels` (2 to 4) small levels, L0 the finest of them, by one work-item
+ * in one launch where it took 2 * levels - 1: the same legs as mg_down_serial, mg_coarsest and
+ * mg_up_serial, in the same order, so the result is theirs to the bit. On a grid of 32^3 each
+ * launch cost more than its work (tens to hundreds of microseconds of PoCL's hand-out and
+ * wake-up on a busy machine), and a CG iteration made seven of them. A level's arguments: x, b,
+ * r, type, info, its size, its box [lo, hi); the unused levels' repeat a used one's. */
+#define VCYCLE_LEVEL_ARGS(q)                                                                   \
+    __global float *x##q, __global float *b##q, __global float *r##q,                          \
+        __global const char *t##q, __global const ushort *f##q, int4 n##q, int4 lo##q,         \
+        int4 hi##q
+#define VCYCLE_DOWN(q, c)                                                                      \
+    down_leg_serial(x##q, b##q, r##q, t##q, f##q, n##q, b##c, t##c, n##c, sweeps, lo##q,        \
+                    hi##q, lo##c, hi##c)
+#define VCYCLE_UP(q, c)                                                                        \
+    up_leg_serial(x##q, b##q, t##q, f##q, n##q, x##c, n##c, sweeps, lo##q, hi##q)
+__kernel void mg_vcycle_serial(int levels, int sweeps, int coarse_sweeps, VCYCLE_LEVEL_ARGS(0),
+                               VCYCLE_LEVEL_ARGS(1), VCYCLE_LEVEL_ARGS(2), VCYCLE_LEVEL_ARGS(3))
+{
+    VCYCLE_DOWN(0, 1);
+    if (levels > 2)
+        VCYCLE_DOWN(1, 2);
+    if (levels > 3)
+        VCYCLE_DOWN(2, 3);
+    if (levels == 2)
+        coarsest_serial(x1, b1, f1, n1, coarse_sweeps);
+    else if (levels == 3)
+        coarsest_serial(x2, b2, f2, n2, coarse_sweeps);
+    else
+        coarsest_serial(x3, b3, f3, n3, coarse_sweeps);
+    if (levels > 3)
+        VCYCLE_UP(2, 3);
+    if (levels > 2)
+        VCYCLE_UP(1, 2);
+    VCYCLE_UP(0, 1);
+}
+#undef VCYCLE_LEVEL_ARGS
+#undef VCYCLE_DOWN
+#undef VCYCLE_UP
+
+/* ---- level 0: setting up, the double iterate, CG's vector steps ------------------------- */
 
 /* ---- the same over the box of the FLUID cells, slab by slab ------------------------------ */
 
@@ -384,6 +406,47 @@ __kernel void residual_d(__global double *r, __global const double *x, __global 
         return;                                                                           \
     for (int j_ = lo4.y; j_ < hi4.y; j_++)                                                \
         for (int c = lo4.x + n4.x * (j_ + n4.y * k_), end_ = c + (hi4.x - lo4.x); c < end_; c++)
+
+/* t = A s in FLUID cells (0 elsewhere) over the box, and s . t per z-slab in one pass, where
+ * they took two launches (CG's step on a small grid is mostly launches). A s is summed in double
+ * and rounded once, as pcg.c does. In float, N x - (the neighbours' sum) loses the bits the two
+ * terms share: where s is smooth, A s is small against them, and CG's recurrence residual,
+ * which subtracts alpha A s, drifted from b - A x. mgpcg on the hydrostatic tank from p = 0 at
+ * 64^3 then stopped at a recurrence residual of 1e-6 with a true one above it and restarted:
+ * 10 iterations against C's 8. */
+__kernel void apply_A_dot(__global double *partial, __global float *t, __global const float *s,
+                          __global const char *type, __global const ushort *info, int4 n4,
+                          int4 lo4, int4 hi4)
+{
+    size_t sy = (size_t)n4.x, sz = (size_t)n4.x * n4.y;
+    double dot = 0.0;
+    BOX_SLAB_CELLS(c, n4, lo4, hi4) {
+        uint f = info[c];
+        double sum = 0.0;
+        ADD_FLUID_NEIGHBOURS(sum, s, (size_t)c, f, sy, sz);
+        float tc = type[c] == CELL_FLUID ? (float)((double)(f >> 8) * s[c] - sum) : 0.0f;
+        t[c] = tc;
+        dot += (double)s[c] * tc;
+    }
+    partial[get_global_id(2)] = dot;
+}
+
+/* The same on a box of few z-slabs (a flat grid: martin_moyce's box has 4 to 6), where a
+ * work-item per slab leaves the cores idle: t = A s launched on the box, a work-item a cell,
+ * then dot_ff, s . t per slab in the same order. */
+__kernel void apply_A(__global float *out, __global const float *x, __global const char *type,
+                      __global const ushort *info, int4 n4)
+{
+    int3 n = n4.xyz;
+    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    if (i >= n.x || j >= n.y || k >= n.z)
+        return;
+    size_t c = flat_index(n, i, j, k), sy = (size_t)n.x, sz = (size_t)n.x * n.y;
+    uint f = info[c];
+    double s = 0.0;
+    ADD_FLUID_NEIGHBOURS(s, x, c, f, sy, sz);
+    out[c] = type[c] == CELL_FLUID ? (float)((double)(f >> 8) * x[c] - s) : 0.0f;
+}
 
 __kernel void dot_ff(__global double *partial, __global const float *a,
                          __global const float *b, int4 n4, int4 lo4, int4 hi4)
@@ -409,7 +472,7 @@ inline float z_at(__global const float *z, int4 split4, int4 n4, int c, int i, i
     return z[split4.x ? split_index(split4, n4, i, j, k) : c];
 }
 
-/* z . r over the box, slab by slab (dot_ff's order), z read where z_at finds it */
+/* z . r over the box, slab by slab (apply_A_dot's order), z read where z_at finds it */
 __kernel void dot_zd(__global double *partial, __global const float *z,
                      __global const double *r, int4 n4, int4 lo4, int4 hi4, int4 split4)
 {
@@ -423,6 +486,62 @@ __kernel void dot_zd(__global double *partial, __global const float *z,
     partial[get_global_id(2)] = s;
 }
 
+/* r = b - A x in FLUID cells (0 elsewhere) with x in double, over the box a z-slab per
+ * work-item: the partial sums of r^2, rf = (float) r, level 0's b for the V-cycle or the
+ * sweeps that follow every true residual (in the split layout when level 0 is swept split,
+ * split4.x = hx > 0), and p = (float) x, the solver's answer once it stops (a solve ends on a
+ * true residual), in one pass where they took four launches. */
+__kernel void residual_norm_d(__global double *partial, __global double *r, __global float *rf,
+                              __global float *p, __global const double *x, __global const float *b,
+                              __global const char *type, __global const ushort *info, int4 n4,
+                              int4 lo4, int4 hi4, int4 split4)
+{
+    int k = lo4.z + (int)get_global_id(2);
+    if (k >= hi4.z)
+        return;
+    size_t sy = (size_t)n4.x, sz = (size_t)n4.x * n4.y;
+    double norm = 0.0;
+    for (int j = lo4.y; j < hi4.y; j++)
+        for (int i = lo4.x, c = lo4.x + n4.x * (j + n4.y * k); i < hi4.x; i++, c++) {
+            double rc = 0.0;
+            if (type[c] == CELL_FLUID) {
+                uint f = info[c];
+                double s = 0.0;
+                ADD_FLUID_NEIGHBOURS(s, x, (size_t)c, f, sy, sz);
+                rc = (double)b[c] - ((double)(f >> 8) * x[c] - s);
+            }
+            r[c] = rc;
+            rf[split4.x ? split_index(split4, n4, i, j, k) : c] = (float)rc;
+            p[c] = (float)x[c];
+            norm += rc * rc;
+        }
+    partial[get_global_id(2)] = norm;
+}
+
+/* residual_norm_d on a box of few z-slabs: r and rf launched on the box, a work-item a cell
+ * (the same values), then norm2_d, the partial sums of r^2 per slab in the same order. */
+__kernel void residual_rf(__global double *r, __global float *rf, __global float *p,
+                          __global const double *x,
+                          __global const float *b, __global const char *type,
+                          __global const ushort *info, int4 n4, int4 split4)
+{
+    int3 n = n4.xyz;
+    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    if (i >= n.x || j >= n.y || k >= n.z)
+        return;
+    size_t c = flat_index(n, i, j, k), sy = (size_t)n.x, sz = (size_t)n.x * n.y;
+    double rc = 0.0;
+    if (type[c] == CELL_FLUID) {
+        uint f = info[c];
+        double s = 0.0;
+        ADD_FLUID_NEIGHBOURS(s, x, c, f, sy, sz);
+        rc = (double)b[c] - ((double)(f >> 8) * x[c] - s);
+    }
+    r[c] = rc;
+    rf[split4.x ? split_index(split4, n4, i, j, k) : (int)c] = (float)rc;
+    p[c] = (float)x[c];
+}
+
 __kernel void norm2_d(__global double *partial, __global const double *v, int4 n4,
                           int4 lo4, int4 hi4)
 {
@@ -433,11 +552,13 @@ __kernel void norm2_d(__global double *partial, __global const double *v, int4 n
 }
 
 /* CG's scalars, kept on the device so that an iteration waits for the host once (for the
- * residual it stops on) where it waited three times: scal[CG_SIGMA] = z . r,
- * scal[CG_STEP] = alpha, then beta, and scal[CG_BROKE] = 1 once s . A s <= 0. A wait costs
- * about 55 us on PoCL, as long as a sweep. The partial sums are added in order, as the host's
- * pipe_sum_parts does, and the quotients are the host's, so the bits are too. */
-enum { CG_SIGMA, CG_STEP, CG_BROKE };
+ * residual it stops on) where it waited three times: sigma = z . r in scal[CG_SIGMA] and
+ * scal[CG_SIGMA_ODD] by turns (slot: which; cg_direction reads the last and writes the next,
+ * so no work-item reads a slot another writes), scal[CG_STEP] = alpha, and scal[CG_BROKE] = 1
+ * once s . A s <= 0. A wait costs about 55 us on PoCL, as long as a sweep. The partial sums
+ * are added in order, as the host's pipe_sum_parts does, and the quotients are the host's, so
+ * the bits are too. */
+enum { CG_SIGMA, CG_STEP, CG_BROKE, CG_SIGMA_ODD };
 
 inline double sum_parts(__global const double *partial, int n)
 {
@@ -447,36 +568,38 @@ inline double sum_parts(__global const double *partial, int n)
     return sum;
 }
 
-/* alpha = sigma / (s . A s), from dot_ff's partials */
-__kernel void cg_alpha(__global double *scal, __global const double *partial, int n)
-{
-    double st = sum_parts(partial, n);
-    scal[CG_BROKE] = st > 0.0 ? 0.0 : 1.0;
-    scal[CG_STEP] = scal[CG_SIGMA] / st;
-}
-
-/* sigma' = z . r from dot_fd's partials; beta = sigma' / sigma unless this is the first */
-__kernel void cg_beta(__global double *scal, __global const double *partial, int n, int first)
+/* sigma = z . r from dot_zd's partials into scal[next], and unless this is CG's first (slot < 0)
+ * beta = sigma / scal[slot] into scal[CG_STEP], for cg_direction_box */
+__kernel void cg_beta(__global double *scal, __global const double *partial, int n, int slot,
+                      int next)
 {
     double sigma = sum_parts(partial, n);
-    if (!first)
-        scal[CG_STEP] = sigma / scal[CG_SIGMA];
-    scal[CG_SIGMA] = sigma;
+    if (slot >= 0)
+        scal[CG_STEP] = sigma / scal[slot];
+    scal[next] = sigma;
 }
 
-/* x += alpha s, r -= alpha t, the partial sums of r^2, and rf = r in float: the next
- * preconditioner's input, which took a pass of its own. When level 0 is swept split
- * (split4 = hx, nh, pad; hx = 0: it is not), rf is its split b, which spares the V-cycle
- * converting it. After a breakdown nothing moves. */
+/* alpha = sigma / (s . A s) from apply_A_dot's partials (st_part, nst of them), each work-item
+ * its own (the same bits), where cg_alpha took a launch; then x += alpha s, r -= alpha t, the
+ * partial sums of r^2, and rf = r in float: the next preconditioner's input, which took a pass
+ * of its own. When level 0 is swept split (split4 = hx, nh, pad; hx = 0: it is not), rf is its
+ * split b, which spares the V-cycle converting it. After a breakdown (s . A s <= 0) nothing
+ * moves. Work-item 0 writes alpha and the breakdown for the host. */
 __kernel void cg_update(__global double *x, __global double *r, __global float *rf,
                         __global double *partial, __global const float *s,
-                        __global const float *t, __global const double *scal, int4 n4,
-                        int4 lo4, int4 hi4, int4 split4)
+                        __global const float *t, __global double *scal,
+                        __global const double *st_part, int nst, int slot, int4 n4, int4 lo4,
+                        int4 hi4, int4 split4)
 {
     int k = lo4.z + (int)get_global_id(2);
-    if (scal[CG_BROKE] != 0.0 || k >= hi4.z)
+    double st = sum_parts(st_part, nst), alpha = scal[slot] / st;
+    if (get_global_id(2) == 0) {
+        scal[CG_BROKE] = st > 0.0 ? 0.0 : 1.0;
+        scal[CG_STEP] = alpha;
+    }
+    if (!(st > 0.0) || k >= hi4.z)
         return;
-    double alpha = scal[CG_STEP], sum = 0.0;
+    double sum = 0.0;
     for (int j = lo4.y; j < hi4.y; j++) {
         int row = j + n4.y * k;
         for (int i = lo4.x, c = lo4.x + n4.x * row; i < hi4.x; i++, c++) {
@@ -490,9 +613,9 @@ __kernel void cg_update(__global double *x, __global double *r, __global float *
     partial[get_global_id(2)] = sum;
 }
 
-/* Cell-wise steps over the box, launched on it (pipe_launch_box): s = z + beta s, out = in. */
-__kernel void cg_direction(__global float *s, __global const float *z,
-                           __global const double *scal, int4 n4, int4 hi4, int4 split4)
+/* s = z + beta s, beta from cg_beta, launched on a box of few z-slabs, a work-item a cell. */
+__kernel void cg_direction_box(__global float *s, __global const float *z,
+                               __global const double *scal, int4 n4, int4 hi4, int4 split4)
 {
     int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
     if (i >= hi4.x || j >= hi4.y || k >= hi4.z)
@@ -501,23 +624,23 @@ __kernel void cg_direction(__global float *s, __global const float *z,
     s[c] = z_at(z, split4, n4, c, i, j, k) + (float)(scal[CG_STEP] * s[c]);
 }
 
-__kernel void to_float(__global float *out, __global const double *in, int4 n4, int4 hi4)
+/* s = z + beta s over the box, a z-slab per work-item (as cg_update), with beta = sigma' /
+ * sigma: sigma' from dot_zd's partials, each work-item its own (the same bits), sigma from
+ * scal[slot]; work-item 0 keeps sigma' in scal[next] for the next alpha, where cg_beta took a
+ * launch. */
+__kernel void cg_direction(__global float *s, __global const float *z, __global double *scal,
+                           __global const double *partial, int n, int slot, int next, int4 n4,
+                           int4 lo4, int4 hi4, int4 split4)
 {
-    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
-    if (i >= hi4.x || j >= hi4.y || k >= hi4.z)
+    int k = lo4.z + (int)get_global_id(2);
+    double sigma = sum_parts(partial, n), beta = sigma / scal[slot];
+    if (get_global_id(2) == 0)
+        scal[next] = sigma;
+    if (k >= hi4.z)
         return;
-    int c = i + n4.x * (j + n4.y * k);
-    out[c] = (float)in[c];
-}
-
-/* The same into a level's split layout (split4 = hx, nh, pad): level 0's b, swept split. */
-__kernel void to_float_split(__global float *out, __global const double *in, int4 n4, int4 hi4,
-                             int4 split4)
-{
-    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
-    if (i >= hi4.x || j >= hi4.y || k >= hi4.z)
-        return;
-    out[split_index(split4, n4, i, j, k)] = (float)in[i + n4.x * (j + n4.y * k)];
+    for (int j = lo4.y; j < hi4.y; j++)
+        for (int i = lo4.x, c = lo4.x + n4.x * (j + n4.y * k); i < hi4.x; i++, c++)
+            s[c] = z_at(z, split4, n4, c, i, j, k) + (float)(beta * s[c]);
 }
 
 /* x += z, the multigrid correction, over the box (launched on it). */

@@ -25,16 +25,17 @@ enum { PIPE_MAX_PARTIALS = 1024 };
     X(G2P, g2p) X(G2P_BLEND, g2p_blend) X(G2P_BLENDED, g2p_blended) X(ADVECT, advect) X(ADVECT_GRID, advect_grid) X(KEEP_INSIDE, keep_inside) \
     X(MAX_SPEED2, max_speed2) X(JACOBI, jacobi) X(LAPLACIAN, laplacian) \
     X(RESIDUAL_L, residual_l) X(MG_COUNT, mg_count) X(MG_COARSEN, mg_coarsen) \
-    X(FLUID_BOUNDS, fluid_bounds) X(MG_SMOOTH_SERIAL, mg_smooth_serial) X(APPLY_A, apply_A) \
+    X(FLUID_BOUNDS, fluid_bounds) X(MG_SMOOTH_SERIAL, mg_smooth_serial) X(APPLY_A_DOT, apply_A_dot) X(APPLY_A, apply_A) X(DOT_FF, dot_ff) \
     X(MG_COARSEST, mg_coarsest) X(MG_DOWN_SERIAL, mg_down_serial) X(MG_UP_SERIAL, mg_up_serial) \
+    X(MG_VCYCLE_SERIAL, mg_vcycle_serial) \
     X(RB_SPLIT_F, rb_split_f) X(RB_SPLIT_U, rb_split_u) X(RB_MERGE_F, rb_merge_f) X(MG_SMOOTH_SPLIT, mg_smooth_split) \
     X(MG_SMOOTH_SPLIT_ZERO, mg_smooth_split_zero) \
     X(MG_RESIDUAL_SPLIT, mg_residual_split) X(MG_RESTRICT_SPLIT, mg_restrict_split) \
     X(MG_PROLONG_SPLIT, mg_prolong_split) X(MG_PROLONG_SPLIT_EDGE, mg_prolong_split_edge) \
-    X(RESIDUAL_D, residual_d) \
-    X(DOT_FF, dot_ff) X(DOT_ZD, dot_zd) X(NORM2_D, norm2_d) \
-    X(CG_UPDATE, cg_update) X(CG_DIRECTION, cg_direction) X(CG_ALPHA, cg_alpha) \
-    X(CG_BETA, cg_beta) X(TO_FLOAT, to_float) X(TO_FLOAT_SPLIT, to_float_split) \
+    X(RESIDUAL_NORM_D, residual_norm_d) X(RESIDUAL_RF, residual_rf) X(NORM2_D, norm2_d) \
+    X(DOT_ZD, dot_zd) \
+    X(CG_UPDATE, cg_update) X(CG_DIRECTION, cg_direction) X(CG_DIRECTION_BOX, cg_direction_box) \
+    X(CG_BETA, cg_beta) \
     X(ADD_CORRECTION, add_correction) X(SURFACE_FLAGS_OWN, surface_flags_own) X(SURFACE_FLAGS_X, surface_flags_x) \
     X(SURFACE_FLAGS_YZ, surface_flags_yz) X(SURFACE_MARK, surface_mark) X(SURFACE_POSITIONS, surface_positions) \
     X(SURFACE_FIELD, surface_field) X(SURFACE_APRON, surface_apron) X(ANISO_WANT, aniso_want) \

@@ -7,11 +7,23 @@
 #include <string.h>
 
 /* Levels of at most this many cells are smoothed by one work-item in one launch
- * (mg_smooth_serial, mg_down_serial, mg_up_serial): level 0 up to 16^3, a coarse level up to
- * 32^3. A parallel launch costs PoCL tens of microseconds of hand-out and wake-up besides its
- * work: at 64^3 a 32^3 level 1's half sweeps took 53 us a launch (profile mode) for a few
- * thousand cells, and its legs by one work-item cut the pressure solve 12% (same bits). */
-enum { PIPE_SERIAL_CELLS = 16 * 16 * 16, PIPE_SERIAL_COARSE_CELLS = 32 * 32 * 32 };
+ * (mg_smooth_serial, mg_vcycle_serial, mg_down_serial, mg_up_serial): level 0 up to 64^3, a
+ * coarse level up to 32^3. A parallel launch costs PoCL tens of microseconds of hand-out and
+ * wake-up besides its work, and hundreds on this shared 2-core machine when its neighbours are
+ * busy: at 64^3 a 32^3 level 1's half sweeps took 53 us a launch (profile mode) for a few
+ * thousand cells, and its legs by one work-item cut the pressure solve 12% (same bits). Level 0
+ * by one work-item (it was up to 16^3) took the pressure solve per substep, alternating runs,
+ * medians of three, from 15.4 to 8.1 ms on ball_drop 32^3 (frames 0-30), from 12.3 to 7.7 on
+ * whitewater (48x32x24) and from 114 to 56 ms on ball_drop 64^3 (frames 0-15, two rounds:
+ * the other phases 0.8 of theirs), all with the same bytes; a coarse level of 64x32x32 by one
+ * work-item (dam_break 128x64x64, its level 1) looked slower, 323 ms against 225 split, in two
+ * rounds on a machine whose noise moved the same build 2x within minutes: left split. */
+enum { PIPE_SERIAL_CELLS = 64 * 64 * 64, PIPE_SERIAL_COARSE_CELLS = 32 * 32 * 32 };
+/* A level 0 with no coarser level (martin_moyce's 258x50x6: a V-cycle there is 24 sweeps each
+ * way on level 0) is swept by one work-item only up to 16^3: 48 sweeps of 77,400 cells by one
+ * work-item took its pressure solve from 18.4 to 44.9 ms a substep, where the parallel sweeps'
+ * launches are a smaller share of their work. */
+enum { PIPE_SERIAL_ALONE_CELLS = 16 * 16 * 16 };
 
 /* Elements of a split buffer: both colours and a pad at each end (solvers.cl). */
 static size_t pipe_split_elements(const PipeLevel *l)
@@ -44,15 +56,17 @@ static void pipe_alloc_split(PipeLevels *mg, PipeLevel *l)
 }
 
 /* Level q (mg->levels counts it already) of n[0] x n[1] x n[2] cells. */
-static void pipe_alloc_level(PipeLevels *mg, PipeLevel *l, int q, const int n[3])
+static void pipe_alloc_level(PipeLevels *mg, PipeLevel *l, int q, const int n[3], int alone)
 {
     memcpy(l->n, n, sizeof l->n);
     l->cells = (size_t)n[0] * n[1] * n[2];
     l->type = q == 0 ? mg->state->grid.cell : pipe_buffer(mg->dev, l->cells);
     l->count = pipe_buffer(mg->dev, l->cells * sizeof(cl_ushort));
-    int split_level = l->cells > (q == 0 ? PIPE_SERIAL_CELLS : PIPE_SERIAL_COARSE_CELLS);
+    size_t serial = q > 0 ? PIPE_SERIAL_COARSE_CELLS : alone ? PIPE_SERIAL_ALONE_CELLS
+                                                            : PIPE_SERIAL_CELLS;
+    int split_level = l->cells > serial;
     /* a split level 0 has no x or b in the grid's layout: its b is written split
-     * (pipe_load_residual, cg_update) and its x read split (pipe_correction); a coarser one
+     * (pipe_true_residual, cg_update) and its x read split (pipe_correction); a coarser one
      * gets b there from restriction and puts x there for prolongation */
     int grid_layout = !(split_level && q == 0);
     l->x = grid_layout ? pipe_buffer(mg->dev, l->cells * sizeof(float)) : NULL;
@@ -63,23 +77,31 @@ static void pipe_alloc_level(PipeLevels *mg, PipeLevel *l, int q, const int n[3]
         l->r = pipe_buffer(mg->dev, l->cells * sizeof(float));
 }
 
+/* Whether a level of n cells is the last: the next would have fewer than MG_MIN_CELLS cells
+ * along an axis, as multigrid.c stops, or levels (counting it) make MG_MAX_LEVELS. */
+static int pipe_last_level(const int n[3], int levels)
+{
+    return levels == MG_MAX_LEVELS || (n[0] + 1) / 2 < MG_MIN_CELLS ||
+           (n[1] + 1) / 2 < MG_MIN_CELLS || (n[2] + 1) / 2 < MG_MIN_CELLS;
+}
+
 /* Halving until a level would have fewer than MG_MIN_CELLS cells along an axis, as
  * multigrid.c does. */
 int pipe_alloc_levels(PipeLevels *mg, const MacGrid *g)
 {
     int n[3] = { g->nx, g->ny, g->nz };
+    int alone = pipe_last_level(n, 1);
     mg->bounds = pipe_buffer(mg->dev, PIPE_PARTS * 6 * sizeof(cl_int));
     for (;;) {
         /* counted first, so that pipe_solver_release frees whatever was made if one fails
          * (pipe_buffer records the failure) */
         int q = mg->levels++;
-        pipe_alloc_level(mg, &mg->level[q], q, n);
+        pipe_alloc_level(mg, &mg->level[q], q, n, alone);
         if (mg->dev->failure != CL_SUCCESS)
             return -1;
-        int next[3] = { (n[0] + 1) / 2, (n[1] + 1) / 2, (n[2] + 1) / 2 };
-        if (mg->levels == MG_MAX_LEVELS || next[0] < MG_MIN_CELLS || next[1] < MG_MIN_CELLS ||
-            next[2] < MG_MIN_CELLS)
+        if (pipe_last_level(n, mg->levels))
             return 0;
+        int next[3] = { (n[0] + 1) / 2, (n[1] + 1) / 2, (n[2] + 1) / 2 };
         memcpy(n, next, sizeof n);
     }
 }
@@ -108,6 +130,16 @@ static int pipe_serial_legs(const PipeLevels *mg, int q, int nlev)
 {
     const PipeLevel *l = &mg->level[q];
     return q < nlev - 1 && !l->infos;
+}
+
+/* Whether every level from q on runs by one work-item: legs and coarsest (the coarsest is in the
+ * grid's layout whenever it is below level 0). */
+static int pipe_serial_below(const PipeLevels *mg, int q, int nlev)
+{
+    int serial = q < nlev - 1;
+    for (int v = q; v < nlev - 1; v++)
+        serial &= pipe_serial_legs(mg, v, nlev);
+    return serial;
 }
 
 /* Neighbour counts of level 0 and, for multigrid, the coarse levels' types and counts (and the
@@ -279,7 +311,7 @@ void pipe_sweeps_from_zero(PipeLevels *mg, int sweeps, int both_ways, float omeg
             pipe_sweeps_serial(mg, q, sweeps, 1, omega);
         return;
     }
-    pipe_split_sweeps(mg, q, sweeps, 0, omega, 1); /* b is in bs (pipe_load_residual) */
+    pipe_split_sweeps(mg, q, sweeps, 0, omega, 1); /* b is in bs (pipe_true_residual) */
     if (both_ways)
         pipe_split_sweeps(mg, q, sweeps, 1, omega, 0); /* x stays split (pipe_correction) */
 }
@@ -312,7 +344,7 @@ static void pipe_vcycle_split(PipeLevels *mg, int q, int nlev, int coarse_sweeps
     cl_int4 n = pipe_dims(l->n), nc = pipe_dims(c->n);
     int lo[3], hi[3];
     pipe_split_box(l, lo, hi);
-    if (q > 0) /* level 0's b is in bs already (pipe_load_residual, cg_update) */
+    if (q > 0) /* level 0's b is in bs already (pipe_true_residual, cg_update) */
         pipe_split_in(mg, q, l->bs, l->b);
     pipe_split_sweeps(mg, q, MG_SMOOTH, 0, 1.0f, 1);
     LAUNCH_RANGE(mg->dev, K_MG_RESIDUAL_SPLIT, lo, hi, ARG(l->r), ARG(l->xs), ARG(l->bs),
@@ -326,12 +358,34 @@ static void pipe_vcycle_split(PipeLevels *mg, int q, int nlev, int coarse_sweeps
         pipe_merge_out(mg, q, l->x);
 }
 
+/* Levels q..nlev-1, every one small enough for one work-item, in one mg_vcycle_serial launch:
+ * its VCYCLE_LEVELS levels' arguments, the unused ones repeating the coarsest's. */
+enum { VCYCLE_LEVELS = 4, VCYCLE_LEVEL_ARGS = 8 };
+static void pipe_vcycle_serial(PipeLevels *mg, int q, int nlev, int coarse_sweeps)
+{
+    cl_int levels = nlev - q, sweeps = MG_SMOOTH, coarse = coarse_sweeps;
+    cl_int4 dims[VCYCLE_LEVELS][3];
+    PipeArg args[3 + VCYCLE_LEVELS * VCYCLE_LEVEL_ARGS] = { ARG(levels), ARG(sweeps), ARG(coarse) };
+    for (int v = 0; v < VCYCLE_LEVELS; v++) {
+        PipeLevel *l = &mg->level[q + (v < levels ? v : levels - 1)];
+        dims[v][0] = pipe_dims(l->n), dims[v][1] = pipe_dims(l->lo), dims[v][2] = pipe_dims(l->hi);
+        PipeArg *a = &args[3 + v * VCYCLE_LEVEL_ARGS];
+        a[0] = ARG(l->x), a[1] = ARG(l->b), a[2] = ARG(l->r), a[3] = ARG(l->type);
+        a[4] = ARG(l->count), a[5] = ARG(dims[v][0]), a[6] = ARG(dims[v][1]), a[7] = ARG(dims[v][2]);
+    }
+    pipe_launch(mg->dev, K_MG_VCYCLE_SERIAL, 1, 1, 1, args, (int)(sizeof args / sizeof *args));
+}
+
 /* x = V-cycle applied to b on level q, levels q..nlev-1; the last level gets coarse_sweeps. */
 void pipe_vcycle_level(PipeLevels *mg, int q, int nlev, int coarse_sweeps)
 {
     PipeLevel *l = &mg->level[q];
     cl_int4 n = pipe_dims(l->n);
     int last = q == nlev - 1;
+    if (pipe_serial_below(mg, q, nlev) && nlev - q <= VCYCLE_LEVELS) {
+        pipe_vcycle_serial(mg, q, nlev, coarse_sweeps);
+        return;
+    }
     if (last && q > 0) {
         cl_int sweeps = coarse_sweeps;
         LAUNCH(mg->dev, K_MG_COARSEST, 1, 1, 1, ARG(l->x), ARG(l->b), ARG(l->count), ARG(n),

@@ -11,11 +11,13 @@
  * jacobi measure the residual every 10 sweeps, as their C versions do (a residual costs about
  * as much as a sweep). */
 enum { MAX_RESTARTS = 4, RELAX_CHECK_EVERY = 10, JACOBI_CHECK_EVERY = 10 };
+/* solvers.cl's CG scalars: sigma (by turns with CG_SIGMA_ODD), alpha, broke */
+enum { CG_SIGMA, CG_STEP, CG_BROKE, CG_SIGMA_ODD, CG_SCALARS };
 
 void pipe_solver_release(PipeSolver *sv)
 {
     cl_mem *bufs[] = { &sv->iterate, &sv->residual, &sv->direction, &sv->a_direction, &sv->b,
-                       &sv->cg_scalars };
+                       &sv->cg_scalars, &sv->partial_st };
     for (size_t q = 0; q < sizeof bufs / sizeof *bufs; q++)
         pipe_release(bufs[q]);
     pipe_release_levels(&sv->mg);
@@ -30,7 +32,8 @@ int pipe_solver_fit(PipeSolver *sv, const MacGrid *g)
         *floats[q] = pipe_buffer(sv->dev, n * sizeof(float));
     sv->iterate = pipe_buffer(sv->dev, n * sizeof(double));
     sv->residual = pipe_buffer(sv->dev, n * sizeof(double));
-    sv->cg_scalars = pipe_buffer(sv->dev, 3 * sizeof(double));
+    sv->cg_scalars = pipe_buffer(sv->dev, CG_SCALARS * sizeof(double));
+    sv->partial_st = pipe_buffer(sv->dev, PIPE_MAX_PARTIALS * sizeof(double));
     return pipe_alloc_levels(&sv->mg, g);
 }
 
@@ -45,27 +48,14 @@ static PipeBox pipe_level0_box(PipeSolver *sv)
     return b;
 }
 
-/* a . b over the box into the partials, for cg_alpha */
-static void pipe_box_dot_ff(PipeSolver *sv, cl_mem a, cl_mem b)
+/* Whether CG's vector steps run a work-item per z-slab of the box, fused (apply_A_dot,
+ * residual_norm_d, cg_direction: fewer launches, which a small grid's solve is mostly made of),
+ * or a work-item per cell in more launches: on a box of few slabs of many cells (a flat grid,
+ * martin_moyce's 4 to 6), where a work-item per slab leaves the cores idle and no lanes run. */
+enum { PIPE_SLAB_MIN = 16 };
+static int pipe_by_slab(PipeSolver *sv)
 {
-    PipeBox x = pipe_level0_box(sv);
-    LAUNCH(sv->dev, K_DOT_FF, 1, 1, (size_t)x.slabs, ARG(sv->dev->partial_d), ARG(a), ARG(b),
-           ARG(x.n), ARG(x.lo), ARG(x.hi));
-}
-
-static double pipe_box_norm_d(PipeSolver *sv, cl_mem v)
-{
-    PipeBox x = pipe_level0_box(sv);
-    LAUNCH(sv->dev, K_NORM2_D, 1, 1, (size_t)x.slabs, ARG(sv->dev->partial_d), ARG(v), ARG(x.n),
-           ARG(x.lo), ARG(x.hi));
-    return sqrt(pipe_sum_parts(sv->dev, x.slabs));
-}
-
-/* out = (float) in over the box (outside it, out keeps what it held). */
-static void pipe_box_to_float(PipeSolver *sv, cl_mem out, cl_mem in)
-{
-    PipeBox x = pipe_level0_box(sv);
-    LAUNCH_BOX(&sv->mg, 0, K_TO_FLOAT, ARG(out), ARG(in), ARG(x.n), ARG(x.hi));
+    return !sv->mg.level[0].infos || pipe_level0_box(sv).slabs >= PIPE_SLAB_MIN;
 }
 
 /* hx, nh, pad of level 0 if it is swept split, else 0: where CG's kernels put its b */
@@ -74,20 +64,6 @@ static cl_int4 pipe_level0_split(PipeSolver *sv)
     PipeLevel *l = &sv->mg.level[0];
     cl_int4 s = { { l->infos ? l->half_nx : 0, l->per_colour, l->end_pad, 0 } };
     return s;
-}
-
-/* Level 0's b = (float) rd over the box, in the layout its sweeps read: split when level 0 is
- * swept split (its V-cycle leg and pipe_sweeps_from_zero then take it as it is). */
-static void pipe_load_residual(PipeSolver *sv)
-{
-    PipeLevel *l = &sv->mg.level[0];
-    PipeBox x = pipe_level0_box(sv);
-    cl_int4 split = pipe_level0_split(sv);
-    if (l->infos)
-        LAUNCH_BOX(&sv->mg, 0, K_TO_FLOAT_SPLIT, ARG(l->bs), ARG(sv->residual), ARG(x.n), ARG(x.hi),
-                   ARG(split));
-    else
-        pipe_box_to_float(sv, l->b, sv->residual);
 }
 
 /* The correction z, level 0's x as the V-cycle and the sweeps leave it: split when level 0 is
@@ -109,20 +85,32 @@ static void pipe_box_add_correction(PipeSolver *sv)
                ARG(split));
 }
 
-/* rd = b - A xd; returns |rd|. */
-static double pipe_true_residual(PipeSolver *sv, const MacGrid *g)
+/* rd = b - A xd over the box, and level 0's b = (float) rd there in the layout its sweeps read:
+ * split when level 0 is swept split (its V-cycle leg and pipe_sweeps_from_zero then take it as
+ * it is); every solver's sweeps or CG run start from the true residual. And p = (float) xd
+ * there: every solver but jacobi stops on a true residual, so p is its answer then (outside the
+ * box x is 0, and so is p: pressure_rhs zeroes it outside FLUID). Returns |rd|. */
+static double pipe_true_residual(PipeSolver *sv)
 {
-    cl_int4 n = pipe_grid_dims(g);
-    LAUNCH_BOX(&sv->mg, 0, K_RESIDUAL_D, ARG(sv->residual), ARG(sv->iterate), ARG(sv->b),
-               ARG(sv->state->grid.cell), ARG(sv->mg.level[0].count), ARG(n));
-    return pipe_box_norm_d(sv, sv->residual);
+    PipeLevel *l = &sv->mg.level[0];
+    PipeBox x = pipe_level0_box(sv);
+    cl_int4 split = pipe_level0_split(sv);
+    cl_mem b0 = l->infos ? l->bs : l->b;
+    if (pipe_by_slab(sv)) {
+        LAUNCH(sv->dev, K_RESIDUAL_NORM_D, 1, 1, (size_t)x.slabs, ARG(sv->dev->partial_d),
+               ARG(sv->residual), ARG(b0), ARG(sv->state->grid.p), ARG(sv->iterate), ARG(sv->b),
+               ARG(sv->state->grid.cell), ARG(l->count), ARG(x.n), ARG(x.lo), ARG(x.hi),
+               ARG(split));
+    } else {
+        LAUNCH_BOX(&sv->mg, 0, K_RESIDUAL_RF, ARG(sv->residual), ARG(b0),
+                   ARG(sv->state->grid.p), ARG(sv->iterate),
+                   ARG(sv->b), ARG(sv->state->grid.cell), ARG(l->count), ARG(x.n), ARG(split));
+        LAUNCH(sv->dev, K_NORM2_D, 1, 1, (size_t)x.slabs, ARG(sv->dev->partial_d),
+               ARG(sv->residual), ARG(x.n), ARG(x.lo), ARG(x.hi));
+    }
+    return sqrt(pipe_sum_parts(sv->dev, x.slabs));
 }
 
-/* p = x over the box; outside it x is 0, and so is p (pressure_rhs zeroes it outside FLUID). */
-static void pipe_store_p(PipeSolver *sv)
-{
-    pipe_box_to_float(sv, sv->state->grid.p, sv->iterate);
-}
 
 /* ---- jacobi: the jacobi stage repeated, as the driver does on the CPU ---------------------- */
 
@@ -163,44 +151,40 @@ static SolveResult pipe_jacobi(PipeSolver *sv, const MacGrid *g, const PressureS
 /* ---- red-black Gauss-Seidel and SOR, in correction form as relax.c -------------------- */
 
 /* bnorm: |b| (pressure_rhs made b and the iterate, as for every solver below) */
-static SolveResult pipe_relax(PipeSolver *sv, const MacGrid *g, const PressureSettings *set,
+static SolveResult pipe_relax(PipeSolver *sv, const PressureSettings *set,
                               float omega, double bnorm)
 {
     SolveResult res = { .residual = INFINITY };
     for (;;) {
-        res.residual = pipe_true_residual(sv, g) / bnorm;
+        res.residual = pipe_true_residual(sv) / bnorm;
         if (res.residual <= set->tolerance || res.iterations >= set->iterations ||
             !isfinite(res.residual))
             break;
         int sweeps = set->iterations - res.iterations;
         sweeps = sweeps < RELAX_CHECK_EVERY ? sweeps : RELAX_CHECK_EVERY;
-        pipe_load_residual(sv);
         pipe_sweeps_from_zero(&sv->mg, sweeps, 0, omega);
         pipe_box_add_correction(sv);
         res.iterations += sweeps;
     }
-    pipe_store_p(sv);
     res.converged = res.residual <= set->tolerance;
     return res;
 }
 
 /* ---- multigrid: V-cycles on the residual ------------------------------------------------- */
 
-static SolveResult pipe_multigrid(PipeSolver *sv, const MacGrid *g, const PressureSettings *set,
+static SolveResult pipe_multigrid(PipeSolver *sv, const PressureSettings *set,
                                   double bnorm)
 {
     SolveResult res = { .residual = INFINITY };
     for (;;) {
-        res.residual = pipe_true_residual(sv, g) / bnorm;
+        res.residual = pipe_true_residual(sv) / bnorm;
         if (res.residual <= set->tolerance || res.iterations >= set->iterations ||
             !isfinite(res.residual))
             break;
-        pipe_load_residual(sv);
         pipe_vcycle_level(&sv->mg, 0, sv->mg.levels, MG_COARSE_SWEEPS);
         pipe_box_add_correction(sv);
         res.iterations++;
     }
-    pipe_store_p(sv);
     res.converged = res.residual <= set->tolerance;
     return res;
 }
@@ -210,44 +194,88 @@ static SolveResult pipe_multigrid(PipeSolver *sv, const MacGrid *g, const Pressu
 typedef struct { int levels, coarse_sweeps; } Precon;
 
 /* z (level 0's x, pipe_correction) = M^-1 r, r in float already in level 0's b, split if level 0 is
- * swept split (cg_update and pipe_load_residual leave it there). */
+ * swept split (cg_update and pipe_true_residual leave it there). */
 static void pipe_precondition(PipeSolver *sv, Precon m)
 {
     pipe_vcycle_level(&sv->mg, 0, m.levels, m.coarse_sweeps);
 }
 
-/* sigma = z . r on the device (cg_beta), and beta = sigma / the last sigma unless first */
-static void pipe_cg_sigma(PipeSolver *sv, int first)
+/* The scalar slot of sigma in iteration `it` of a run (cg_direction writes the next one's). */
+static cl_int pipe_sigma_slot(int it)
+{
+    return it & 1 ? CG_SIGMA_ODD : CG_SIGMA;
+}
+
+/* z . r per slab into the partials (cg_beta or cg_direction adds them) */
+static void pipe_dot_zr(PipeSolver *sv)
 {
     PipeBox x = pipe_level0_box(sv);
-    cl_int slabs = x.slabs, f = first;
     cl_int4 split = pipe_level0_split(sv);
     cl_mem z = pipe_correction(sv);
     LAUNCH(sv->dev, K_DOT_ZD, 1, 1, (size_t)x.slabs, ARG(sv->dev->partial_d), ARG(z),
            ARG(sv->residual), ARG(x.n), ARG(x.lo), ARG(x.hi), ARG(split));
-    LAUNCH(sv->dev, K_CG_BETA, 1, 1, 1, ARG(sv->cg_scalars), ARG(sv->dev->partial_d), ARG(slabs),
-           ARG(f));
 }
 
-/* One step along s: t = A s, alpha on the device, x += alpha s and r -= alpha t over the box.
- * Returns |r|^2, read with CG's scalars in the step's one wait; *broke when s . A s <= 0 (nothing
- * left to reduce in this direction). A device failure stays recorded in the device. */
-static double pipe_cg_step(PipeSolver *sv, const MacGrid *g, int *broke)
+/* sigma = z . r on the device into scal[next], and beta = sigma / scal[slot] unless slot < 0 */
+static void pipe_cg_beta(PipeSolver *sv, cl_int slot, cl_int next)
 {
-    cl_int4 dims = pipe_grid_dims(g);
+    cl_int slabs = pipe_level0_box(sv).slabs;
+    pipe_dot_zr(sv);
+    LAUNCH(sv->dev, K_CG_BETA, 1, 1, 1, ARG(sv->cg_scalars), ARG(sv->dev->partial_d), ARG(slabs),
+           ARG(slot), ARG(next));
+}
+
+/* sigma = z . r on the device into the first iteration's slot */
+static void pipe_cg_sigma(PipeSolver *sv)
+{
+    pipe_cg_beta(sv, -1, pipe_sigma_slot(0));
+}
+
+/* s = z + beta s, beta from z . r and the last sigma, on the device; iteration it + 1's sigma
+ * kept */
+static void pipe_cg_direction(PipeSolver *sv, int it)
+{
     PipeBox box = pipe_level0_box(sv);
-    cl_int slabs = box.slabs;
+    cl_int slabs = box.slabs, slot = pipe_sigma_slot(it), next = pipe_sigma_slot(it + 1);
+    cl_int4 split = pipe_level0_split(sv);
+    cl_mem z = pipe_correction(sv);
+    if (!pipe_by_slab(sv)) {
+        pipe_cg_beta(sv, slot, next);
+        LAUNCH_BOX(&sv->mg, 0, K_CG_DIRECTION_BOX, ARG(sv->direction), ARG(z),
+                   ARG(sv->cg_scalars), ARG(box.n), ARG(box.hi), ARG(split));
+        return;
+    }
+    pipe_dot_zr(sv);
+    LAUNCH(sv->dev, K_CG_DIRECTION, 1, 1, (size_t)box.slabs, ARG(sv->direction), ARG(z),
+           ARG(sv->cg_scalars), ARG(sv->dev->partial_d), ARG(slabs), ARG(slot), ARG(next),
+           ARG(box.n), ARG(box.lo), ARG(box.hi), ARG(split));
+}
+
+/* Step it of a run along s: t = A s with s . t, alpha on the device, x += alpha s and
+ * r -= alpha t over the box: two launches. Returns |r|^2, read with CG's scalars in the step's
+ * one wait; *broke when s . A s <= 0 (nothing left to reduce in this direction). A device
+ * failure stays recorded in the device. */
+static double pipe_cg_step(PipeSolver *sv, int it, int *broke)
+{
+    PipeBox box = pipe_level0_box(sv);
+    cl_int slabs = box.slabs, slot = pipe_sigma_slot(it);
     cl_int4 split = pipe_level0_split(sv);
     cl_mem b0 = sv->mg.level[0].infos ? sv->mg.level[0].bs : sv->mg.level[0].b;
-    LAUNCH_BOX(&sv->mg, 0, K_APPLY_A, ARG(sv->a_direction), ARG(sv->direction),
-               ARG(sv->state->grid.cell), ARG(sv->mg.level[0].count), ARG(dims));
-    pipe_box_dot_ff(sv, sv->direction, sv->a_direction);
-    LAUNCH(sv->dev, K_CG_ALPHA, 1, 1, 1, ARG(sv->cg_scalars), ARG(sv->dev->partial_d),
-           ARG(slabs));
+    if (pipe_by_slab(sv)) {
+        LAUNCH(sv->dev, K_APPLY_A_DOT, 1, 1, (size_t)box.slabs, ARG(sv->partial_st),
+               ARG(sv->a_direction), ARG(sv->direction), ARG(sv->state->grid.cell),
+               ARG(sv->mg.level[0].count), ARG(box.n), ARG(box.lo), ARG(box.hi));
+    } else {
+        LAUNCH_BOX(&sv->mg, 0, K_APPLY_A, ARG(sv->a_direction), ARG(sv->direction),
+                   ARG(sv->state->grid.cell), ARG(sv->mg.level[0].count), ARG(box.n));
+        LAUNCH(sv->dev, K_DOT_FF, 1, 1, (size_t)box.slabs, ARG(sv->partial_st),
+               ARG(sv->direction), ARG(sv->a_direction), ARG(box.n), ARG(box.lo), ARG(box.hi));
+    }
     LAUNCH(sv->dev, K_CG_UPDATE, 1, 1, (size_t)box.slabs, ARG(sv->iterate), ARG(sv->residual),
            ARG(b0), ARG(sv->dev->partial_d), ARG(sv->direction), ARG(sv->a_direction),
-           ARG(sv->cg_scalars), ARG(box.n), ARG(box.lo), ARG(box.hi), ARG(split));
-    double scal[3] = { 0.0, 0.0, 0.0 }; /* sigma, alpha, broke (solvers.cl's CG_*) */
+           ARG(sv->cg_scalars), ARG(sv->partial_st), ARG(slabs), ARG(slot), ARG(box.n),
+           ARG(box.lo), ARG(box.hi), ARG(split));
+    double scal[CG_SCALARS] = { 0.0 };
     pipe_ok(sv->dev,
             clEnqueueReadBuffer(sv->dev->cl.queue, sv->cg_scalars, CL_FALSE, 0, sizeof scal, scal,
                                 0, NULL, NULL),
@@ -264,10 +292,8 @@ static double pipe_cg_step(PipeSolver *sv, const MacGrid *g, int *broke)
 static void pipe_cg_run(PipeSolver *sv, const MacGrid *g, double bnorm, const PressureSettings *set,
                         Precon m, SolveResult *res)
 {
-    PipeBox box = pipe_level0_box(sv);
     cl_mem z = pipe_correction(sv);
     cl_int4 split = pipe_level0_split(sv);
-    pipe_load_residual(sv);
     pipe_precondition(sv, m);
     /* s = z: out of the split layout over the box (nothing reads s outside it), else a copy */
     if (split.s[0])
@@ -275,10 +301,10 @@ static void pipe_cg_run(PipeSolver *sv, const MacGrid *g, double bnorm, const Pr
     else
         pipe_copy(sv->dev, z, sv->direction, grid_cells(g) * sizeof(float),
                   "copying the direction");
-    pipe_cg_sigma(sv, 1);
-    while (res->iterations < set->iterations && sv->dev->failure == CL_SUCCESS) {
+    pipe_cg_sigma(sv);
+    for (int it = 0; res->iterations < set->iterations && sv->dev->failure == CL_SUCCESS; it++) {
         int broke = 0;
-        double rr = pipe_cg_step(sv, g, &broke);
+        double rr = pipe_cg_step(sv, it, &broke);
         if (sv->dev->failure != CL_SUCCESS || broke)
             return;
         res->iterations++;
@@ -286,9 +312,7 @@ static void pipe_cg_run(PipeSolver *sv, const MacGrid *g, double bnorm, const Pr
         if (res->residual <= set->tolerance)
             return;
         pipe_precondition(sv, m);
-        pipe_cg_sigma(sv, 0);
-        LAUNCH_BOX(&sv->mg, 0, K_CG_DIRECTION, ARG(sv->direction), ARG(z), ARG(sv->cg_scalars),
-                   ARG(box.n), ARG(box.hi), ARG(split));
+        pipe_cg_direction(sv, it);
     }
 }
 
@@ -297,15 +321,14 @@ static void pipe_cg_run(PipeSolver *sv, const MacGrid *g, double bnorm, const Pr
 static SolveResult pipe_cg(PipeSolver *sv, const MacGrid *g, const PressureSettings *set, Precon m,
                            double bnorm)
 {
-    SolveResult res = { .residual = pipe_true_residual(sv, g) / bnorm };
+    SolveResult res = { .residual = pipe_true_residual(sv) / bnorm };
     for (int restart = 0; restart <= MAX_RESTARTS; restart++) {
         if (res.residual <= set->tolerance || res.iterations >= set->iterations ||
             sv->dev->failure != CL_SUCCESS)
             break;
         pipe_cg_run(sv, g, bnorm, set, m, &res);
-        res.residual = pipe_true_residual(sv, g) / bnorm;
+        res.residual = pipe_true_residual(sv) / bnorm;
     }
-    pipe_store_p(sv);
     res.converged = res.residual <= set->tolerance;
     return res;
 }
@@ -396,11 +419,11 @@ SolveResult pipe_solve(PipeSolver *sv, const MacGrid *g, const PressureSettings 
         return pipe_jacobi(sv, g, set, sqrt(rhs2));
     double bnorm = sqrt(b2);
     if (strcmp(name, "gauss_seidel") == 0)
-        return pipe_relax(sv, g, set, 1.0f, bnorm);
+        return pipe_relax(sv, set, 1.0f, bnorm);
     if (strcmp(name, "sor") == 0)
-        return pipe_relax(sv, g, set, set->sor_omega, bnorm);
+        return pipe_relax(sv, set, set->sor_omega, bnorm);
     if (strcmp(name, "multigrid") == 0)
-        return pipe_multigrid(sv, g, set, bnorm);
+        return pipe_multigrid(sv, set, bnorm);
     if (strcmp(name, "mgpcg") == 0)
         return pipe_cg(sv, g, set, (Precon){ sv->mg.levels, MG_COARSE_SWEEPS }, bnorm);
     return pipe_cg(sv, g, set, (Precon){ 1, 1 }, bnorm); /* pcg */

@@ -15,7 +15,9 @@ typedef struct {
     cl_mem b;                   /* float: the system's right-hand side, -dx^2 rhs */
     cl_mem direction;           /* float: CG's search direction s (jacobi's other iterate) */
     cl_mem a_direction;         /* float: A s */
-    cl_mem cg_scalars;          /* double: sigma, alpha or beta, broke (solvers.cl's CG_*) */
+    cl_mem cg_scalars;          /* double: sigma, alpha, broke, the other sigma (solvers.cl's
+                                 * CG_*) */
+    cl_mem partial_st;          /* double: s . A s per slab (apply_A_dot), read by cg_update */
     PipeLevels mg;              /* level 0's x is CG's preconditioned residual z */
 } PipeSolver;
 
