@@ -119,10 +119,9 @@ __kernel void g2p_blended(__global float *pvel, __global const float *pos, __glo
     pvel[3 * p + 1] = vv + keep * pvel[3 * p + 1];
     pvel[3 * p + 2] = vw + keep * pvel[3 * p + 2];
 }
-/* The production particle step (reference/rkstep.c): each particle through the grid's
- * velocity, trilinear from the faces (the u, v, w the extrapolation left, which g2p_blend does
- * not touch), with midpoint RK2 (order 2) or Ralston's RK3 (order 3). Scalars only, so PoCL
- * keeps the loop in the vector lanes. */
+/* The production particle step (reference/rkstep.c) samples the grid's velocity, trilinear
+ * from the faces (the u, v, w the extrapolation left, which g2p_blend does not touch). Scalars
+ * only, so PoCL keeps the loop in the vector lanes. */
 inline void grid_velocity(__global const float *u, __global const float *v,
                           __global const float *w, int4 n4, float dx, float px, float py,
                           float pz, float *ou, float *ov, float *ow)
@@ -136,14 +135,12 @@ inline void grid_velocity(__global const float *u, __global const float *v,
     *ow = g2p_blended_gather(w, W_ROWS, W_BASE, htx, hty, tz);
 }
 
-__kernel void advect_grid(__global float *pos, __global const float *u, __global const float *v,
-                          __global const float *w, int4 n4, float dx, float dt, int order,
-                          int count)
+/* Particle p from (x, y, z) to its place after dt: midpoint RK2 (order 2) or Ralston's RK3
+ * (order 3) through the faces' velocity, reference/rkstep.c's arithmetic. */
+inline void rk_move(__global float *pos, int p, __global const float *u,
+                    __global const float *v, __global const float *w, int4 n4, float dx,
+                    float x, float y, float z, float dt, int order)
 {
-    int p = get_global_id(0);
-    if (p >= count)
-        return;
-    float x = pos[3 * p], y = pos[3 * p + 1], z = pos[3 * p + 2];
     float k1u, k1v, k1w, k2u, k2v, k2w, k3u, k3v, k3w;
     grid_velocity(u, v, w, n4, dx, x, y, z, &k1u, &k1v, &k1w);
     float h = 0.5f * dt;
@@ -160,6 +157,43 @@ __kernel void advect_grid(__global float *pos, __global const float *u, __global
     pos[3 * p] = x + dt * (c1 * k1u + c2 * k2u + c3 * k3u);
     pos[3 * p + 1] = y + dt * (c1 * k1v + c2 * k2v + c3 * k3v);
     pos[3 * p + 2] = z + dt * (c1 * k1w + c2 * k2w + c3 * k3w);
+}
+
+/* The pipeline's g2p and advect in one launch (pipe_g2p_move): g2p_blended's velocity, then
+ * the move, Euler with that velocity as the advect kernel does (order 0) or rk_move's
+ * RK step through the faces (order 2, 3). At the kit's small grids a launch and its wait cost
+ * more than C's whole advect, so the device lost that stage; fused, it reads each position
+ * once. The stage track keeps the kernels apart, as each stage's suite tests them. */
+__kernel void g2p_move(__global float *pvel, __global float *pos, __global const float *gu,
+                       __global const float *gv, __global const float *gw,
+                       __global const float *u, __global const float *v,
+                       __global const float *w, int4 n4, float dx, float keep, float dt,
+                       int order, int count)
+{
+    int p = get_global_id(0);
+    if (p >= count)
+        return;
+    float x = pos[3 * p], y = pos[3 * p + 1], z = pos[3 * p + 2];
+    float vu, vv, vw;
+    {
+        int nx = n4.x, ny = n4.y, nz = n4.z;
+        STENCIL_AXIS(x, x, nx, dx, bx, tx, hbx, htx)
+        STENCIL_AXIS(y, y, ny, dx, by, ty, hby, hty)
+        STENCIL_AXIS(z, z, nz, dx, bz, tz, hbz, htz)
+        vu = g2p_blended_gather(gu, U_ROWS, U_BASE, tx, hty, htz) + keep * pvel[3 * p];
+        vv = g2p_blended_gather(gv, V_ROWS, V_BASE, htx, ty, htz) + keep * pvel[3 * p + 1];
+        vw = g2p_blended_gather(gw, W_ROWS, W_BASE, htx, hty, tz) + keep * pvel[3 * p + 2];
+    }
+    pvel[3 * p] = vu;
+    pvel[3 * p + 1] = vv;
+    pvel[3 * p + 2] = vw;
+    if (order == 0) {
+        pos[3 * p] = x + dt * vu;
+        pos[3 * p + 1] = y + dt * vv;
+        pos[3 * p + 2] = z + dt * vw;
+        return;
+    }
+    rk_move(pos, p, u, v, w, n4, dx, x, y, z, dt, order);
 }
 
 #undef G2P_STENCIL

@@ -428,7 +428,7 @@ static void bench_print_scene(const SceneCase *c, SceneResult res[RUN_KINDS][SCE
         bench_print_stage((SimPhase)q, best, bandwidth);
     printf("  (bound = the bytes the stage must move / the device's triad bandwidth %.1f GB/s; "
            "SLOWER: the device's teaching run took longer than the C yardstick's in this stage; "
-           "targets are the issue's, for 64^3; fused: on OpenCL, gravity is added by "
+           "targets are the issue's, for 64^3; fused: on OpenCL, g2p's launch also moves the particles (advect), and gravity is added by "
            "divergence's read and gradient's write; classify's cell types are written in p2g's "
            "normalize pass, and its row is the search for the FLUID box)\n", bandwidth);
 }

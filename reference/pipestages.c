@@ -170,23 +170,30 @@ void pipe_g2p_blended(PipeState *S, const MacGrid *g, float alpha)
            ARG(gr->old[1]), ARG(gr->old[2]), ARG(n), ARG(dx), ARG(keep), ARG(count));
 }
 
+void pipe_g2p_move(PipeState *S, const MacGrid *g, float alpha, float dt, int order)
+{
+    PipeGrid *gr = &S->grid;
+    PipeParticles *pt = &S->particles;
+    cl_int4 n = pipe_grid_dims(g);
+    cl_int4 nfaces = { { (cl_int)grid_faces(g, 0), (cl_int)grid_faces(g, 1),
+                         (cl_int)grid_faces(g, 2), 0 } };
+    size_t most = (size_t)(nfaces.s[0] > nfaces.s[1] ? nfaces.s[0] : nfaces.s[1]);
+    most = most > (size_t)nfaces.s[2] ? most : (size_t)nfaces.s[2];
+    float dx = g->dx, keep = 1.0f - alpha;
+    cl_int count = (cl_int)pt->count, ord = order;
+    LAUNCH(S->dev, K_G2P_BLEND, most, 1, 1, ARG(gr->old[0]), ARG(gr->old[1]), ARG(gr->old[2]),
+           ARG(gr->face[0]), ARG(gr->face[1]), ARG(gr->face[2]), ARG(nfaces), ARG(keep));
+    LAUNCH(S->dev, K_G2P_MOVE, pt->count, 1, 1, ARG(pt->vel), ARG(pt->pos), ARG(gr->old[0]),
+           ARG(gr->old[1]), ARG(gr->old[2]), ARG(gr->face[0]), ARG(gr->face[1]),
+           ARG(gr->face[2]), ARG(n), ARG(dx), ARG(keep), ARG(dt), ARG(ord), ARG(count));
+    S->shortcut.keys_fresh = 0;
+}
+
 void pipe_advect(PipeState *S, float dt)
 {
     PipeParticles *pt = &S->particles;
     cl_int coords = (cl_int)(3 * pt->count);
     LAUNCH(S->dev, K_ADVECT, 3 * pt->count, 1, 1, ARG(pt->pos), ARG(pt->vel), ARG(dt), ARG(coords));
-    S->shortcut.keys_fresh = 0;
-}
-
-void pipe_advect_grid(PipeState *S, const MacGrid *g, float dt, int order)
-{
-    PipeGrid *gr = &S->grid;
-    PipeParticles *pt = &S->particles;
-    cl_int4 n = pipe_grid_dims(g);
-    float dx = g->dx;
-    cl_int count = (cl_int)pt->count, ord = order;
-    LAUNCH(S->dev, K_ADVECT_GRID, pt->count, 1, 1, ARG(pt->pos), ARG(gr->face[0]),
-           ARG(gr->face[1]), ARG(gr->face[2]), ARG(n), ARG(dx), ARG(dt), ARG(ord), ARG(count));
     S->shortcut.keys_fresh = 0;
 }
 

@@ -23,10 +23,10 @@ void pipe_g2p(PipeState *S, const MacGrid *g, float alpha);
 /* The same velocities through one blended field per component (stages.cl says how); the
  * pipeline's g2p. It overwrites the old velocities, which pipe_g2p reads. */
 void pipe_g2p_blended(PipeState *S, const MacGrid *g, float alpha);
+/* pipe_g2p_blended and then the move in the same launch: pipe_advect's (order 0) or
+ * the production step's RK (order 2, 3); the pipeline's g2p and advect. */
+void pipe_g2p_move(PipeState *S, const MacGrid *g, float alpha, float dt, int order);
 void pipe_advect(PipeState *S, float dt);
-/* The production step (Track.advect_grid): particles through the faces' velocity, RK order 2
- * or 3; the faces must hold the extrapolated velocity (g2p_blended leaves them). */
-void pipe_advect_grid(PipeState *S, const MacGrid *g, float dt, int order);
 void pipe_keep_inside(PipeState *S, const MacGrid *g);
 /* out = L in, and one weighted Jacobi sweep out from in on rhs (the jacobi solver's steps). */
 void pipe_laplacian(PipeState *S, const MacGrid *g, cl_mem in, cl_mem out);

@@ -56,7 +56,7 @@ static Vec3 rk_along(Vec3 x, float h, Vec3 k)
 }
 
 /* Midpoint RK2, or Ralston's RK3 (weights 2/9, 3/9, 4/9; Ralston 1962), as Bridson suggests
- * for particle paths. kernels/stages.cl's advect_grid does the same arithmetic. */
+ * for particle paths. kernels/stages.cl's rk_move (in g2p_move) does the same arithmetic. */
 static Vec3 rk_step(const MacGrid *g, Vec3 x, float dt, int order)
 {
     Vec3 k1 = rk_velocity(g, x);

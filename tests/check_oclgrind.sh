@@ -48,7 +48,7 @@ scene() { # scene NAME SCENE FRAMES SETS...: flipsim on OpenCL under Oclgrind
         echo "ok   $name: $(grep -o 'frames [0-9-]*, [0-9]* particles, [0-9]* substeps' "$log"), no out-of-bounds access or race"
     fi
 }
-# dam_break and ball_drop carry production stepping (kernels/stages.cl's advect_grid, the
+# dam_break and ball_drop carry production stepping (kernels/stages.cl's g2p_move, the
 # extrapolation's wider reach); the teaching stepping's advect runs in the pcg scene below.
 scene dam_break scenes/dam_break.json 4 --set 'grid.resolution=[16,8,8]' --set grid.cell_size=0.3
 scene ball_drop scenes/ball_drop.json 9 --set 'grid.resolution=[12,12,12]' --set grid.cell_size=0.6667

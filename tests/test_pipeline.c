@@ -111,7 +111,7 @@ START_TEST(scene_agrees_with_c)
 END_TEST
 
 /* Both steppings on both devices: ball_drop, which carries production stepping, at the
- * teaching stepping; and production stepping (kernels/stages.cl's advect_grid against
+ * teaching stepping; and production stepping (kernels/stages.cl's g2p_move against
  * reference/rkstep.c) with RK2 through an event and solids, and RK3 at cfl 5 in the maze. */
 static const struct { const char *path, *sets[2]; } stepping_cases[] = {
     { "scenes/ball_drop.json", { "production.integrator=none", "output.surface=false" } },
