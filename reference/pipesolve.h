@@ -16,6 +16,10 @@ typedef struct {
     cl_mem direction;           /* float: CG's search direction s (jacobi's other iterate) */
     cl_mem a_direction;         /* float: A s */
     cl_mem cg_scalars;          /* double: sigma, alpha or beta, broke (solvers.cl's CG_*) */
+    /* iterate, residual, direction and a_direction are regions of the state's p2g scratch
+     * (pipestate.h) when they fit there: the bytes of it they cover, which pipe_solve zeroes
+     * before it returns, or 0 when they are buffers of their own */
+    size_t borrowed;
     PipeLevels mg;              /* level 0's x is CG's preconditioned residual z */
 } PipeSolver;
 
