@@ -18,6 +18,8 @@ typedef struct {
     PipeState state;
     PipeSolver solver;
     PipeSurface surface;
+    void (*download_wait)(void *ctx); /* pipeline_guard_download's */
+    void *download_ctx;
 } Pipe;
 
 static Pipe *pipe_of(Sim *s)
@@ -60,10 +62,11 @@ static int pipe_upload(Sim *s)
     return pipe_report(P->dev, s);
 }
 
-/* Particles per piece of the download: staging for this many (28 bytes each, 7 MiB) is what
+/* Particles per piece of the download: staging for this many (28 bytes each, 1.75 MiB) is what
  * the host holds besides its own arrays, where staging for every particle was 28 bytes a
- * particle at each frame's end (issue 42). */
-enum { PIPE_DOWNLOAD_PIECE = 1 << 18 };
+ * particle at each frame's end (issue 42); each array under a MiB, which the heap keeps from
+ * frame to frame (cli_keep_freed_memory). */
+enum { PIPE_DOWNLOAD_PIECE = 1 << 16 };
 
 /* Particles [first, first + n) of the device's order: each to its place in the host's arrays. */
 static int pipe_unpermute_piece(Pipe *P, Sim *s, size_t first, size_t n, Vec3 *pos, Vec3 *vel,
@@ -107,6 +110,8 @@ static int pipe_unpermute(Pipe *P, Sim *s)
 static int pipe_download(Sim *s)
 {
     Pipe *P = pipe_of(s);
+    if (P->download_wait)
+        P->download_wait(P->download_ctx); /* whoever still reads the host's particles */
     if (pipe_nonfinite_report(&P->state, s) != 0 || pipe_unpermute(P, s) != 0)
         return -1;
     pipe_read(P->dev, P->state.grid.p, s->grid.p, grid_cells(&s->grid) * sizeof(float));
@@ -318,6 +323,13 @@ PipelineSurfaceTimes pipeline_surface_times(const SimBackend *b)
 const char *pipeline_solver_variant(const char *name)
 {
     return pipe_solver_variant(name);
+}
+
+void pipeline_guard_download(SimBackend *b, void (*wait)(void *ctx), void *ctx)
+{
+    Pipe *P = (Pipe *)b;
+    P->download_wait = wait;
+    P->download_ctx = ctx;
 }
 
 long pipeline_leftover_counts(SimBackend *b)

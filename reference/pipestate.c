@@ -39,9 +39,10 @@ static void pipe_alloc_grid(PipeState *S, const MacGrid *g)
     gr->n[1] = g->ny;
     gr->n[2] = g->nz;
     size_t n = grid_cells(g), fmax = 0;
-    cl_mem *floats[] = { &gr->p, &gr->div, &gr->rhs }; /* lap: pipe_grid_lap */
+    cl_mem *floats[] = { &gr->p, &gr->div }; /* lap: pipe_grid_lap */
     for (size_t q = 0; q < sizeof floats / sizeof *floats; q++)
         *floats[q] = pipe_buffer(S->dev, n * sizeof(float));
+    gr->rhs = gr->div;
     gr->solid = pipe_buffer(S->dev, n);
     gr->cell = pipe_buffer(S->dev, n);
     gr->counts = pipe_buffer(S->dev, n * sizeof(cl_int));
@@ -63,7 +64,8 @@ static void pipe_alloc_grid(PipeState *S, const MacGrid *g)
 
 static void pipe_release_grid(PipeGrid *gr)
 {
-    cl_mem *bufs[] = { &gr->solid, &gr->cell, &gr->p, &gr->div, &gr->rhs, &gr->lap, &gr->counts,
+    gr->rhs = NULL; /* div's buffer */
+    cl_mem *bufs[] = { &gr->solid, &gr->cell, &gr->p, &gr->div, &gr->lap, &gr->counts,
                        &gr->start, &gr->known[0], &gr->known[1], &gr->scan_sums };
     for (size_t q = 0; q < sizeof bufs / sizeof *bufs; q++)
         pipe_release(bufs[q]);

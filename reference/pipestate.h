@@ -26,7 +26,10 @@ typedef struct {
     int n[3];                   /* the grid these buffers are sized for */
     cl_mem solid;               /* char: 1 where a cell is SOLID for the whole run */
     cl_mem cell;                /* char: this substep's cell types */
-    cl_mem p, div, rhs;         /* float per cell: pressure, divergence, (rho/dt) div */
+    cl_mem p, div;              /* float per cell: pressure, divergence */
+    cl_mem rhs;                 /* (rho/dt) div per cell: div's own buffer, which pressure_rhs
+                                 * turns into it cell by cell (nothing reads div after that),
+                                 * a float per cell fewer (issue 42) */
     cl_mem lap;                 /* float per cell: L p, or NULL until pipe_grid_lap */
     cl_mem counts;              /* int per cell: the sort's counts, 0 between sorts */
     cl_mem start;               /* int per cell + 1: cell c's particles start at start[c] */

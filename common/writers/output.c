@@ -474,6 +474,18 @@ static void output_lap_locked(Output *o, OutputKind kind, bool on, double *t0)
         pthread_mutex_unlock(&o->writer->lock);
 }
 
+/* Counts a mesh written into t, under the writer's lock as output_lap_locked. */
+static void output_count_triangles(Output *o, OutputTriangles *t, size_t ntris)
+{
+    if (o->writer)
+        pthread_mutex_lock(&o->writer->lock);
+    t->frames++;
+    t->sum += (double)ntris;
+    t->max = ntris > t->max ? ntris : t->max;
+    if (o->writer)
+        pthread_mutex_unlock(&o->writer->lock);
+}
+
 static int output_bricks(Output *o, const OutputJob *j, char *err, size_t errlen)
 {
     if (output_build_bricks(o, j->ps, err, errlen) != 0)
@@ -534,9 +546,13 @@ static int output_write_job(Output *o, OutputJob *j, char *err, size_t errlen)
     snprintf(path, sizeof path, "%s/surface/%06d.ply", o->dir, j->frame);
     if (mesh && mesh_write_ply(path, &j->mesh, err, errlen) != 0)
         return -1;
+    if (mesh)
+        output_count_triangles(o, &o->triangles, j->mesh.ntris);
     output_lap_locked(o, OUTPUT_SURFACE, mesh, &t0);
     if (sc->output.surface_anisotropic && output_anisotropic(o, j, err, errlen) != 0)
         return -1;
+    if (sc->output.surface_anisotropic)
+        output_count_triangles(o, &o->aniso_triangles, o->aniso.ntris);
     output_lap_locked(o, OUTPUT_ANISOTROPIC, sc->output.surface_anisotropic, &t0);
     if (o->usd && output_usd_frame(o, j->frame, j->ps, mesh ? &j->mesh : NULL, err, errlen) != 0)
         return -1;
@@ -628,6 +644,12 @@ int output_flush(Output *o, char *err, size_t errlen)
     return output_wait(o, err, errlen);
 }
 
+void output_wait_writer(void *ctx)
+{
+    char err[MESSAGE_MAX];
+    output_wait(ctx, err, sizeof err); /* the failure stays in the writer for output_frame */
+}
+
 /* Copies the particles into the writer's snapshot (the writer is done with it). */
 static int output_snapshot(OutputWriter *w, const Sim *s, char *err, size_t errlen)
 {
@@ -642,14 +664,18 @@ static int output_snapshot(OutputWriter *w, const Sim *s, char *err, size_t errl
 }
 
 /* Hands job j (its surfaces made) to the writer thread: once the thread has written the frame
- * before, the particles are copied into its snapshot and the thread is woken. */
+ * before, the particles are copied into its snapshot, or lent when the sim runs on o->lend_to
+ * (nothing writes them before that device's download, which waits for the writer: a copy of
+ * every particle fewer, issue 42), and the thread is woken. */
 static int output_hand_over(Output *o, OutputJob *j, const Sim *s, char *err, size_t errlen)
 {
     OutputWriter *w = o->writer;
+    bool lend = o->lend_to && s->backend == o->lend_to;
     int rc = output_wait(o, err, errlen);
-    if (rc == 0)
+    if (rc == 0 && !lend)
         rc = output_snapshot(w, s, err, errlen);
     if (rc == 0) {
+        j->ps = lend ? &s->particles : &w->snapshot;
         pthread_mutex_lock(&w->lock);
         j->frame = s->frame;
         w->busy = true;
