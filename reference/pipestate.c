@@ -14,7 +14,9 @@ enum { PIPE_SCAN_PARTS = 16 };
 enum { PIPE_SORT_CHUNK = 256 };
 
 /* weight[3] and sum[3], one after another in scratch, zeroed once: each p2g_normalize leaves
- * them 0 again (and the solver what it borrowed). */
+ * them 0 again (and the solver what it borrowed). The sort's counts lie over the sums: each
+ * sort starts from 0 and leaves 0, and runs before p2g_scatter adds into them or after
+ * p2g_normalize cleared them (not over the weights, which the stage track's p2g keeps). */
 static void pipe_alloc_scratch(PipeState *S, const MacGrid *g)
 {
     PipeGrid *gr = &S->grid;
@@ -28,6 +30,7 @@ static void pipe_alloc_scratch(PipeState *S, const MacGrid *g)
         gr->weight[a] = pipe_sub_buffer(S->dev, gr->scratch, at[a], bytes);
         gr->sum[a] = pipe_sub_buffer(S->dev, gr->scratch, at[3 + a], bytes);
     }
+    gr->counts = pipe_sub_buffer(S->dev, gr->scratch, at[3], grid_cells(g) * sizeof(cl_int));
     if (S->dev->failure == CL_SUCCESS)
         pipe_zero(S->dev, gr->scratch, gr->scratch_bytes);
 }
@@ -45,9 +48,6 @@ static void pipe_alloc_grid(PipeState *S, const MacGrid *g)
     gr->rhs = gr->div;
     gr->solid = pipe_buffer(S->dev, n);
     gr->cell = pipe_buffer(S->dev, n);
-    gr->counts = pipe_buffer(S->dev, n * sizeof(cl_int));
-    if (S->dev->failure == CL_SUCCESS)
-        pipe_zero(S->dev, gr->counts, n * sizeof(cl_int));
     gr->start = pipe_buffer(S->dev, (n + 1) * sizeof(cl_int));
     pipe_alloc_scratch(S, g);
     for (int a = 0; a < 3; a++) {

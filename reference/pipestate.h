@@ -31,7 +31,8 @@ typedef struct {
                                  * turns into it cell by cell (nothing reads div after that),
                                  * a float per cell fewer (issue 42) */
     cl_mem lap;                 /* float per cell: L p, or NULL until pipe_grid_lap */
-    cl_mem counts;              /* int per cell: the sort's counts, 0 between sorts */
+    cl_mem counts;              /* int per cell: the sort's counts, 0 between sorts (a region of
+                                 * scratch, over the sums: pipe_alloc_scratch) */
     cl_mem start;               /* int per cell + 1: cell c's particles start at start[c] */
     cl_mem scan_sums;           /* the scan's PIPE_SCAN_PARTS part sums */
     cl_mem face[3];             /* the velocity per face, u v w */
