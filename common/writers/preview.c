@@ -483,47 +483,64 @@ static void preview_draw_room(Canvas *c, const PreviewView *v, const MacGrid *g)
 
 /* ---- the frame: particles ------------------------------------------------------------ */
 
-/* Items (particles, diffuse particles, bricks) to draw far first: each one's depth by its index,
- * and the indices of those in view, sorted. 16 bytes an item with the sort's spare, where keys
- * that carried depth, x, y and index were 64 (issue 42: at 128^3 that was the run's peak); x
- * and y are projected again as each is drawn, the same doubles. */
+/* Items (particles, diffuse particles, bricks) to draw far first: the indices of those in view,
+ * sorted by depth. 8 bytes an item with the sort's spare, where keys that carried depth, x, y
+ * and index were 64 (issue 42: at 128^3 those were the run's peak): each depth is projected
+ * again where the sort reads it, and x and y where the item is drawn, the same doubles. */
 typedef struct {
-    double *depth;          /* per item, read for those listed in order */
+    const PreviewView *v;
+    const Vec3 *pos;        /* the items' positions, or NULL for ... */
+    const float *xyz;       /* ... x y z a float each (the bricks' centres) */
     uint32_t *order;        /* the items in view: in index order, then far first */
     size_t m;
 } DepthOrder;
 
-static int preview_order_alloc(DepthOrder *o, size_t n)
+static int preview_order_alloc(DepthOrder *o, const PreviewView *v, const Vec3 *pos,
+                               const float *xyz, size_t n)
 {
-    o->m = 0;
-    o->depth = n <= UINT32_MAX ? malloc((n ? n : 1) * sizeof *o->depth) : NULL;
-    o->order = o->depth ? malloc((n ? n : 1) * sizeof *o->order) : NULL;
-    if (o->order)
-        return 0;
-    free(o->depth);
-    return -1;
+    *o = (DepthOrder){ v, pos, xyz, NULL, 0 };
+    o->order = n <= UINT32_MAX ? malloc((n ? n : 1) * sizeof *o->order) : NULL;
+    return o->order ? 0 : -1;
 }
 
 static void preview_order_free(DepthOrder *o)
 {
-    free(o->depth);
     free(o->order);
 }
 
-/* Far first; equal depths by index, so the order (and the picture) is always the same. */
-static bool preview_before(const double *depth, uint32_t a, uint32_t b)
+static Vec3 preview_item(const DepthOrder *o, size_t i)
 {
-    return depth[a] != depth[b] ? depth[a] > depth[b] : a < b;
+    return o->pos ? o->pos[i] : (Vec3){ o->xyz[3 * i], o->xyz[3 * i + 1], o->xyz[3 * i + 2] };
 }
 
-/* The same order in place without a spare array (out of memory): a heapsort, whose order is
+/* Item i projected: true when it is in front of the camera (an item listed in order is). */
+static bool preview_item_at(const DepthOrder *o, size_t i, double *x, double *y, double *depth)
+{
+    return preview_project(o->v, preview_item(o, i), x, y, depth);
+}
+
+static double preview_item_depth(const DepthOrder *o, size_t i)
+{
+    double x, y, depth = 0.0;
+    preview_item_at(o, i, &x, &y, &depth);
+    return depth;
+}
+
+/* Far first; equal depths by index, so the order (and the picture) is always the same. */
+static bool preview_before(const DepthOrder *o, uint32_t a, uint32_t b)
+{
+    double da = preview_item_depth(o, a), db = preview_item_depth(o, b);
+    return da != db ? da > db : a < b;
+}
+
+/* The same order in place without the sort's spare (out of memory): a heapsort, whose order is
  * the same as any sort's since preview_before is a total order. */
-static void preview_heap_sift(const double *depth, uint32_t *o, size_t root, size_t m)
+static void preview_heap_sift(const DepthOrder *d, uint32_t *o, size_t root, size_t m)
 {
     for (size_t child; (child = 2 * root + 1) < m; root = child) {
-        if (child + 1 < m && preview_before(depth, o[child], o[child + 1]))
+        if (child + 1 < m && preview_before(d, o[child], o[child + 1]))
             child++;
-        if (!preview_before(depth, o[root], o[child]))
+        if (!preview_before(d, o[root], o[child]))
             return;
         uint32_t t = o[root];
         o[root] = o[child];
@@ -531,60 +548,65 @@ static void preview_heap_sift(const double *depth, uint32_t *o, size_t root, siz
     }
 }
 
-static void preview_heap_sort(const double *depth, uint32_t *o, size_t m)
+static void preview_heap_sort(const DepthOrder *d, uint32_t *o, size_t m)
 {
     for (size_t r = m / 2; r-- > 0;)
-        preview_heap_sift(depth, o, r, m);
+        preview_heap_sift(d, o, r, m);
     for (size_t end = m; end-- > 1;) {
         uint32_t t = o[0];
         o[0] = o[end];
         o[end] = t;
-        preview_heap_sift(depth, o, 0, end);
+        preview_heap_sift(d, o, 0, end);
     }
 }
 
+/* Item i's sort key: its depth's IEEE bits complemented. Depths are positive (preview_project
+ * keeps only those), so their bits order like the numbers; complemented, far comes first. */
+static uint64_t preview_far_key(const DepthOrder *o, size_t i)
+{
+    double depth = preview_item_depth(o, i);
+    uint64_t bits;
+    memcpy(&bits, &depth, sizeof bits);
+    return ~bits;
+}
+
 /* The order preview_before gives, in linear time: a stable LSD radix sort of the listed
- * indices on their depths' bits, 16 at a time. Depths are positive (preview_project keeps only
- * those), so their IEEE bits order like the numbers; complemented, far comes first; the
- * indices arrive in increasing order and a stable sort keeps equal depths that way. Digits
- * every key shares are skipped. */
+ * indices on their keys, 16 bits at a time; the indices arrive in increasing order and a
+ * stable sort keeps equal depths that way. The four digits' counts are the same in every
+ * pass, so one pass over the items counts them all; a digit every key shares is skipped. */
 static void preview_sort_far_first(DepthOrder *d)
 {
-    enum { DIGITS = 1 << 16 };
+    enum { DIGITS = 1 << 16, PASSES = 4 };
     size_t m = d->m;
     if (m < 2)
         return;
     uint32_t *tmp = malloc(m * sizeof *tmp);
-    size_t *count = malloc(DIGITS * sizeof *count);
+    size_t *count = calloc((size_t)PASSES * DIGITS, sizeof *count);
     if (!tmp || !count) {
         free(tmp);
         free(count);
-        preview_heap_sort(d->depth, d->order, m);
+        preview_heap_sort(d, d->order, m);
         return;
     }
+    for (size_t i = 0; i < m; i++) {
+        uint64_t key = preview_far_key(d, d->order[i]);
+        for (int q = 0; q < PASSES; q++)
+            count[(size_t)q * DIGITS + ((key >> (16 * q)) & (DIGITS - 1))]++;
+    }
+    uint64_t first = preview_far_key(d, d->order[0]);
     uint32_t *from = d->order, *to = tmp;
-    for (int shift = 0; shift < 64; shift += 16) {
-        memset(count, 0, DIGITS * sizeof *count);
-        for (size_t i = 0; i < m; i++) {
-            uint64_t bits;
-            memcpy(&bits, &d->depth[from[i]], sizeof bits);
-            count[(~bits >> shift) & (DIGITS - 1)]++;
-        }
-        uint64_t first;
-        memcpy(&first, &d->depth[from[0]], sizeof first);
-        if (count[(~first >> shift) & (DIGITS - 1)] == m)
+    for (int q = 0; q < PASSES; q++) {
+        size_t *c = count + (size_t)q * DIGITS;
+        if (c[(first >> (16 * q)) & (DIGITS - 1)] == m)
             continue; /* every key has this digit: the pass would not move anything */
         size_t sum = 0;
-        for (size_t q = 0; q < DIGITS; q++) {
-            size_t c = count[q];
-            count[q] = sum;
-            sum += c;
+        for (size_t g = 0; g < DIGITS; g++) {
+            size_t k = c[g];
+            c[g] = sum;
+            sum += k;
         }
-        for (size_t i = 0; i < m; i++) {
-            uint64_t bits;
-            memcpy(&bits, &d->depth[from[i]], sizeof bits);
-            to[count[(~bits >> shift) & (DIGITS - 1)]++] = from[i];
-        }
+        for (size_t i = 0; i < m; i++)
+            to[c[(preview_far_key(d, from[i]) >> (16 * q)) & (DIGITS - 1)]++] = from[i];
         uint32_t *t = from;
         from = to;
         to = t;
@@ -718,13 +740,13 @@ static int preview_draw_particles(Canvas *c, const PreviewView *v, const Vec3 *p
                                   const Vec3 *vel, size_t n, double speed_max)
 {
     DepthOrder d;
-    if (preview_order_alloc(&d, n) != 0)
+    if (preview_order_alloc(&d, v, pos, NULL, n) != 0)
         return -1;
     for (size_t i = 0; i < n; i++) {
-        double x, y;
+        double x, y, depth;
         /* Far outside the picture is skipped, which also keeps the int conversions defined. */
-        if (preview_project(v, pos[i], &x, &y, &d.depth[i]) && x > -16 && y > -16 &&
-            x < c->w + 16 && y < c->h + 16)
+        if (preview_item_at(&d, i, &x, &y, &depth) && x > -16 && y > -16 && x < c->w + 16 &&
+            y < c->h + 16)
             d.order[d.m++] = (uint32_t)i;
     }
     preview_sort_far_first(&d);
@@ -732,7 +754,7 @@ static int preview_draw_particles(Canvas *c, const PreviewView *v, const Vec3 *p
     for (size_t k = 0; k < d.m; k++) {
         size_t i = d.order[k];
         double x, y, depth;
-        preview_project(v, pos[i], &x, &y, &depth); /* as when listed: in view */
+        preview_item_at(&d, i, &x, &y, &depth); /* as when listed: in view */
         Rgb col;
         preview_viridis(preview_speed(vel, i) / speed_max, col);
         double r = fmin(fmax(v->scale * v->dot_world / depth, 0.75), 8.0);
@@ -1058,19 +1080,19 @@ const unsigned char preview_diffuse_colours[3][3] = {
 static int preview_draw_diffuse(Canvas *c, const PreviewView *v, const PreviewPoints *d)
 {
     DepthOrder o;
-    if (preview_order_alloc(&o, d->n) != 0)
+    if (preview_order_alloc(&o, v, d->pos, NULL, d->n) != 0)
         return -1;
     for (size_t i = 0; i < d->n; i++) {
-        double x, y;
-        if (preview_project(v, d->pos[i], &x, &y, &o.depth[i]) && x >= 0 && y >= 0 &&
-            x < v->view_w && y < c->h)
+        double x, y, depth;
+        if (preview_item_at(&o, i, &x, &y, &depth) && x >= 0 && y >= 0 && x < v->view_w &&
+            y < c->h)
             o.order[o.m++] = (uint32_t)i;
     }
     preview_sort_far_first(&o);
     for (size_t k = 0; k < o.m; k++) {
         size_t i = o.order[k];
         double px_x, px_y, depth;
-        preview_project(v, d->pos[i], &px_x, &px_y, &depth); /* as when listed: in view */
+        preview_item_at(&o, i, &px_x, &px_y, &depth); /* as when listed: in view */
         double r = fmin(fmax(0.5 * v->scale * v->dot_world / depth, 0.5), 4.0);
         int R = (int)ceil(r), px = (int)floor(px_x), py = (int)floor(px_y);
         uint8_t type = d->type[i] < 3 ? d->type[i] : 0;
@@ -1090,11 +1112,6 @@ static int preview_draw_diffuse(Canvas *c, const PreviewView *v, const PreviewPo
     return 0;
 }
 
-static Vec3 preview_brick_centre(const PreviewBricks *b, size_t i)
-{
-    return (Vec3){ b->centre[3 * i], b->centre[3 * i + 1], b->centre[3 * i + 2] };
-}
-
 /* The bricks on the front of the liquid as squares of their grey, far first, over what is
  * drawn: a person who asked for bricks sees where they are and how full (a fuller brick is
  * lighter), and the particles still show through them. A brick whose centre pixel shows
@@ -1102,19 +1119,19 @@ static Vec3 preview_brick_centre(const PreviewBricks *b, size_t i)
 static int preview_draw_bricks(Canvas *c, const PreviewView *v, const PreviewBricks *b)
 {
     DepthOrder o;
-    if (preview_order_alloc(&o, b->n) != 0)
+    if (preview_order_alloc(&o, v, NULL, b->centre, b->n) != 0)
         return -1;
     for (size_t i = 0; i < b->n; i++) {
-        double x, y;
-        if (preview_project(v, preview_brick_centre(b, i), &x, &y, &o.depth[i]) && x > -64 &&
-            y > -64 && x < c->w + 64 && y < c->h + 64)
+        double x, y, depth;
+        if (preview_item_at(&o, i, &x, &y, &depth) && x > -64 && y > -64 && x < c->w + 64 &&
+            y < c->h + 64)
             o.order[o.m++] = (uint32_t)i;
     }
     preview_sort_far_first(&o);
     for (size_t k = 0; k < o.m; k++) {
         size_t i = o.order[k];
         double cx, cy, depth;
-        preview_project(v, preview_brick_centre(b, i), &cx, &cy, &depth); /* in view, as listed */
+        preview_item_at(&o, i, &cx, &cy, &depth); /* in view, as listed */
         const Rgb grey = { b->grey[i], b->grey[i], b->grey[i] };
         Rgb edge;
         preview_scale_rgb(edge, grey, PREVIEW_BRICK_EDGE);
