@@ -484,8 +484,8 @@ static void preview_draw_room(Canvas *c, const PreviewView *v, const MacGrid *g)
 /* ---- the frame: particles ------------------------------------------------------------ */
 
 /* Items (particles, diffuse particles, bricks) to draw far first: the indices of those in view,
- * sorted by depth. 8 bytes an item with the sort's spare, where keys that carried depth, x, y
- * and index were 64 (issue 42: at 128^3 those were the run's peak): each depth is projected
+ * sorted by depth. 10 bytes an item with the sort's spare and digits, where keys that carried
+ * depth, x, y and index were 64 (issue 42: at 128^3 those were the run's peak): each depth is projected
  * again where the sort reads it, and x and y where the item is drawn, the same doubles. */
 typedef struct {
     const PreviewView *v;
@@ -519,11 +519,14 @@ static bool preview_item_at(const DepthOrder *o, size_t i, double *x, double *y,
     return preview_project(o->v, preview_item(o, i), x, y, depth);
 }
 
+/* The depth preview_project gives a listed item (one in front of the camera), the same double
+ * computed the same way, without the rest of the projection. */
 static double preview_item_depth(const DepthOrder *o, size_t i)
 {
-    double x, y, depth = 0.0;
-    preview_item_at(o, i, &x, &y, &depth);
-    return depth;
+    Vec3 p = preview_item(o, i);
+    const double *eye = o->v->eye;
+    double d[3] = { p.x - eye[0], p.y - eye[1], p.z - eye[2] };
+    return preview_dot(d, o->v->fwd);
 }
 
 /* Far first; equal depths by index, so the order (and the picture) is always the same. */
@@ -572,41 +575,41 @@ static uint64_t preview_far_key(const DepthOrder *o, size_t i)
 
 /* The order preview_before gives, in linear time: a stable LSD radix sort of the listed
  * indices on their keys, 16 bits at a time; the indices arrive in increasing order and a
- * stable sort keeps equal depths that way. The four digits' counts are the same in every
- * pass, so one pass over the items counts them all; a digit every key shares is skipped. */
+ * stable sort keeps equal depths that way. Each pass projects every item once for its digit,
+ * kept (2 bytes an item) for the scatter, and counts in a 256 KiB table that stays in cache;
+ * a digit every key shares is skipped. */
 static void preview_sort_far_first(DepthOrder *d)
 {
     enum { DIGITS = 1 << 16, PASSES = 4 };
     size_t m = d->m;
     if (m < 2)
         return;
-    uint32_t *tmp = malloc(m * sizeof *tmp);
-    size_t *count = calloc((size_t)PASSES * DIGITS, sizeof *count);
-    if (!tmp || !count) {
+    uint32_t *tmp = malloc(m * sizeof *tmp), *count = malloc(DIGITS * sizeof *count);
+    uint16_t *digit = malloc(m * sizeof *digit);
+    if (!tmp || !count || !digit) {
         free(tmp);
         free(count);
+        free(digit);
         preview_heap_sort(d, d->order, m);
         return;
     }
-    for (size_t i = 0; i < m; i++) {
-        uint64_t key = preview_far_key(d, d->order[i]);
-        for (int q = 0; q < PASSES; q++)
-            count[(size_t)q * DIGITS + ((key >> (16 * q)) & (DIGITS - 1))]++;
-    }
-    uint64_t first = preview_far_key(d, d->order[0]);
     uint32_t *from = d->order, *to = tmp;
     for (int q = 0; q < PASSES; q++) {
-        size_t *c = count + (size_t)q * DIGITS;
-        if (c[(first >> (16 * q)) & (DIGITS - 1)] == m)
+        memset(count, 0, DIGITS * sizeof *count);
+        for (size_t i = 0; i < m; i++) {
+            digit[i] = (uint16_t)(preview_far_key(d, from[i]) >> (16 * q));
+            count[digit[i]]++;
+        }
+        if (count[digit[0]] == m)
             continue; /* every key has this digit: the pass would not move anything */
-        size_t sum = 0;
+        uint32_t sum = 0;
         for (size_t g = 0; g < DIGITS; g++) {
-            size_t k = c[g];
-            c[g] = sum;
+            uint32_t k = count[g];
+            count[g] = sum;
             sum += k;
         }
         for (size_t i = 0; i < m; i++)
-            to[c[(preview_far_key(d, from[i]) >> (16 * q)) & (DIGITS - 1)]++] = from[i];
+            to[count[digit[i]]++] = from[i];
         uint32_t *t = from;
         from = to;
         to = t;
@@ -615,6 +618,7 @@ static void preview_sort_far_first(DepthOrder *d)
         memcpy(d->order, from, m * sizeof *from);
     free(tmp);
     free(count);
+    free(digit);
 }
 
 static double preview_speed(const Vec3 *vel, size_t i)
