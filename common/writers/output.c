@@ -42,8 +42,9 @@ typedef struct {
 
 /* The writer thread and its two jobs: the driver makes one's surfaces while the thread writes
  * the other. The particles are copied once the thread is done with the last frame, into the
- * one snapshot both jobs point at: a copy of every particle fewer than one per job (issue 42:
- * 24 bytes a particle), for a copy made after the wait instead of before it. */
+ * one snapshot both jobs point at (a copy of every particle fewer than one per job, issue 42:
+ * 24 bytes a particle, for a copy made after the wait instead of before it), or not copied at
+ * all on a device whose download waits for the writer (Output.lend_to). */
 struct OutputWriter {
     pthread_t thread;
     pthread_mutex_t lock;
@@ -433,9 +434,9 @@ static int output_preview(Output *o, const OutputJob *j, char *err, size_t errle
     const PreviewExtras x = { sc->output.diffuse ? &diffuse : NULL,
                               sc->output.bricks ? &bricks : NULL,
                               sc->output.surface_anisotropic ? &aniso : NULL };
-    return preview_frame_png_extra(path, j->ps->pos, j->ps->vel, j->ps->count, &o->grid, sc->solids,
-                                   sc->nsolids, OUTPUT_PREVIEW_WIDTH, o->speed_max, &x, err,
-                                   errlen);
+    return preview_frame_png_extra(path, j->ps->pos, j->ps->vel, j->ps->count, &o->grid,
+                                   sc->solids, sc->nsolids, OUTPUT_PREVIEW_WIDTH, o->speed_max, &x,
+                                   err, errlen);
 }
 
 /* Cells drawn so that the slice's longer side is about 384 pixels, 2 to 16 per cell. */
@@ -560,7 +561,6 @@ static int output_write_job(Output *o, OutputJob *j, char *err, size_t errlen)
     if (sc->output.preview && output_preview(o, j, err, errlen) != 0)
         return -1;
     output_lap_locked(o, OUTPUT_PREVIEW, sc->output.preview, &t0);
-
     return 0;
 }
 

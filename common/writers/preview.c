@@ -485,8 +485,8 @@ static void preview_draw_room(Canvas *c, const PreviewView *v, const MacGrid *g)
 
 /* Items (particles, diffuse particles, bricks) to draw far first: the indices of those in view,
  * sorted by depth. 10 bytes an item with the sort's spare and digits, where keys that carried
- * depth, x, y and index were 64 (issue 42: at 128^3 those were the run's peak): each depth is projected
- * again where the sort reads it, and x and y where the item is drawn, the same doubles. */
+ * depth, x, y and index were 64 (issue 42: at 128^3 those were the run's peak): each depth is
+ * computed again where the sort reads it, and x and y where the item is drawn, the same doubles. */
 typedef struct {
     const PreviewView *v;
     const Vec3 *pos;        /* the items' positions, or NULL for ... */
