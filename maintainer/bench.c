@@ -899,6 +899,7 @@ int main(int argc, char **argv)
         json_array_append_new(scenes, bench_scene_json(&scene_cases[c], yard, cl, runs, bandwidth));
     }
     json_object_set_new(root, "scenes", scenes);
+    bench_memory_note(); /* what the scenes' memory lines mean here */
     if (!quick) {
         json_t *meshing = json_array(), *outputs = json_array();
         bench_meshing(meshing);
