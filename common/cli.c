@@ -746,6 +746,13 @@ static int cli_start(Run *r, const Track *track)
         fprintf(stderr, "flipsim: out of memory starting the frame writer\n");
         return EXIT_MEMORY;
     }
+    /* On a device the host's particles change only in its download: the writer thread may
+     * write a frame from them while the next one runs there, if the download waits for it. */
+    if (r->output.threaded && r->sim.backend != &sim_host_backend && r->devices &&
+        r->devices->guard_download) {
+        r->devices->guard_download(r->sim.backend, output_wait_writer, &r->output);
+        r->output.lend_to = r->sim.backend;
+    }
     if (r->output.usd_missing && !o->quiet)
         fprintf(stderr, "flipsim: note: %s/scene.usda leaves out %d of frames 0-%d: their PLY "
                 "files are not in %s\n", r->out, r->output.usd_missing, r->sim.frame, r->out);
@@ -762,18 +769,20 @@ static int cli_start(Run *r, const Track *track)
     return o->resume ? EXIT_OK : cli_write_frame(r);
 }
 
-/* Buffers of megabytes come and go every frame: the download's staging arrays, the frame
- * writer's snapshot, the surface's. glibc maps each one fresh (mmap) or hands the freed top of
- * the heap back to the kernel, so every frame would fault the same pages in again, a page at
- * a time (reference/PERFORMANCE.md has the count). So blocks up to 32 MiB (glibc's largest
- * threshold) come from the heap, which is never trimmed; larger ones are still mapped on their
- * own. The
- * reference flipsim and make bench call it; the student build and the grader's runner, which
- * caps a run's address space, keep glibc's defaults. */
+/* Buffers come and go every frame: the download's staging pieces, the surface's, the
+ * preview's. glibc maps each one fresh (mmap) or hands the freed top of the heap back to the
+ * kernel, so every frame would fault the same pages in again, a page at a time
+ * (reference/PERFORMANCE.md has the count). So blocks up to 1 MiB come from the heap, which is
+ * never trimmed; larger ones are mapped on their own and go back to the kernel when freed. Up
+ * to 32 MiB, as this kept them before, the heap held on to every frame buffer's largest size
+ * at once: 57 MB more at the peak of ball_drop at 128^3 on OpenCL (issue 42), where the buffers
+ * that large that still come every frame (the preview's, the surface's) are each a few
+ * hundred pages to fault per frame. The reference flipsim and make bench call it; the student
+ * build and the grader's runner, which caps a run's address space, keep glibc's defaults. */
 void cli_keep_freed_memory(void)
 {
 #ifdef __GLIBC__
-    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+    mallopt(M_MMAP_THRESHOLD, 1024 * 1024);
     mallopt(M_TRIM_THRESHOLD, INT_MAX);
 #endif
 }

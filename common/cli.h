@@ -19,6 +19,9 @@ typedef struct {
     OutputMesher surface;       /* the device's own mesher for its particles, or NULL */
     const char *(*solver_variant)(const char *name); /* what a solver name runs there */
     OutputMesher surface_anisotropic; /* the device's anisotropic mesher, or NULL */
+    /* Has the device's download wait(ctx) before it writes the host's particles (the frame
+     * writer then writes them without a copy), or NULL */
+    void (*guard_download)(SimBackend *b, void (*wait)(void *ctx), void *ctx);
 } CliDevices;
 
 /* Exit statuses: 0 done, 1 could not write output, 2 bad input (options, scene, state file,
@@ -38,9 +41,9 @@ typedef struct {
     void (*settings_final)(const Scene *scene, int last_frame);
 } CliBuild;
 
-/* Keeps freed memory in the process for the next frame's buffers of the same size (cli.c says
- * why). The reference flipsim calls it before cli_main, and so does make bench, so that it
- * times what flipsim runs. */
+/* Keeps freed blocks up to 1 MiB in the process for the next frame's buffers of the same
+ * size (cli.c says why, and why no larger). The reference flipsim calls it before cli_main,
+ * and so does make bench, so that it times what flipsim runs. */
 void cli_keep_freed_memory(void);
 
 int cli_main(int argc, char **argv, const CliBuild *build);

@@ -1,5 +1,6 @@
 /* bench.c — `make bench`: the C reference against the OpenCL pipeline, stage by stage, on the
- * resolutions the issue names, the surface mesher, the pressure solvers to 1e-6, and the
+ * resolutions the issue names, with each run's peak memory and bytes per particle, the surface
+ * mesher, the outputs and their triangles per frame, the pressure solvers to 1e-6, and the
  * machine's own bandwidth.
  * flipkit maintainer/: a benchmark, not a test: it prints medians and writes build/bench/bench.json. */
 #include <jansson.h>
@@ -17,6 +18,7 @@
 #include "cli.h"
 #include "clx.h"
 #include "output.h"
+#include "peakmem.h"
 #include "pipeline.h"
 #include "reference.h"
 #include "sim.h"
@@ -206,10 +208,57 @@ static double bench_device_bandwidth(LaunchCost *launch, char *err, size_t errle
     return bench_median(gbs + 1, BENCH_REPEATS);
 }
 
+/* ---- peak memory: VmHWM over one run --------------------------------------------------------- */
+
+/* The process's peak resident memory over one run (issue 42's bytes per particle are this over
+ * the particle count): VmHWM is set back to the resident memory before the run, so a run's
+ * peak is its own unless the reset is refused, which bench_memory_note says once. The runs
+ * share the process: `before` is what was resident when the run began (the OpenCL runtime,
+ * the heap earlier runs left), which the peak includes. */
+typedef struct {
+    int ok;                     /* peak and before were read */
+    size_t peak, before;        /* bytes */
+} PeakMemory;
+
+static int bench_reset_ok = -1; /* -1 not tried yet, 0 refused, 1 done */
+static char bench_reset_err[256];
+
+static void bench_memory_start(PeakMemory *m)
+{
+    size_t peak;
+    int reset = peakmem_reset(bench_reset_err, sizeof bench_reset_err) == 0;
+    bench_reset_ok = bench_reset_ok == 0 ? 0 : reset;
+    m->ok = peakmem_read(&peak, &m->before, bench_reset_err, sizeof bench_reset_err) == 0;
+}
+
+static void bench_memory_end(PeakMemory *m)
+{
+    size_t now;
+    m->ok = m->ok && peakmem_read(&m->peak, &now, bench_reset_err, sizeof bench_reset_err) == 0;
+}
+
+/* What the memory figures mean on this machine, once. */
+static void bench_memory_note(void)
+{
+    if (bench_reset_ok == 1)
+        printf("(peak memory: the process's VmHWM over each run, reset before it through "
+               "/proc/self/clear_refs; bytes/particle = peak / the particles at the end)\n");
+    else
+        printf("(peak memory: VmHWM could NOT be reset before each run (%s), so each figure is "
+               "the process's peak since it started, and may be an earlier run's)\n",
+               bench_reset_err[0] ? bench_reset_err : "not tried");
+}
+
+static double bench_mb(size_t bytes)
+{
+    return (double)bytes / 1e6;
+}
+
 /* ---- whole scenes --------------------------------------------------------------------------- */
 
 typedef struct {
     int ok;
+    PeakMemory mem;
     size_t particles;
     long substeps, iterations, unconverged;
     int frames;
@@ -257,6 +306,7 @@ static SceneResult bench_scene(const SceneCase *c, int kind)
         sets[nsets++] = "production.integrator=none";
     memset(&sc, 0, sizeof sc);
     memset(&s, 0, sizeof s);
+    bench_memory_start(&r.mem);
     if (bench_start(&s, &sc, c->scene, sets, nsets, device, r.error, sizeof r.error) == 0) {
         snprintf(r.solver, sizeof r.solver, "%s (%s)", s.solver_name, s.solver_variant);
         double t0 = bench_clock();
@@ -268,7 +318,7 @@ static SceneResult bench_scene(const SceneCase *c, int kind)
         r.seconds = bench_clock() - t0;
         r.ok = f == c->frames;
         if (!r.ok)
-            snprintf(r.error, sizeof r.error, "%s", s.error.message);
+            snprintf(r.error, sizeof r.error, "%.500s", s.error.message);
         r.frames = f;
         r.particles = s.particles.count;
         r.substeps = s.stats.substeps;
@@ -279,6 +329,7 @@ static SceneResult bench_scene(const SceneCase *c, int kind)
         r.layers = s.step.layers;
         for (int q = 0; q < PHASE_COUNT; q++)
             r.phase_ms[q] = r.substeps ? 1e3 * s.stats.seconds[q] / (double)r.substeps : 0.0;
+        bench_memory_end(&r.mem);
         sim_free(&s);
     }
     scene_free(&sc);
@@ -352,6 +403,39 @@ static const SceneResult *bench_median_run(const SceneResult *r, int n)
     return best;
 }
 
+/* The median over n runs of their peaks (and of what was resident before each), and the
+ * bytes per particle of that peak; ok 0 when no run's could be read. */
+typedef struct { int ok; double peak, before, per_particle; } MemoryMedian;
+
+static MemoryMedian bench_memory_median(const SceneResult *r, int n)
+{
+    double peak[SCENE_REPEATS], before[SCENE_REPEATS];
+    int k = 0;
+    size_t particles = 0;
+    for (int q = 0; q < n; q++)
+        if (r[q].mem.ok && r[q].ok) {
+            peak[k] = (double)r[q].mem.peak;
+            before[k++] = (double)r[q].mem.before;
+            particles = r[q].particles;
+        }
+    MemoryMedian m = { k > 0, 0.0, 0.0, 0.0 };
+    if (k > 0) {
+        m.peak = bench_median(peak, k);
+        m.before = bench_median(before, k);
+        m.per_particle = particles ? m.peak / (double)particles : 0.0;
+    }
+    return m;
+}
+
+static void bench_print_memory(const char *label, MemoryMedian m)
+{
+    if (m.ok)
+        printf("  %-22s peak %8.1f MB  %7.1f bytes/particle  (%.1f MB resident before the run)\n",
+               label, m.peak / 1e6, m.per_particle, m.before / 1e6);
+    else
+        printf("  %-22s peak memory not read: %s\n", label, bench_reset_err);
+}
+
 static double bench_per_frame(const SceneResult *r)
 {
     return r->frames ? r->seconds / r->frames : 0.0;
@@ -420,6 +504,12 @@ static void bench_print_scene(const SceneCase *c, SceneResult res[RUN_KINDS][SCE
         printf("  ratio: OpenCL teaching over production, s/frame: %.2fx (no yardstick run at this "
                "size: see the rows above)\n",
                bench_per_frame(best[RUN_TEACH]) / fmax(bench_per_frame(best[RUN_PROD]), 1e-9));
+    for (int k = 0; k < RUN_KINDS; k++)
+        if (best[k]) {
+            char label[64];
+            snprintf(label, sizeof label, "%s, memory", run_names[k]);
+            bench_print_memory(label, bench_memory_median(res[k], n));
+        }
     printf("  %-12s %9s %9s %9s %9s %9s %8s %6s\n", "stage", "teach ms", "prod ms", "C ms",
            "x bound", "x bound", "target", "");
     printf("  %-12s %9s %9s %9s %9s %9s %8s %6s\n", "(per substep)", "OpenCL", "OpenCL", "yard",
@@ -451,15 +541,26 @@ static json_t *bench_run_json(const SceneResult *r, double bandwidth)
                      r->frames ? r->seconds / r->frames : 0.0, "stages", stages);
 }
 
+/* The medians of bench_memory_median, in bytes (null when not read). */
+static json_t *bench_memory_json(MemoryMedian m)
+{
+    if (!m.ok)
+        return json_null();
+    return json_pack("{s:f, s:f, s:f}", "peak_bytes", m.peak, "resident_before_bytes", m.before,
+                     "bytes_per_particle", m.per_particle);
+}
+
 static json_t *bench_scene_json(const SceneCase *c, SceneResult res[RUN_KINDS][SCENE_REPEATS],
                                 int n, double bandwidth[DEVICES])
 {
     static const char *const keys[RUN_KINDS] = { "c_yardstick", "opencl", "opencl_production" };
     json_t *o = json_pack("{s:s, s:i, s:i}", "case", c->label, "frames", c->frames, "runs", n);
     for (int k = 0; k < RUN_KINDS; k++)
-        if (c->kinds & (1u << k))
-            json_object_set_new(o, keys[k], bench_run_json(bench_median_run(res[k], n),
-                                                           bandwidth[k != RUN_YARD]));
+        if (c->kinds & (1u << k)) {
+            json_t *run = bench_run_json(bench_median_run(res[k], n), bandwidth[k != RUN_YARD]);
+            json_object_set_new(run, "memory", bench_memory_json(bench_memory_median(res[k], n)));
+            json_object_set_new(o, keys[k], run);
+        }
     return o;
 }
 
@@ -534,7 +635,7 @@ static MeshResult bench_mesh(const MeshCase *c)
         }
     }
     if (bad) {
-        snprintf(r.error, sizeof r.error, "%s", s.error.message);
+        snprintf(r.error, sizeof r.error, "%.500s", s.error.message);
     } else {
         r.ok = 1;
         r.particles = s.particles.count;
@@ -605,7 +706,7 @@ static SolverResult bench_solver(const char *solver, int n, int device)
             r.residual = s.stats.last_solve.residual;
             r.ms = 1e3 * s.stats.seconds[PHASE_PRESSURE] / (double)s.stats.substeps;
         } else {
-            snprintf(r.error, sizeof r.error, "%s", s.error.message);
+            snprintf(r.error, sizeof r.error, "%.500s", s.error.message);
         }
         sim_free(&s);
     }
@@ -657,15 +758,25 @@ static const OutputCase output_cases[] = {
 };
 enum { OUTPUT_CASE_SETS = 9 };
 
-static int bench_outputs_run(const OutputCase *c, double *sim_s, double seconds[OUTPUT_KINDS],
-                             size_t *particles, char *err, size_t errlen)
+/* One run of an output case: the simulation's seconds, each kind's, the particles at the end,
+ * the run's peak memory and the triangles of the meshes it wrote. */
+typedef struct {
+    double sim_s, seconds[OUTPUT_KINDS];
+    size_t particles;
+    PeakMemory mem;
+    OutputTriangles surface, aniso;
+} OutputsResult;
+
+static int bench_outputs_run(const OutputCase *c, OutputsResult *res, char *err, size_t errlen)
 {
+    double *sim_s = &res->sim_s;
     Scene sc;
     Sim s;
     Output o;
     memset(&sc, 0, sizeof sc);
     memset(&s, 0, sizeof s);
     memset(&o, 0, sizeof o);
+    bench_memory_start(&res->mem);
     char dir[256], sub[300];
     snprintf(dir, sizeof dir, "build/bench/out-%s", strstr(c->label, "64") ? "64" : "32");
     snprintf(sub, sizeof sub, "%s/particles", dir);
@@ -696,11 +807,59 @@ static int bench_outputs_run(const OutputCase *c, double *sim_s, double seconds[
         snprintf(err, errlen, "%s", closing);
         rc = -1;
     }
-    memcpy(seconds, o.seconds, sizeof o.seconds);
-    *particles = s.particles.count;
+    memcpy(res->seconds, o.seconds, sizeof o.seconds);
+    res->particles = s.particles.count;
+    res->surface = o.triangles;
+    res->aniso = o.aniso_triangles;
+    bench_memory_end(&res->mem);
     sim_free(&s);
     scene_free(&sc);
     return rc;
+}
+
+static double bench_tris_mean(const OutputTriangles *t)
+{
+    return t->frames ? t->sum / t->frames : 0.0;
+}
+
+static json_t *bench_outputs_memory_json(const OutputsResult *r)
+{
+    if (!r->mem.ok)
+        return json_null();
+    return json_pack("{s:I, s:I, s:f}", "peak_bytes", (json_int_t)r->mem.peak,
+                     "resident_before_bytes", (json_int_t)r->mem.before, "bytes_per_particle",
+                     r->particles ? (double)r->mem.peak / (double)r->particles : 0.0);
+}
+
+/* Triangles per frame of each mesh kind the run wrote: mean and largest over its frames. */
+static json_t *bench_triangles_json(const OutputsResult *r)
+{
+    return json_pack("{s:{s:i, s:f, s:I}, s:{s:i, s:f, s:I}}", "surface", "frames",
+                     r->surface.frames, "mean", bench_tris_mean(&r->surface), "max",
+                     (json_int_t)r->surface.max, "anisotropic", "frames", r->aniso.frames,
+                     "mean", bench_tris_mean(&r->aniso), "max", (json_int_t)r->aniso.max);
+}
+
+/* The output cases' peak memory and triangles per frame, a row each. */
+static void bench_print_outputs_memory(const OutputsResult *res, const int *ran)
+{
+    printf("  %-16s %10s %16s %22s %22s\n", "case", "peak MB", "bytes/particle",
+           "surface tris/frame", "anisotropic tris/frame");
+    for (size_t c = 0; c < sizeof output_cases / sizeof *output_cases; c++) {
+        if (!ran[c])
+            continue;
+        const OutputsResult *r = &res[c];
+        char surf[64], aniso[64];
+        snprintf(surf, sizeof surf, "%.0f (max %zu)", bench_tris_mean(&r->surface), r->surface.max);
+        snprintf(aniso, sizeof aniso, "%.0f (max %zu)", bench_tris_mean(&r->aniso), r->aniso.max);
+        if (r->mem.ok)
+            printf("  %-16s %10.1f %16.1f %22s %22s\n", output_cases[c].label,
+                   bench_mb(r->mem.peak), r->particles ? (double)r->mem.peak / r->particles : 0.0,
+                   surf, aniso);
+        else
+            printf("  %-16s %10s %16s %22s %22s\n", output_cases[c].label, "-", "-", surf, aniso);
+    }
+    bench_memory_note();
 }
 
 static void bench_outputs(json_t *out)
@@ -712,15 +871,19 @@ static void bench_outputs(json_t *out)
         if (k != OUTPUT_SLICES)
             printf(" %16s", output_kind_names[k]);
     printf("\n");
+    OutputsResult res[sizeof output_cases / sizeof *output_cases];
+    int ran[sizeof output_cases / sizeof *output_cases] = { 0 };
     for (size_t c = 0; c < sizeof output_cases / sizeof *output_cases; c++) {
         const OutputCase *oc = &output_cases[c];
-        double sim_s, sec[OUTPUT_KINDS];
-        size_t particles = 0;
         char err[MESSAGE_MAX] = "";
-        if (bench_outputs_run(oc, &sim_s, sec, &particles, err, sizeof err) != 0) {
+        memset(&res[c], 0, sizeof res[c]);
+        if (bench_outputs_run(oc, &res[c], err, sizeof err) != 0) {
             printf("  %-16s failed: %s\n", oc->label, err);
             continue;
         }
+        ran[c] = 1;
+        double sim_s = res[c].sim_s, *sec = res[c].seconds;
+        size_t particles = res[c].particles;
         int frames = oc->frames + 1;
         double sim_ms = 1e3 * sim_s / oc->frames;
         printf("  %-16s %10zu %10.1f", oc->label, particles, sim_ms);
@@ -736,10 +899,14 @@ static void bench_outputs(json_t *out)
         }
         printf("\n");
         fflush(stdout);
-        json_array_append_new(out, json_pack("{s:s, s:i, s:I, s:f, s:o}", "case", oc->label,
-                                             "frames", oc->frames, "particles", (json_int_t)particles,
-                                             "simulate_ms_per_frame", sim_ms, "ms_per_frame", kinds));
+        json_array_append_new(out, json_pack("{s:s, s:i, s:I, s:f, s:o, s:o, s:o}", "case",
+                                             oc->label, "frames", oc->frames, "particles",
+                                             (json_int_t)particles, "simulate_ms_per_frame", sim_ms,
+                                             "ms_per_frame", kinds, "memory",
+                                             bench_outputs_memory_json(&res[c]), "triangles",
+                                             bench_triangles_json(&res[c])));
     }
+    bench_print_outputs_memory(res, ran);
 }
 
 /* --quick: the two smaller scenes and solver sizes only (a minute instead of several), without
@@ -797,6 +964,7 @@ int main(int argc, char **argv)
         json_array_append_new(scenes, bench_scene_json(sc, res, n, bandwidth));
     }
     json_object_set_new(root, "scenes", scenes);
+    bench_memory_note(); /* what the scenes' memory lines mean here */
     if (!quick) {
         json_t *meshing = json_array(), *outputs = json_array();
         bench_meshing(meshing);

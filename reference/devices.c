@@ -5,4 +5,5 @@
 #include "pipeline.h"
 
 const CliDevices opencl_devices = { pipeline_list_devices, pipeline_open, pipeline_surface,
-                                    pipeline_solver_variant, pipeline_surface_anisotropic };
+                                    pipeline_solver_variant, pipeline_surface_anisotropic,
+                                    pipeline_guard_download };

@@ -181,7 +181,7 @@ static void cl_laplacian(const MacGrid *g, const float *p, float *out)
     if (S) {
         track_write_cells(S, g);
         pipe_write(S->dev, S->grid.p, p, bytes);
-        pipe_laplacian(S, g, S->grid.p, S->grid.lap);
+        pipe_laplacian(S, g, S->grid.p, pipe_grid_lap(S));
         pipe_read(S->dev, S->grid.lap, out, bytes);
     }
     if (!S || !track_done(S, "laplacian"))
@@ -196,7 +196,7 @@ static void cl_jacobi(const MacGrid *g, const float *p, const float *rhs, float 
         track_write_cells(S, g);
         pipe_write(S->dev, S->grid.p, p, bytes);
         pipe_write(S->dev, S->grid.rhs, rhs, bytes);
-        pipe_jacobi_sweep(S, g, S->grid.p, S->grid.lap, omega);
+        pipe_jacobi_sweep(S, g, S->grid.p, pipe_grid_lap(S), omega);
         pipe_read(S->dev, S->grid.lap, p_out, bytes);
     }
     if (!S || !track_done(S, "jacobi"))

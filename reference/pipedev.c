@@ -156,6 +156,27 @@ cl_mem pipe_buffer(PipeDevice *D, size_t bytes)
     return m;
 }
 
+size_t pipe_align(PipeDevice *D, size_t bytes)
+{
+    cl_uint bits = 0;
+    if (clGetDeviceInfo(D->cl.device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL) !=
+            CL_SUCCESS || bits < 8)
+        bits = 1024; /* the largest the OpenCL 1.2 full profile asks for (long16) */
+    size_t unit = bits / 8;
+    return (bytes + unit - 1) / unit * unit;
+}
+
+cl_mem pipe_sub_buffer(PipeDevice *D, cl_mem parent, size_t offset, size_t bytes)
+{
+    cl_buffer_region region = { offset, bytes ? bytes : 4 };
+    cl_int rc = CL_SUCCESS;
+    cl_mem m = D->failure == CL_SUCCESS ? clCreateSubBuffer(parent, CL_MEM_READ_WRITE,
+                                                            CL_BUFFER_CREATE_TYPE_REGION, &region,
+                                                            &rc) : NULL;
+    pipe_ok(D, rc, "clCreateSubBuffer");
+    return m;
+}
+
 void pipe_release(cl_mem *m)
 {
     if (*m)
@@ -184,9 +205,14 @@ void pipe_write(PipeDevice *D, cl_mem m, const void *data, size_t bytes)
 
 void pipe_read(PipeDevice *D, cl_mem m, void *data, size_t bytes)
 {
+    pipe_read_at(D, m, 0, data, bytes);
+}
+
+void pipe_read_at(PipeDevice *D, cl_mem m, size_t offset, void *data, size_t bytes)
+{
     if (bytes)
-        pipe_ok(D, clEnqueueReadBuffer(D->cl.queue, m, CL_TRUE, 0, bytes, data, 0, NULL, NULL),
-                "clEnqueueReadBuffer");
+        pipe_ok(D, clEnqueueReadBuffer(D->cl.queue, m, CL_TRUE, offset, bytes, data, 0, NULL,
+                                       NULL), "clEnqueueReadBuffer");
 }
 
 void pipe_copy(PipeDevice *D, cl_mem src, cl_mem dst, size_t bytes, const char *what)

@@ -18,7 +18,8 @@ enum { PIPE_MAX_PARTIALS = 1024 };
     X(SORT_KEYS, sort_keys) X(SORT_SCAN_SUMS, sort_scan_sums) \
     X(SORT_SCAN_PARTS, sort_scan_parts) X(SORT_SCAN_WRITE, sort_scan_write) \
     X(SORT_SCATTER, sort_scatter) \
-    X(SORT_BUCKETS, sort_buckets) X(SORT_PERMUTE, sort_permute) X(P2G_SCATTER, p2g_scatter) \
+    X(SORT_BUCKETS, sort_buckets) X(SORT_PERMUTE3, sort_permute3) X(SORT_PERMUTE1, sort_permute1) \
+    X(P2G_SCATTER, p2g_scatter) \
     X(P2G_NORMALIZE, p2g_normalize) X(GRAVITY, gravity) \
     X(DIVERGENCE, divergence) X(PRESSURE_RHS, pressure_rhs) X(GRADIENT, gradient) \
     X(EXTRAP_INIT, extrap_init) X(EXTRAP_LAYER, extrap_layer) \
@@ -109,9 +110,18 @@ cl_int4 pipe_dims(const int n[3]);
 /* Buffers and transfers (blocking), each recording its failure in D. */
 cl_mem pipe_buffer(PipeDevice *D, size_t bytes);
 void pipe_release(cl_mem *m);
+/* bytes rounded up to the device's alignment of a sub-buffer's origin (so that regions laid one
+ * after another each start where pipe_sub_buffer accepts them). */
+size_t pipe_align(PipeDevice *D, size_t bytes);
+/* The bytes of parent from offset on (offset a multiple of pipe_align's) as a buffer of their
+ * own, released with pipe_release. Sub-buffers that overlap are used one command after
+ * another, never by the same kernel. */
+cl_mem pipe_sub_buffer(PipeDevice *D, cl_mem parent, size_t offset, size_t bytes);
 /* Fills the first `bytes` of m with zeros (enqueued). */
 void pipe_zero(PipeDevice *D, cl_mem m, size_t bytes);
 void pipe_read(PipeDevice *D, cl_mem m, void *data, size_t bytes);
+/* The bytes of m from offset on (a piece of a buffer too big to stage whole on the host). */
+void pipe_read_at(PipeDevice *D, cl_mem m, size_t offset, void *data, size_t bytes);
 void pipe_write(PipeDevice *D, cl_mem m, const void *data, size_t bytes);
 /* The first `bytes` of src into dst (enqueued); what names it should it fail. */
 void pipe_copy(PipeDevice *D, cl_mem src, cl_mem dst, size_t bytes, const char *what);

@@ -19,6 +19,8 @@ typedef struct {
     PipeSolver solver;
     PipeSurface surface;
     float dt;                   /* this substep's, from the gravity phase, for g2p's move */
+    void (*download_wait)(void *ctx); /* pipeline_guard_download's */
+    void *download_ctx;
 } Pipe;
 
 static Pipe *pipe_of(Sim *s)
@@ -61,32 +63,45 @@ static int pipe_upload(Sim *s)
     return pipe_report(P->dev, s);
 }
 
-/* The device holds the particles in cell order; the host's copy stays in its own order, so
- * frames and checkpoints list particle p at place p whichever device ran. */
-static int pipe_unpermute(Pipe *P, Sim *s)
+/* Particles per piece of the download: staging for this many (28 bytes each, 1.75 MiB) is what
+ * the host holds besides its own arrays, where staging for every particle was 28 bytes a
+ * particle at each frame's end (issue 42); each array under a MiB, which the heap keeps from
+ * frame to frame (cli_keep_freed_memory). */
+enum { PIPE_DOWNLOAD_PIECE = 1 << 16 };
+
+/* Particles [first, first + n) of the device's order: each to its place in the host's arrays. */
+static int pipe_unpermute_piece(Pipe *P, Sim *s, size_t first, size_t n, Vec3 *pos, Vec3 *vel,
+                                cl_int *id)
 {
     const PipeParticles *pt = &P->state.particles;
-    size_t count = pt->count;
-    Vec3 *pos = malloc((count ? count : 1) * sizeof *pos);
-    Vec3 *vel = malloc((count ? count : 1) * sizeof *vel);
-    cl_int *id = malloc((count ? count : 1) * sizeof *id);
-    int rc = pos && vel && id ? 0 : -1;
-    if (rc == 0) {
-        pipe_read(P->dev, pt->pos, pos, count * sizeof(Vec3));
-        pipe_read(P->dev, pt->vel, vel, count * sizeof(Vec3));
-        pipe_read(P->dev, pt->id, id, count * sizeof(cl_int));
-    }
-    for (size_t q = 0; rc == 0 && P->dev->failure == CL_SUCCESS && q < count; q++) {
-        if (id[q] < 0 || (size_t)id[q] >= count) {
-            rc = sim_fail(s, RUN_COULD_NOT_RUN, "the opencl pipeline lost track of its particles: "
-                          "place %zu holds id %d of %zu", q, (int)id[q], count);
-            break;
-        }
+    pipe_read_at(P->dev, pt->pos, first * sizeof *pos, pos, n * sizeof *pos);
+    pipe_read_at(P->dev, pt->vel, first * sizeof *vel, vel, n * sizeof *vel);
+    pipe_read_at(P->dev, pt->id, first * sizeof *id, id, n * sizeof *id);
+    for (size_t q = 0; q < n && P->dev->failure == CL_SUCCESS; q++) {
+        if (id[q] < 0 || (size_t)id[q] >= pt->count)
+            return sim_fail(s, RUN_COULD_NOT_RUN, "the opencl pipeline lost track of its particles: "
+                            "place %zu holds id %d of %zu", first + q, (int)id[q], pt->count);
         s->particles.pos[id[q]] = pos[q];
         s->particles.vel[id[q]] = vel[q];
     }
-    if (!pos || !vel || !id)
-        sim_fail(s, RUN_OUT_OF_MEMORY, "opencl download: out of memory");
+    return 0;
+}
+
+/* The device holds the particles in cell order; the host's copy stays in its own order, so
+ * frames and checkpoints list particle p at place p whichever device ran. Read back a piece at
+ * a time. */
+static int pipe_unpermute(Pipe *P, Sim *s)
+{
+    size_t count = P->state.particles.count;
+    size_t piece = count < PIPE_DOWNLOAD_PIECE ? (count ? count : 1) : PIPE_DOWNLOAD_PIECE;
+    Vec3 *pos = malloc(piece * sizeof *pos);
+    Vec3 *vel = malloc(piece * sizeof *vel);
+    cl_int *id = malloc(piece * sizeof *id);
+    int rc = pos && vel && id ? 0 : sim_fail(s, RUN_OUT_OF_MEMORY, "opencl download: out of memory");
+    for (size_t first = 0; rc == 0 && first < count && P->dev->failure == CL_SUCCESS;
+         first += piece)
+        rc = pipe_unpermute_piece(P, s, first, count - first < piece ? count - first : piece, pos,
+                                  vel, id);
     free(pos);
     free(vel);
     free(id);
@@ -96,6 +111,8 @@ static int pipe_unpermute(Pipe *P, Sim *s)
 static int pipe_download(Sim *s)
 {
     Pipe *P = pipe_of(s);
+    if (P->download_wait)
+        P->download_wait(P->download_ctx); /* whoever still reads the host's particles */
     if (pipe_nonfinite_report(&P->state, s) != 0 || pipe_unpermute(P, s) != 0)
         return -1;
     pipe_read(P->dev, P->state.grid.p, s->grid.p, grid_cells(&s->grid) * sizeof(float));
@@ -312,6 +329,13 @@ PipelineSurfaceTimes pipeline_surface_times(const SimBackend *b)
 const char *pipeline_solver_variant(const char *name)
 {
     return pipe_solver_variant(name);
+}
+
+void pipeline_guard_download(SimBackend *b, void (*wait)(void *ctx), void *ctx)
+{
+    Pipe *P = (Pipe *)b;
+    P->download_wait = wait;
+    P->download_ctx = ctx;
 }
 
 long pipeline_leftover_counts(SimBackend *b)

@@ -41,6 +41,10 @@ const char *pipeline_solver_variant(const char *name);
  * if they cannot be read. The counting sort leaves every count at 0 for the next sort to
  * count from (kernels/sort.cl); a count left over would put particles in the wrong buckets. */
 long pipeline_leftover_counts(SimBackend *b);
+/* Has b's download, before it writes the host's particles, call wait(ctx): the frame writer's
+ * wait, so that it may write a frame from the host's particles themselves while the next frame
+ * runs on the device (output.c; cli.c sets it). wait NULL: none. */
+void pipeline_guard_download(SimBackend *b, void (*wait)(void *ctx), void *ctx);
 
 /* Prints every OpenCL platform and device with its selector; returns how many devices. */
 int pipeline_list_devices(FILE *out);

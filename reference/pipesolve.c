@@ -23,15 +23,34 @@ void pipe_solver_release(PipeSolver *sv)
     pipe_release_levels(&sv->mg);
 }
 
+/* The vectors p2g's scratch can hold (in its 24 bytes a cell and more, so always, as the
+ * grid's scratch is made for the same grid): iterate and residual (double), direction and
+ * a_direction (float), one after another; each is written before it is read in every solve,
+ * over the FLUID box or the whole grid (apply_A reads FLUID neighbours only). */
+static void pipe_solver_vectors(PipeSolver *sv, size_t n)
+{
+    cl_mem *vec[] = { &sv->iterate, &sv->residual, &sv->direction, &sv->a_direction };
+    const size_t bytes[] = { n * sizeof(double), n * sizeof(double), n * sizeof(float),
+                             n * sizeof(float) };
+    const PipeGrid *gr = &sv->state->grid;
+    size_t at = 0;
+    for (size_t q = 0; q < sizeof vec / sizeof *vec; q++)
+        at += pipe_align(sv->dev, bytes[q]);
+    sv->borrowed = gr->scratch && at <= gr->scratch_bytes ? at : 0;
+    at = 0;
+    for (size_t q = 0; q < sizeof vec / sizeof *vec; q++) {
+        *vec[q] = sv->borrowed ? pipe_sub_buffer(sv->dev, gr->scratch, at, bytes[q])
+                               : pipe_buffer(sv->dev, bytes[q]);
+        at += pipe_align(sv->dev, bytes[q]);
+    }
+}
+
 int pipe_solver_fit(PipeSolver *sv, const MacGrid *g)
 {
     size_t n = grid_cells(g);
     pipe_solver_release(sv);
-    cl_mem *floats[] = { &sv->direction, &sv->a_direction, &sv->b };
-    for (size_t q = 0; q < sizeof floats / sizeof *floats; q++)
-        *floats[q] = pipe_buffer(sv->dev, n * sizeof(float));
-    sv->iterate = pipe_buffer(sv->dev, n * sizeof(double));
-    sv->residual = pipe_buffer(sv->dev, n * sizeof(double));
+    pipe_solver_vectors(sv, n);
+    sv->b = pipe_buffer(sv->dev, n * sizeof(float));
     sv->cg_scalars = pipe_buffer(sv->dev, CG_SCALARS * sizeof(double));
     sv->partial_st = pipe_buffer(sv->dev, PIPE_MAX_PARTIALS * sizeof(double));
     return pipe_alloc_levels(&sv->mg, g);
@@ -117,7 +136,7 @@ static double pipe_true_residual(PipeSolver *sv)
 static double pipe_jacobi_residual(PipeSolver *sv, const MacGrid *g, cl_mem p, double bnorm)
 {
     cl_int cells = (cl_int)grid_cells(g), chunk = pipe_chunk(grid_cells(g));
-    pipe_laplacian(sv->state, g, p, sv->state->grid.lap);
+    pipe_laplacian(sv->state, g, p, pipe_grid_lap(sv->state));
     LAUNCH(sv->dev, K_RESIDUAL_L, PIPE_PARTS, 1, 1, ARG(sv->dev->partial_d),
            ARG(sv->state->grid.rhs), ARG(sv->state->grid.lap), ARG(sv->state->grid.cell),
            ARG(cells), ARG(chunk));
@@ -390,8 +409,8 @@ static void pipe_pressure_rhs(PipeSolver *sv, const MacGrid *g, float scale)
 
 /* After pressure_rhs: one wait reads |rhs| and |b| (and one before finds the box, unless
  * pipe_find_box found it after classify). b = 0 means p = 0 solves it, as on the host. */
-SolveResult pipe_solve(PipeSolver *sv, const MacGrid *g, const PressureSettings *set,
-                       const char *name, float scale)
+static SolveResult pipe_solve_with(PipeSolver *sv, const MacGrid *g, const PressureSettings *set,
+                                   const char *name, float scale)
 {
     int nlev = pipe_solver_levels(sv, name), jacobi = nlev == 0;
     double part[2 * PIPE_PARTS], rhs2 = 0.0, b2 = 0.0;
@@ -427,4 +446,14 @@ SolveResult pipe_solve(PipeSolver *sv, const MacGrid *g, const PressureSettings 
     if (strcmp(name, "mgpcg") == 0)
         return pipe_cg(sv, g, set, (Precon){ sv->mg.levels, MG_COARSE_SWEEPS }, bnorm);
     return pipe_cg(sv, g, set, (Precon){ 1, 1 }, bnorm); /* pcg */
+}
+
+/* ... and p2g's scratch back to the 0 the next p2g adds into, where the vectors borrowed it. */
+SolveResult pipe_solve(PipeSolver *sv, const MacGrid *g, const PressureSettings *set,
+                       const char *name, float scale)
+{
+    SolveResult res = pipe_solve_with(sv, g, set, name, scale);
+    if (sv->borrowed)
+        pipe_zero(sv->dev, sv->state->grid.scratch, sv->borrowed);
+    return res;
 }

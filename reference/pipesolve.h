@@ -18,6 +18,10 @@ typedef struct {
     cl_mem cg_scalars;          /* double: sigma, alpha, broke, the other sigma (solvers.cl's
                                  * CG_*) */
     cl_mem partial_st;          /* double: s . A s per slab (apply_A_dot), read by cg_update */
+    /* iterate, residual, direction and a_direction are regions of the state's p2g scratch
+     * (pipestate.h) when they fit there: the bytes of it they cover, which pipe_solve zeroes
+     * before it returns, or 0 when they are buffers of their own */
+    size_t borrowed;
     PipeLevels mg;              /* level 0's x is CG's preconditioned residual z */
 } PipeSolver;
 

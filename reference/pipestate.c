@@ -13,6 +13,28 @@ enum { PIPE_SCAN_PARTS = 16 };
  * stay whole, few enough that both cores get hundreds of work-items at 32^3. */
 enum { PIPE_SORT_CHUNK = 256 };
 
+/* weight[3] and sum[3], one after another in scratch, zeroed once: each p2g_normalize leaves
+ * them 0 again (and the solver what it borrowed). The sort's counts lie over the sums: each
+ * sort starts from 0 and leaves 0, and runs before p2g_scatter adds into them or after
+ * p2g_normalize cleared them (not over the weights, which the stage track's p2g keeps). */
+static void pipe_alloc_scratch(PipeState *S, const MacGrid *g)
+{
+    PipeGrid *gr = &S->grid;
+    size_t at[7] = { 0 };
+    for (int q = 0; q < 6; q++)
+        at[q + 1] = at[q] + pipe_align(S->dev, grid_faces(g, q % 3) * sizeof(float));
+    gr->scratch_bytes = at[6];
+    gr->scratch = pipe_buffer(S->dev, gr->scratch_bytes);
+    for (int a = 0; a < 3; a++) {
+        size_t bytes = grid_faces(g, a) * sizeof(float);
+        gr->weight[a] = pipe_sub_buffer(S->dev, gr->scratch, at[a], bytes);
+        gr->sum[a] = pipe_sub_buffer(S->dev, gr->scratch, at[3 + a], bytes);
+    }
+    gr->counts = pipe_sub_buffer(S->dev, gr->scratch, at[3], grid_cells(g) * sizeof(cl_int));
+    if (S->dev->failure == CL_SUCCESS)
+        pipe_zero(S->dev, gr->scratch, gr->scratch_bytes);
+}
+
 static void pipe_alloc_grid(PipeState *S, const MacGrid *g)
 {
     PipeGrid *gr = &S->grid;
@@ -20,25 +42,18 @@ static void pipe_alloc_grid(PipeState *S, const MacGrid *g)
     gr->n[1] = g->ny;
     gr->n[2] = g->nz;
     size_t n = grid_cells(g), fmax = 0;
-    cl_mem *floats[] = { &gr->p, &gr->div, &gr->rhs, &gr->lap };
+    cl_mem *floats[] = { &gr->p, &gr->div }; /* lap: pipe_grid_lap */
     for (size_t q = 0; q < sizeof floats / sizeof *floats; q++)
         *floats[q] = pipe_buffer(S->dev, n * sizeof(float));
+    gr->rhs = gr->div;
     gr->solid = pipe_buffer(S->dev, n);
     gr->cell = pipe_buffer(S->dev, n);
-    gr->counts = pipe_buffer(S->dev, n * sizeof(cl_int));
-    if (S->dev->failure == CL_SUCCESS)
-        pipe_zero(S->dev, gr->counts, n * sizeof(cl_int));
     gr->start = pipe_buffer(S->dev, (n + 1) * sizeof(cl_int));
+    pipe_alloc_scratch(S, g);
     for (int a = 0; a < 3; a++) {
         size_t bytes = grid_faces(g, a) * sizeof(float);
         gr->face[a] = pipe_buffer(S->dev, bytes);
-        gr->weight[a] = pipe_buffer(S->dev, bytes);
-        gr->sum[a] = pipe_buffer(S->dev, bytes);
         gr->old[a] = pipe_buffer(S->dev, bytes);
-        if (S->dev->failure == CL_SUCCESS) { /* once: each p2g_normalize leaves them 0 again */
-            pipe_zero(S->dev, gr->sum[a], bytes);
-            pipe_zero(S->dev, gr->weight[a], bytes);
-        }
         fmax = grid_faces(g, a) > fmax ? grid_faces(g, a) : fmax;
     }
     S->shortcut.weights_kept = 0;
@@ -49,7 +64,8 @@ static void pipe_alloc_grid(PipeState *S, const MacGrid *g)
 
 static void pipe_release_grid(PipeGrid *gr)
 {
-    cl_mem *bufs[] = { &gr->solid, &gr->cell, &gr->p, &gr->div, &gr->rhs, &gr->lap, &gr->counts,
+    gr->rhs = NULL; /* div's buffer */
+    cl_mem *bufs[] = { &gr->solid, &gr->cell, &gr->p, &gr->div, &gr->lap, &gr->counts,
                        &gr->start, &gr->known[0], &gr->known[1], &gr->scan_sums };
     for (size_t q = 0; q < sizeof bufs / sizeof *bufs; q++)
         pipe_release(bufs[q]);
@@ -59,6 +75,8 @@ static void pipe_release_grid(PipeGrid *gr)
         pipe_release(&gr->sum[a]);
         pipe_release(&gr->old[a]);
     }
+    pipe_release(&gr->scratch);
+    gr->scratch_bytes = 0;
 }
 
 static void pipe_reserve_particles(PipeState *S, size_t count)
@@ -66,8 +84,8 @@ static void pipe_reserve_particles(PipeState *S, size_t count)
     PipeParticles *pt = &S->particles;
     if (count <= pt->capacity && pt->pos)
         return;
-    cl_mem *vec3s[] = { &pt->pos, &pt->vel, &pt->spare_pos, &pt->spare_vel };
-    cl_mem *ints[] = { &pt->id, &pt->spare_id, &pt->keys, &pt->sorted };
+    cl_mem *vec3s[] = { &pt->pos, &pt->vel, &pt->spare };
+    cl_mem *ints[] = { &pt->id, &pt->keys, &pt->sorted };
     pt->capacity = count + count / 4 + 64;
     for (size_t q = 0; q < sizeof vec3s / sizeof *vec3s; q++) {
         pipe_release(vec3s[q]);
@@ -77,6 +95,14 @@ static void pipe_reserve_particles(PipeState *S, size_t count)
         pipe_release(ints[q]);
         *ints[q] = pipe_buffer(S->dev, pt->capacity * sizeof(cl_int));
     }
+}
+
+cl_mem pipe_grid_lap(PipeState *S)
+{
+    PipeGrid *gr = &S->grid;
+    if (!gr->lap)
+        gr->lap = pipe_buffer(S->dev, (size_t)gr->n[0] * gr->n[1] * gr->n[2] * sizeof(float));
+    return gr->lap;
 }
 
 int pipe_state_fit(PipeState *S, const MacGrid *g, size_t count)
@@ -104,8 +130,7 @@ int pipe_state_fit(PipeState *S, const MacGrid *g, size_t count)
 void pipe_state_release(PipeState *S)
 {
     PipeParticles *pt = &S->particles;
-    cl_mem *bufs[] = { &pt->pos, &pt->vel, &pt->id, &pt->keys, &pt->sorted, &pt->spare_pos,
-                       &pt->spare_vel, &pt->spare_id };
+    cl_mem *bufs[] = { &pt->pos, &pt->vel, &pt->id, &pt->keys, &pt->sorted, &pt->spare };
     for (size_t q = 0; q < sizeof bufs / sizeof *bufs; q++)
         pipe_release(bufs[q]);
     pipe_release(&S->nonfinite);
@@ -142,23 +167,30 @@ void pipe_sort_index(PipeState *S, const MacGrid *g)
            ARG(pt->id), ARG(ncells));
 }
 
-/* ... and moved into that order, so cell c's particles are at start[c] .. start[c+1] - 1. */
-void pipe_sort(PipeState *S, const MacGrid *g)
+/* Buffer *from permuted into *into in sorted order (sort_permute3 for float3, else ints),
+ * then the two swapped: *from holds the permuted values, *into what it held before. */
+static void pipe_permute(PipeState *S, PipeKernel k, cl_mem *from, cl_mem *into)
 {
     PipeParticles *pt = &S->particles;
     cl_int count = (cl_int)pt->count;
+    LAUNCH(S->dev, k, pt->count, 1, 1, ARG(*into), ARG(*from), ARG(pt->sorted), ARG(count));
+    cl_mem t = *from;
+    *from = *into;
+    *into = t;
+}
+
+/* ... and moved into that order, so cell c's particles are at start[c] .. start[c+1] - 1.
+ * One array at a time through one spare (issue 42: 28 bytes a particle of spares were 12):
+ * the ids into keys, which the sort has read for the last time (sort_scatter; keep_inside or
+ * the next sort_keys writes them again), positions and velocities each through spare. */
+void pipe_sort(PipeState *S, const MacGrid *g)
+{
+    PipeParticles *pt = &S->particles;
     pipe_sort_index(S, g);
-    S->shortcut.keys_fresh = 0; /* keys follow the old order */
-    LAUNCH(S->dev, K_SORT_PERMUTE, pt->count, 1, 1, ARG(pt->spare_pos), ARG(pt->spare_vel),
-           ARG(pt->spare_id), ARG(pt->pos), ARG(pt->vel), ARG(pt->id), ARG(pt->sorted),
-           ARG(count));
-    cl_mem *pairs[][2] = { { &pt->pos, &pt->spare_pos }, { &pt->vel, &pt->spare_vel },
-                           { &pt->id, &pt->spare_id } };
-    for (size_t q = 0; q < sizeof pairs / sizeof *pairs; q++) {
-        cl_mem t = *pairs[q][0];
-        *pairs[q][0] = *pairs[q][1];
-        *pairs[q][1] = t;
-    }
+    S->shortcut.keys_fresh = 0; /* keys now hold the old order's ids */
+    pipe_permute(S, K_SORT_PERMUTE1, &pt->id, &pt->keys);
+    pipe_permute(S, K_SORT_PERMUTE3, &pt->pos, &pt->spare);
+    pipe_permute(S, K_SORT_PERMUTE3, &pt->vel, &pt->spare);
 }
 
 long pipe_state_leftover_counts(PipeState *S)

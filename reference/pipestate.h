@@ -14,9 +14,11 @@ typedef struct {
     size_t capacity, count;     /* room in each buffer, particles held */
     cl_mem pos, vel;            /* float3 each (Vec3) */
     cl_mem id;                  /* id[q]: particle q's index in the host's arrays */
-    cl_mem keys;                /* keys[q]: particle q's cell (PipeShortcuts.keys_fresh) */
+    cl_mem keys;                /* keys[q]: particle q's cell (PipeShortcuts.keys_fresh); after
+                                 * the sort's scatter it receives the permuted ids (pipe_sort) */
     cl_mem sorted;              /* the sort's order: cell c's particles are sorted[start[c] ..] */
-    cl_mem spare_pos, spare_vel, spare_id; /* receive each permutation before the swap */
+    cl_mem spare;               /* float3 each: receives positions, then velocities, in sorted
+                                 * order before each swap */
 } PipeParticles;
 
 /* The grid: per cell, per face, and the sort's per-cell counts. */
@@ -24,14 +26,25 @@ typedef struct {
     int n[3];                   /* the grid these buffers are sized for */
     cl_mem solid;               /* char: 1 where a cell is SOLID for the whole run */
     cl_mem cell;                /* char: this substep's cell types */
-    cl_mem p, div, rhs, lap;    /* float per cell: pressure, divergence, (rho/dt) div, L p */
-    cl_mem counts;              /* int per cell: the sort's counts, 0 between sorts */
+    cl_mem p, div;              /* float per cell: pressure, divergence */
+    cl_mem rhs;                 /* (rho/dt) div per cell: div's own buffer, which pressure_rhs
+                                 * turns into it cell by cell (nothing reads div after that),
+                                 * a float per cell fewer (issue 42) */
+    cl_mem lap;                 /* float per cell: L p, or NULL until pipe_grid_lap */
+    cl_mem counts;              /* int per cell: the sort's counts, 0 between sorts (a region of
+                                 * scratch, over the sums: pipe_alloc_scratch) */
     cl_mem start;               /* int per cell + 1: cell c's particles start at start[c] */
     cl_mem scan_sums;           /* the scan's PIPE_SCAN_PARTS part sums */
     cl_mem face[3];             /* the velocity per face, u v w */
     cl_mem weight[3];           /* p2g's weights per face */
     cl_mem old[3];              /* the velocity right after p2g, for FLIP */
     cl_mem sum[3];              /* p2g_scatter's weighted sums: 0 between substeps */
+    /* weight[3] and sum[3] are regions of one buffer, scratch, which is 0 between substeps
+     * (each p2g_normalize clears them) and which the pressure solve borrows for its CG
+     * vectors in between (pipesolve.c), zeroing what it used before it returns: 24 bytes a
+     * cell for both (issue 42) */
+    cl_mem scratch;
+    size_t scratch_bytes;
     cl_mem known[2];            /* extrapolation's known flags, this layer's and the next's */
 } PipeGrid;
 
@@ -72,6 +85,10 @@ typedef struct {
  * kept, or -1 with the failure recorded in the device. */
 int pipe_state_fit(PipeState *S, const MacGrid *g, size_t count);
 void pipe_state_release(PipeState *S);
+/* The grid's L p buffer, made on first use: only the jacobi solver and the stage track's
+ * laplacian and jacobi need it, so a run with another solver keeps a float per cell. NULL
+ * with the failure recorded in the device. */
+cl_mem pipe_grid_lap(PipeState *S);
 
 /* Sorts the particles by cell: start[] offsets, sorted[] their places, by id within a cell;
  * pipe_sort also moves them into that order. */

@@ -1,7 +1,7 @@
 # tests/tests.mk — the stage suites, golden cases, the suites of common/, physics and the
 # pipeline, planted bugs, fuzzing, and `make check`, which runs them all.
 # flipkit tests/: included by the top Makefile after common/build.mk and grader/kit.mk.
-COMMON_TESTS := grid scene ply state seed cli solvers report sandbox buildcache usd preview surface aniso bricks diffuse outputs
+COMMON_TESTS := grid scene ply state seed cli solvers report sandbox buildcache usd preview surface aniso bricks diffuse outputs peakmem
 PHYS_TESTS   := physics pipeline
 TEST_BINS    := $(COMMON_TESTS:%=$(BUILD)/tests/test_%) $(PHYS_TESTS:%=$(BUILD)/tests/test_%) $(STAGE_TESTS)
 

@@ -29,21 +29,28 @@ const char *const output_kind_names[OUTPUT_KINDS] = { "particles", "surface", "u
                                                       "slices", "bricks", "diffuse",
                                                       "anisotropic" };
 
-/* A frame handed to the writer: copies of what it writes, so the simulation can go on. */
+/* A frame handed to the writer: what it writes. ps is the writer's one snapshot of the
+ * particles when it runs on a thread of its own (the simulation goes on meanwhile), else the
+ * simulation's own particles, written before output_frame returns. */
 typedef struct {
     int frame;
-    Particles ps;
+    const Particles *ps;
     Mesh mesh;              /* the surface, when the scene writes one */
     Mesh aniso;             /* the anisotropic surface, when the device made it */
     bool aniso_made;        /* else the writer makes it in C from ps */
 } OutputJob;
 
-/* The writer thread and its two jobs: the driver fills one while the thread writes the other. */
+/* The writer thread and its two jobs: the driver makes one's surfaces while the thread writes
+ * the other. The particles are copied once the thread is done with the last frame, into the
+ * one snapshot both jobs point at (a copy of every particle fewer than one per job, issue 42:
+ * 24 bytes a particle, for a copy made after the wait instead of before it), or not copied at
+ * all on a device whose download waits for the writer (Output.lend_to). */
 struct OutputWriter {
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t cond;
     OutputJob job[2];
+    Particles snapshot;
     int fill;               /* the job the driver fills next */
     bool busy;              /* job[1 - fill] is handed over and not yet written */
     bool quit;
@@ -436,9 +443,9 @@ static int output_preview(Output *o, const OutputJob *j, char *err, size_t errle
     const PreviewExtras x = { sc->output.diffuse ? &diffuse : NULL,
                               sc->output.bricks ? &bricks : NULL,
                               sc->output.surface_anisotropic ? &aniso : NULL };
-    return preview_frame_png_extra(path, j->ps.pos, j->ps.vel, j->ps.count, &o->grid, sc->solids,
-                                   sc->nsolids, OUTPUT_PREVIEW_WIDTH, o->speed_max, &x, err,
-                                   errlen);
+    return preview_frame_png_extra(path, j->ps->pos, j->ps->vel, j->ps->count, &o->grid,
+                                   sc->solids, sc->nsolids, OUTPUT_PREVIEW_WIDTH, o->speed_max, &x,
+                                   err, errlen);
 }
 
 /* Cells drawn so that the slice's longer side is about 384 pixels, 2 to 16 per cell. */
@@ -477,9 +484,21 @@ static void output_lap_locked(Output *o, OutputKind kind, bool on, double *t0)
         pthread_mutex_unlock(&o->writer->lock);
 }
 
+/* Counts a mesh written into t, under the writer's lock as output_lap_locked. */
+static void output_count_triangles(Output *o, OutputTriangles *t, size_t ntris)
+{
+    if (o->writer)
+        pthread_mutex_lock(&o->writer->lock);
+    t->frames++;
+    t->sum += (double)ntris;
+    t->max = ntris > t->max ? ntris : t->max;
+    if (o->writer)
+        pthread_mutex_unlock(&o->writer->lock);
+}
+
 static int output_bricks(Output *o, const OutputJob *j, char *err, size_t errlen)
 {
-    if (output_build_bricks(o, &j->ps, err, errlen) != 0)
+    if (output_build_bricks(o, j->ps, err, errlen) != 0)
         return -1;
     return bricks_write(&o->bricks, o->dir, j->frame, err, errlen);
 }
@@ -492,7 +511,7 @@ static int output_diffuse(Output *o, const OutputJob *j, char *err, size_t errle
                              sc->particles_per_cell, sc->seed, j->frame };
     char path[1200];
     snprintf(path, sizeof path, "%s/diffuse/%06d.ply", o->dir, j->frame);
-    if (diffuse_step(&o->diffuse, &j->ps, &f, err, errlen) != 0)
+    if (diffuse_step(&o->diffuse, j->ps, &f, err, errlen) != 0)
         return -1;
     return diffuse_write_ply(&o->diffuse, path, err, errlen);
 }
@@ -510,7 +529,7 @@ static int output_anisotropic(Output *o, OutputJob *j, char *err, size_t errlen)
         j->aniso = t;
     } else {
         SurfaceSettings set = output_surface_settings(o->scene);
-        if (surface_build_anisotropic(&j->ps, &o->grid, &set, o->scene->particles_per_cell,
+        if (surface_build_anisotropic(j->ps, &o->grid, &set, o->scene->particles_per_cell,
                                       &o->aniso, err, errlen) != 0)
             return -1;
     }
@@ -526,7 +545,7 @@ static int output_write_job(Output *o, OutputJob *j, char *err, size_t errlen)
     char path[1200];
     double t0 = output_clock();
     snprintf(path, sizeof path, "%s/particles/%06d.ply", o->dir, j->frame);
-    if (sc->output.particles && ply_write_particles(path, &j->ps, err, errlen) != 0)
+    if (sc->output.particles && ply_write_particles(path, j->ps, err, errlen) != 0)
         return -1;
     output_lap_locked(o, OUTPUT_PARTICLES, sc->output.particles, &t0);
     /* the diffuse particles first: the preview draws them, the USD stage holds them */
@@ -539,11 +558,15 @@ static int output_write_job(Output *o, OutputJob *j, char *err, size_t errlen)
     snprintf(path, sizeof path, "%s/surface/%06d.ply", o->dir, j->frame);
     if (mesh && mesh_write_ply(path, &j->mesh, err, errlen) != 0)
         return -1;
+    if (mesh)
+        output_count_triangles(o, &o->triangles, j->mesh.ntris);
     output_lap_locked(o, OUTPUT_SURFACE, mesh, &t0);
     if (sc->output.surface_anisotropic && output_anisotropic(o, j, err, errlen) != 0)
         return -1;
+    if (sc->output.surface_anisotropic)
+        output_count_triangles(o, &o->aniso_triangles, o->aniso.ntris);
     output_lap_locked(o, OUTPUT_ANISOTROPIC, sc->output.surface_anisotropic, &t0);
-    if (o->usd && output_usd_frame(o, j->frame, &j->ps, mesh ? &j->mesh : NULL, err, errlen) != 0)
+    if (o->usd && output_usd_frame(o, j->frame, j->ps, mesh ? &j->mesh : NULL, err, errlen) != 0)
         return -1;
     output_lap_locked(o, OUTPUT_USD, o->usd != NULL, &t0);
     if (sc->output.preview && output_preview(o, j, err, errlen) != 0)
@@ -584,8 +607,8 @@ static void *output_writer_main(void *arg)
 
 static void output_free_jobs(OutputWriter *w)
 {
+    part_free(&w->snapshot);
     for (int k = 0; k < 2; k++) {
-        part_free(&w->job[k].ps);
         mesh_free(&w->job[k].mesh);
         mesh_free(&w->job[k].aniso);
     }
@@ -596,8 +619,9 @@ int output_start_writer(Output *o, bool thread)
     OutputWriter *w = calloc(1, sizeof *w);
     if (!w)
         return -1;
+    part_init(&w->snapshot);
     for (int k = 0; k < 2; k++) {
-        part_init(&w->job[k].ps);
+        w->job[k].ps = &w->snapshot;
         mesh_init(&w->job[k].mesh);
         mesh_init(&w->job[k].aniso);
     }
@@ -631,18 +655,46 @@ int output_flush(Output *o, char *err, size_t errlen)
     return output_wait(o, err, errlen);
 }
 
-/* Copies the particles into the job; the surface was made into it already. */
-static int output_fill_job(OutputJob *j, const Sim *s, char *err, size_t errlen)
+void output_wait_writer(void *ctx)
+{
+    char err[MESSAGE_MAX];
+    output_wait(ctx, err, sizeof err); /* the failure stays in the writer for output_frame */
+}
+
+/* Copies the particles into the writer's snapshot (the writer is done with it). */
+static int output_snapshot(OutputWriter *w, const Sim *s, char *err, size_t errlen)
 {
     const Particles *ps = &s->particles;
-    if (part_reserve(&j->ps, ps->count) != 0)
+    if (part_reserve(&w->snapshot, ps->count) != 0)
         return output_fail(err, errlen, "frame %d: out of memory copying %zu particles for the "
                            "writer", s->frame, ps->count);
-    memcpy(j->ps.pos, ps->pos, ps->count * sizeof *ps->pos);
-    memcpy(j->ps.vel, ps->vel, ps->count * sizeof *ps->vel);
-    j->ps.count = ps->count;
-    j->frame = s->frame;
+    memcpy(w->snapshot.pos, ps->pos, ps->count * sizeof *ps->pos);
+    memcpy(w->snapshot.vel, ps->vel, ps->count * sizeof *ps->vel);
+    w->snapshot.count = ps->count;
     return 0;
+}
+
+/* Hands job j (its surfaces made) to the writer thread: once the thread has written the frame
+ * before, the particles are copied into its snapshot, or lent when the sim runs on o->lend_to
+ * (nothing writes them before that device's download, which waits for the writer: a copy of
+ * every particle fewer, issue 42), and the thread is woken. */
+static int output_hand_over(Output *o, OutputJob *j, const Sim *s, char *err, size_t errlen)
+{
+    OutputWriter *w = o->writer;
+    bool lend = o->lend_to && s->backend == o->lend_to;
+    int rc = output_wait(o, err, errlen);
+    if (rc == 0 && !lend)
+        rc = output_snapshot(w, s, err, errlen);
+    if (rc == 0) {
+        j->ps = lend ? &s->particles : &w->snapshot;
+        pthread_mutex_lock(&w->lock);
+        j->frame = s->frame;
+        w->busy = true;
+        w->fill = 1 - w->fill;
+        pthread_cond_broadcast(&w->cond);
+        pthread_mutex_unlock(&w->lock);
+    }
+    return rc;
 }
 
 int output_frame(Output *o, Sim *s, char *err, size_t errlen)
@@ -650,7 +702,6 @@ int output_frame(Output *o, Sim *s, char *err, size_t errlen)
     OutputWriter *w = o->writer;
     OutputJob solo = { 0 };
     if (!w) {   /* output_start_writer failed to allocate: write from the driver's thread */
-        part_init(&solo.ps);
         mesh_init(&solo.mesh);
         mesh_init(&solo.aniso);
     }
@@ -672,23 +723,15 @@ int output_frame(Output *o, Sim *s, char *err, size_t errlen)
     if (rc == 0)
         rc = output_slices(o, s, err, errlen);
     output_lap_locked(o, OUTPUT_SLICES, o->nslices > 0, &t0);
-    if (rc == 0)
-        rc = output_fill_job(j, s, err, errlen);
     if (rc == 0 && w && o->threaded) {
-        rc = output_wait(o, err, errlen);
-        if (rc == 0) {
-            pthread_mutex_lock(&w->lock);
-            w->busy = true;
-            w->fill = 1 - w->fill;
-            pthread_cond_broadcast(&w->cond);
-            pthread_mutex_unlock(&w->lock);
-        }
-    } else if (rc == 0) {
+        rc = output_hand_over(o, j, s, err, errlen);
+    } else if (rc == 0) {   /* written before the simulation goes on: its own particles */
+        j->ps = &s->particles;
+        j->frame = s->frame;
         rc = output_write_job(o, j, err, errlen);
         o->frames_written += rc == 0;
     }
     if (!w) {
-        part_free(&solo.ps);
         mesh_free(&solo.mesh);
         mesh_free(&solo.aniso);
     }

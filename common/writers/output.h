@@ -29,6 +29,13 @@ typedef int (*OutputMesher)(SimBackend *b, Sim *s, const SurfaceSettings *set, M
 typedef struct { int axis, index; } OutputSlice;
 typedef struct OutputWriter OutputWriter;
 
+/* Triangles of the meshes a run wrote, over its frames (make bench's triangles per frame). */
+typedef struct {
+    int frames;                 /* meshes written */
+    double sum;                 /* their triangles, added */
+    size_t max;                 /* the most in one */
+} OutputTriangles;
+
 typedef struct {
     char dir[1024];             /* OUT */
     const Scene *scene;
@@ -45,6 +52,10 @@ typedef struct {
     double waited;              /* seconds output_frame waited for the writer thread */
     OutputMesher mesher;        /* NULL: surface_build on the host (set after output_open) */
     OutputMesher aniso_mesher;  /* NULL: surface_build_anisotropic on the writer thread */
+    /* A device whose download calls output_wait_writer before it writes the host's particles
+     * (set by the driver, with the writer thread): while the sim runs on it, the writer writes
+     * a frame from the sim's own particles, not a copy. NULL: copied. */
+    const SimBackend *lend_to;
     float speed_max;            /* the previews' fixed colour scale, m/s */
     OutputSlice slice[OUTPUT_MAX_SLICES];
     int nslices;
@@ -54,6 +65,8 @@ typedef struct {
     double seconds[OUTPUT_KINDS]; /* wall time in output_frame (and output_close for USD) */
     bool on[OUTPUT_KINDS];      /* the kinds this run has written */
     int frames_written;         /* output_frame calls that succeeded */
+    OutputTriangles triangles;  /* of the surfaces written (output.surface) */
+    OutputTriangles aniso_triangles; /* of the anisotropic ones (output.surface_anisotropic) */
 } Output;
 
 /* Parses "AXIS=INDEX" (AXIS x, y or z; INDEX a whole number) into sl. Returns 0, or -1 with
@@ -77,6 +90,10 @@ int output_open(Output *o, const char *out_dir, const Scene *scene, const MacGri
  * simulates (without one, or when no thread can be made, each is written before output_frame
  * returns). The files are the same bytes either way. Returns 0, or -1 when out of memory. */
 int output_start_writer(Output *o, bool thread);
+/* Waits until the writer thread has written every frame handed to it (ctx: the Output); its
+ * failure, if any, output_frame or output_close returns. What a device's download calls first
+ * when o->lend_to is that device. */
+void output_wait_writer(void *ctx);
 /* Writes frame s->frame: particles/NNNNNN.ply, surface/NNNNNN.ply, a USD sample,
  * preview/NNNNNN.png and slice-AXISINDEX/NNNNNN.png (e.g. slice-z16/), as the scene and the
  * slices ask. The surface and slices are made before it returns; with a writer thread the

@@ -483,69 +483,142 @@ static void preview_draw_room(Canvas *c, const PreviewView *v, const MacGrid *g)
 
 /* ---- the frame: particles ------------------------------------------------------------ */
 
+/* Items (particles, diffuse particles, bricks) to draw far first: the indices of those in view,
+ * sorted by depth. 10 bytes an item with the sort's spare and digits, where keys that carried
+ * depth, x, y and index were 64 (issue 42: at 128^3 those were the run's peak): each depth is
+ * computed again where the sort reads it, and x and y where the item is drawn, the same doubles. */
 typedef struct {
-    double depth, x, y;
-    size_t index;
-} DepthKey;
+    const PreviewView *v;
+    const Vec3 *pos;        /* the items' positions, or NULL for ... */
+    const float *xyz;       /* ... x y z a float each (the bricks' centres) */
+    uint32_t *order;        /* the items in view: in index order, then far first */
+    size_t m;
+} DepthOrder;
 
-/* Far first; equal depths by index, so the order (and the picture) is always the same. */
-static int preview_far_first(const void *pa, const void *pb)
+static int preview_order_alloc(DepthOrder *o, const PreviewView *v, const Vec3 *pos,
+                               const float *xyz, size_t n)
 {
-    const DepthKey *a = pa, *b = pb;
-    if (a->depth != b->depth)
-        return a->depth < b->depth ? 1 : -1;
-    return (a->index > b->index) - (a->index < b->index);
+    *o = (DepthOrder){ v, pos, xyz, NULL, 0 };
+    o->order = n <= UINT32_MAX ? malloc((n ? n : 1) * sizeof *o->order) : NULL;
+    return o->order ? 0 : -1;
 }
 
-/* The same order as qsort with preview_far_first, in linear time: a stable LSD radix sort on
- * the depth's bits, 16 at a time. Depths are positive (preview_project keeps only those), so
- * their IEEE bits order like the numbers; complemented, far comes first; keys arrive in index
- * order and a stable sort keeps equal depths that way. Digits every key shares are skipped.
- * Out of memory: qsort does it. */
-static void preview_sort_far_first(DepthKey *keys, size_t m)
+static void preview_order_free(DepthOrder *o)
 {
-    enum { DIGITS = 1 << 16 };
+    free(o->order);
+}
+
+static Vec3 preview_item(const DepthOrder *o, size_t i)
+{
+    return o->pos ? o->pos[i] : (Vec3){ o->xyz[3 * i], o->xyz[3 * i + 1], o->xyz[3 * i + 2] };
+}
+
+/* Item i projected: true when it is in front of the camera (an item listed in order is). */
+static bool preview_item_at(const DepthOrder *o, size_t i, double *x, double *y, double *depth)
+{
+    return preview_project(o->v, preview_item(o, i), x, y, depth);
+}
+
+/* The depth preview_project gives a listed item (one in front of the camera), the same double
+ * computed the same way, without the rest of the projection. */
+static double preview_item_depth(const DepthOrder *o, size_t i)
+{
+    Vec3 p = preview_item(o, i);
+    const double *eye = o->v->eye;
+    double d[3] = { p.x - eye[0], p.y - eye[1], p.z - eye[2] };
+    return preview_dot(d, o->v->fwd);
+}
+
+/* Far first; equal depths by index, so the order (and the picture) is always the same. */
+static bool preview_before(const DepthOrder *o, uint32_t a, uint32_t b)
+{
+    double da = preview_item_depth(o, a), db = preview_item_depth(o, b);
+    return da != db ? da > db : a < b;
+}
+
+/* The same order in place without the sort's spare (out of memory): a heapsort, whose order is
+ * the same as any sort's since preview_before is a total order. */
+static void preview_heap_sift(const DepthOrder *d, uint32_t *o, size_t root, size_t m)
+{
+    for (size_t child; (child = 2 * root + 1) < m; root = child) {
+        if (child + 1 < m && preview_before(d, o[child], o[child + 1]))
+            child++;
+        if (!preview_before(d, o[root], o[child]))
+            return;
+        uint32_t t = o[root];
+        o[root] = o[child];
+        o[child] = t;
+    }
+}
+
+static void preview_heap_sort(const DepthOrder *d, uint32_t *o, size_t m)
+{
+    for (size_t r = m / 2; r-- > 0;)
+        preview_heap_sift(d, o, r, m);
+    for (size_t end = m; end-- > 1;) {
+        uint32_t t = o[0];
+        o[0] = o[end];
+        o[end] = t;
+        preview_heap_sift(d, o, 0, end);
+    }
+}
+
+/* Item i's sort key: its depth's IEEE bits complemented. Depths are positive (preview_project
+ * keeps only those), so their bits order like the numbers; complemented, far comes first. */
+static uint64_t preview_far_key(const DepthOrder *o, size_t i)
+{
+    double depth = preview_item_depth(o, i);
+    uint64_t bits;
+    memcpy(&bits, &depth, sizeof bits);
+    return ~bits;
+}
+
+/* The order preview_before gives, in linear time: a stable LSD radix sort of the listed
+ * indices on their keys, 16 bits at a time; the indices arrive in increasing order and a
+ * stable sort keeps equal depths that way. Each pass projects every item once for its digit,
+ * kept (2 bytes an item) for the scatter, and counts in a 256 KiB table that stays in cache;
+ * a digit every key shares is skipped. */
+static void preview_sort_far_first(DepthOrder *d)
+{
+    enum { DIGITS = 1 << 16, PASSES = 4 };
+    size_t m = d->m;
     if (m < 2)
         return;
-    DepthKey *tmp = malloc(m * sizeof *tmp);
-    size_t *count = malloc(DIGITS * sizeof *count);
-    if (!tmp || !count) {
+    uint32_t *tmp = malloc(m * sizeof *tmp), *count = malloc(DIGITS * sizeof *count);
+    uint16_t *digit = malloc(m * sizeof *digit);
+    if (!tmp || !count || !digit) {
         free(tmp);
         free(count);
-        qsort(keys, m, sizeof *keys, preview_far_first);
+        free(digit);
+        preview_heap_sort(d, d->order, m);
         return;
     }
-    DepthKey *from = keys, *to = tmp;
-    for (int shift = 0; shift < 64; shift += 16) {
+    uint32_t *from = d->order, *to = tmp;
+    for (int q = 0; q < PASSES; q++) {
         memset(count, 0, DIGITS * sizeof *count);
         for (size_t i = 0; i < m; i++) {
-            uint64_t bits;
-            memcpy(&bits, &from[i].depth, sizeof bits);
-            count[(~bits >> shift) & (DIGITS - 1)]++;
+            digit[i] = (uint16_t)(preview_far_key(d, from[i]) >> (16 * q));
+            count[digit[i]]++;
         }
-        uint64_t first;
-        memcpy(&first, &from[0].depth, sizeof first);
-        if (count[(~first >> shift) & (DIGITS - 1)] == m)
+        if (count[digit[0]] == m)
             continue; /* every key has this digit: the pass would not move anything */
-        size_t sum = 0;
-        for (size_t d = 0; d < DIGITS; d++) {
-            size_t c = count[d];
-            count[d] = sum;
-            sum += c;
+        uint32_t sum = 0;
+        for (size_t g = 0; g < DIGITS; g++) {
+            uint32_t k = count[g];
+            count[g] = sum;
+            sum += k;
         }
-        for (size_t i = 0; i < m; i++) {
-            uint64_t bits;
-            memcpy(&bits, &from[i].depth, sizeof bits);
-            to[count[(~bits >> shift) & (DIGITS - 1)]++] = from[i];
-        }
-        DepthKey *t = from;
+        for (size_t i = 0; i < m; i++)
+            to[count[digit[i]]++] = from[i];
+        uint32_t *t = from;
         from = to;
         to = t;
     }
-    if (from != keys)
-        memcpy(keys, from, m * sizeof *keys);
+    if (from != d->order)
+        memcpy(d->order, from, m * sizeof *from);
     free(tmp);
     free(count);
+    free(digit);
 }
 
 static double preview_speed(const Vec3 *vel, size_t i)
@@ -670,28 +743,30 @@ static int preview_shade_particles(Canvas *c, const PreviewView *v, double dot_p
 static int preview_draw_particles(Canvas *c, const PreviewView *v, const Vec3 *pos,
                                   const Vec3 *vel, size_t n, double speed_max)
 {
-    DepthKey *keys = malloc((n ? n : 1) * sizeof *keys);
-    if (!keys)
+    DepthOrder d;
+    if (preview_order_alloc(&d, v, pos, NULL, n) != 0)
         return -1;
-    size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         double x, y, depth;
         /* Far outside the picture is skipped, which also keeps the int conversions defined. */
-        if (preview_project(v, pos[i], &x, &y, &depth) && x > -16 && y > -16 &&
-            x < c->w + 16 && y < c->h + 16)
-            keys[m++] = (DepthKey){ depth, x, y, i };
+        if (preview_item_at(&d, i, &x, &y, &depth) && x > -16 && y > -16 && x < c->w + 16 &&
+            y < c->h + 16)
+            d.order[d.m++] = (uint32_t)i;
     }
-    preview_sort_far_first(keys, m);
+    preview_sort_far_first(&d);
     double r_sum = 0;
-    for (size_t k = 0; k < m; k++) {
-        const DepthKey *p = &keys[k];
+    for (size_t k = 0; k < d.m; k++) {
+        size_t i = d.order[k];
+        double x, y, depth;
+        preview_item_at(&d, i, &x, &y, &depth); /* as when listed: in view */
         Rgb col;
-        preview_viridis(preview_speed(vel, p->index) / speed_max, col);
-        double r = fmin(fmax(v->scale * v->dot_world / p->depth, 0.75), 8.0);
-        preview_dot_at(c, v->view_w, (int)floor(p->x), (int)floor(p->y), r, col, p->depth);
+        preview_viridis(preview_speed(vel, i) / speed_max, col);
+        double r = fmin(fmax(v->scale * v->dot_world / depth, 0.75), 8.0);
+        preview_dot_at(c, v->view_w, (int)floor(x), (int)floor(y), r, col, depth);
         r_sum += r;
     }
-    free(keys);
+    size_t m = d.m;
+    preview_order_free(&d);
     return preview_shade_particles(c, v, m ? r_sum / (double)m : 1);
 }
 
@@ -1008,35 +1083,36 @@ const unsigned char preview_diffuse_colours[3][3] = {
  * nearer than what is drawn there (the liquid hides the bubbles inside it). */
 static int preview_draw_diffuse(Canvas *c, const PreviewView *v, const PreviewPoints *d)
 {
-    DepthKey *keys = malloc((d->n ? d->n : 1) * sizeof *keys);
-    if (!keys)
+    DepthOrder o;
+    if (preview_order_alloc(&o, v, d->pos, NULL, d->n) != 0)
         return -1;
-    size_t m = 0;
     for (size_t i = 0; i < d->n; i++) {
         double x, y, depth;
-        if (preview_project(v, d->pos[i], &x, &y, &depth) && x >= 0 && y >= 0 && x < v->view_w &&
+        if (preview_item_at(&o, i, &x, &y, &depth) && x >= 0 && y >= 0 && x < v->view_w &&
             y < c->h)
-            keys[m++] = (DepthKey){ depth, x, y, i };
+            o.order[o.m++] = (uint32_t)i;
     }
-    preview_sort_far_first(keys, m);
-    for (size_t k = 0; k < m; k++) {
-        const DepthKey *p = &keys[k];
-        double r = fmin(fmax(0.5 * v->scale * v->dot_world / p->depth, 0.5), 4.0);
-        int R = (int)ceil(r), px = (int)floor(p->x), py = (int)floor(p->y);
-        uint8_t type = d->type[p->index] < 3 ? d->type[p->index] : 0;
+    preview_sort_far_first(&o);
+    for (size_t k = 0; k < o.m; k++) {
+        size_t i = o.order[k];
+        double px_x, px_y, depth;
+        preview_item_at(&o, i, &px_x, &px_y, &depth); /* as when listed: in view */
+        double r = fmin(fmax(0.5 * v->scale * v->dot_world / depth, 0.5), 4.0);
+        int R = (int)ceil(r), px = (int)floor(px_x), py = (int)floor(px_y);
+        uint8_t type = d->type[i] < 3 ? d->type[i] : 0;
         for (int dy = -R; dy <= R; dy++)
             for (int dx = -R; dx <= R; dx++) {
                 int x = px + dx, y = py + dy;
                 if (dx * dx + dy * dy > r * r || x < 0 || y < 0 || x >= v->view_w || y >= c->h)
                     continue;
                 float *z = &c->z[(size_t)y * c->w + x];
-                if (!(*z > (float)p->depth))    /* drawn in front already */
+                if (!(*z > (float)depth))    /* drawn in front already */
                     continue;
                 preview_put(c, x, y, preview_diffuse_colours[type]);
-                *z = (float)p->depth;
+                *z = (float)depth;
             }
     }
-    free(keys);
+    preview_order_free(&o);
     return 0;
 }
 
@@ -1046,28 +1122,28 @@ static int preview_draw_diffuse(Canvas *c, const PreviewView *v, const PreviewPo
  * liquid more than half a brick nearer is hidden, so the layers behind do not pile up. */
 static int preview_draw_bricks(Canvas *c, const PreviewView *v, const PreviewBricks *b)
 {
-    DepthKey *keys = malloc((b->n ? b->n : 1) * sizeof *keys);
-    if (!keys)
+    DepthOrder o;
+    if (preview_order_alloc(&o, v, NULL, b->centre, b->n) != 0)
         return -1;
-    size_t m = 0;
     for (size_t i = 0; i < b->n; i++) {
         double x, y, depth;
-        Vec3 p = { b->centre[3 * i], b->centre[3 * i + 1], b->centre[3 * i + 2] };
-        if (preview_project(v, p, &x, &y, &depth) && x > -64 && y > -64 && x < c->w + 64 &&
+        if (preview_item_at(&o, i, &x, &y, &depth) && x > -64 && y > -64 && x < c->w + 64 &&
             y < c->h + 64)
-            keys[m++] = (DepthKey){ depth, x, y, i };
+            o.order[o.m++] = (uint32_t)i;
     }
-    preview_sort_far_first(keys, m);
-    for (size_t k = 0; k < m; k++) {
-        const DepthKey *p = &keys[k];
-        const Rgb grey = { b->grey[p->index], b->grey[p->index], b->grey[p->index] };
+    preview_sort_far_first(&o);
+    for (size_t k = 0; k < o.m; k++) {
+        size_t i = o.order[k];
+        double cx, cy, depth;
+        preview_item_at(&o, i, &cx, &cy, &depth); /* in view, as listed */
+        const Rgb grey = { b->grey[i], b->grey[i], b->grey[i] };
         Rgb edge;
         preview_scale_rgb(edge, grey, PREVIEW_BRICK_EDGE);
         /* half the brick's width as it looks at its depth, at least a pixel */
-        int r = (int)fmax(lround(0.5 * v->scale * b->size[0] / p->depth), 1);
-        int px = (int)floor(p->x), py = (int)floor(p->y);
+        int r = (int)fmax(lround(0.5 * v->scale * b->size[0] / depth), 1);
+        int px = (int)floor(cx), py = (int)floor(cy);
         if (px >= 0 && py >= 0 && px < v->view_w && py < c->h &&
-            c->z[(size_t)py * c->w + px] < p->depth - 0.5 * b->size[2])
+            c->z[(size_t)py * c->w + px] < depth - 0.5 * b->size[2])
             continue;
         for (int y = py - r; y <= py + r; y++)
             for (int x = px - r; x <= px + r && x < v->view_w; x++) {
@@ -1078,7 +1154,7 @@ static int preview_draw_bricks(Canvas *c, const PreviewView *v, const PreviewBri
                     preview_blend(c, x, y, grey, PREVIEW_BRICK_ALPHA);
             }
     }
-    free(keys);
+    preview_order_free(&o);
     return 0;
 }
 
