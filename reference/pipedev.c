@@ -168,6 +168,13 @@ size_t pipe_align(PipeDevice *D, size_t bytes)
 
 cl_mem pipe_sub_buffer(PipeDevice *D, cl_mem parent, size_t offset, size_t bytes)
 {
+    if (D->separate_regions) {
+        size_t whole = bytes ? (bytes + 3) / 4 * 4 : 4;
+        cl_mem own = pipe_buffer(D, whole);
+        if (D->failure == CL_SUCCESS)
+            pipe_zero(D, own, whole);
+        return own;
+    }
     cl_buffer_region region = { offset, bytes ? bytes : 4 };
     cl_int rc = CL_SUCCESS;
     cl_mem m = D->failure == CL_SUCCESS ? clCreateSubBuffer(parent, CL_MEM_READ_WRITE,
@@ -273,6 +280,7 @@ PipeDevice *pipe_device_open(const char *selector, char *err, size_t errlen)
         return NULL;
     }
     D->profile = getenv("FLIPKIT_CL_PROFILE") != NULL;
+    D->separate_regions = getenv("FLIPKIT_CL_SEPARATE_REGIONS") != NULL;
     D->partial_d = pipe_buffer(D, PIPE_MAX_PARTIALS * sizeof(double));
     D->partial_f = pipe_buffer(D, PIPE_PARTS * sizeof(float));
     if (D->failure != CL_SUCCESS) {

@@ -60,6 +60,12 @@ typedef struct {
     cl_mem partial_f;           /* PIPE_PARTS floats: max_speed2's partial maxima */
     /* $FLIPKIT_CL_PROFILE set: every launch is waited for and timed, printed at close */
     int profile;
+    /* $FLIPKIT_CL_SEPARATE_REGIONS set (check-oclgrind sets it): pipe_sub_buffer makes each
+     * region a zeroed buffer of its own, so an access past a region is past a buffer, which
+     * Oclgrind reports; in one parent it would land in the next region unseen. The regions
+     * only share bytes that each use leaves 0 (pipestate.c, pipesolve.c), so a run gives the
+     * same results either way. */
+    int separate_regions;
     double kernel_seconds[K_COUNT];
     long kernel_launches[K_COUNT];
 } PipeDevice;
