@@ -79,7 +79,7 @@ __kernel void g2p(__global float *pvel, __global const float *pos, __global cons
 /* The pipeline's g2p in one field per component. PIC/FLIP's alpha pic + (1 - alpha) (old_v +
  * change), with pic = sum w f and change = sum w (f - f_old), is sum w (f - keep f_old) +
  * keep old_v with keep = 1 - alpha: g2p_blend writes g = f - keep f_old over old (nothing
- * reads old after g2p; p2g_normalize writes it again), and g2p_blended gathers 24 taps where
+ * reads old after g2p; p2g_normalize writes it again), and g2p_move gathers 24 taps where
  * g2p gathers 48, which is what bounds it on a CPU device (a vgatherdps per tap and 8
  * particles). The stage track keeps g2p, whose sums are g2p.c's to the last bit. */
 __kernel void g2p_blend(__global float *u_old, __global float *v_old, __global float *w_old,
@@ -104,21 +104,6 @@ inline float g2p_blended_gather(__global const float *g, int sy, int sz, int i0,
            ux * ty * tz * g[i0 + sz + sy] + tx * ty * tz * g[i0 + sz + sy + 1];
 }
 
-__kernel void g2p_blended(__global float *pvel, __global const float *pos, __global const float *gu,
-                          __global const float *gv, __global const float *gw, int4 n4, float dx,
-                          float keep, int count)
-{
-    int p = get_global_id(0);
-    if (p >= count)
-        return;
-    G2P_STENCIL(p)
-    float vu = g2p_blended_gather(gu, U_ROWS, U_BASE, tx, hty, htz);
-    float vv = g2p_blended_gather(gv, V_ROWS, V_BASE, htx, ty, htz);
-    float vw = g2p_blended_gather(gw, W_ROWS, W_BASE, htx, hty, tz);
-    pvel[3 * p] = vu + keep * pvel[3 * p];
-    pvel[3 * p + 1] = vv + keep * pvel[3 * p + 1];
-    pvel[3 * p + 2] = vw + keep * pvel[3 * p + 2];
-}
 /* The production particle step (reference/rkstep.c) samples the grid's velocity, trilinear
  * from the faces (the u, v, w the extrapolation left, which g2p_blend does not touch). Scalars
  * only, so PoCL keeps the loop in the vector lanes. */
@@ -159,7 +144,7 @@ inline void rk_move(__global float *pos, int p, __global const float *u,
     pos[3 * p + 2] = z + dt * (c1 * k1w + c2 * k2w + c3 * k3w);
 }
 
-/* The pipeline's g2p and advect in one launch (pipe_g2p_move): g2p_blended's velocity, then
+/* The pipeline's g2p and advect in one launch (pipe_g2p_move): the blended velocity, then
  * the move, Euler with that velocity as the advect kernel does (order 0) or rk_move's
  * RK step through the faces (order 2, 3). At the kit's small grids a launch and its wait cost
  * more than C's whole advect, so the device lost that stage; fused, it reads each position

@@ -23,7 +23,7 @@ enum { PIPE_MAX_PARTIALS = 1024 };
     X(P2G_NORMALIZE, p2g_normalize) X(GRAVITY, gravity) \
     X(DIVERGENCE, divergence) X(PRESSURE_RHS, pressure_rhs) X(GRADIENT, gradient) \
     X(EXTRAP_INIT, extrap_init) X(EXTRAP_LAYER, extrap_layer) \
-    X(G2P, g2p) X(G2P_BLEND, g2p_blend) X(G2P_BLENDED, g2p_blended) X(ADVECT, advect) X(G2P_MOVE, g2p_move) X(KEEP_INSIDE, keep_inside) \
+    X(G2P, g2p) X(G2P_BLEND, g2p_blend) X(ADVECT, advect) X(G2P_MOVE, g2p_move) X(KEEP_INSIDE, keep_inside) \
     X(MAX_SPEED2, max_speed2) X(JACOBI, jacobi) X(LAPLACIAN, laplacian) \
     X(RESIDUAL_L, residual_l) X(MG_COUNT, mg_count) X(MG_COARSEN, mg_coarsen) \
     X(FLUID_BOUNDS, fluid_bounds) X(MG_SMOOTH_SERIAL, mg_smooth_serial) X(APPLY_A_DOT, apply_A_dot) X(APPLY_A, apply_A) X(DOT_FF, dot_ff) \

@@ -153,23 +153,6 @@ void pipe_g2p(PipeState *S, const MacGrid *g, float alpha)
            ARG(n), ARG(dx), ARG(alpha), ARG(count));
 }
 
-void pipe_g2p_blended(PipeState *S, const MacGrid *g, float alpha)
-{
-    PipeGrid *gr = &S->grid;
-    PipeParticles *pt = &S->particles;
-    cl_int4 n = pipe_grid_dims(g);
-    cl_int4 nfaces = { { (cl_int)grid_faces(g, 0), (cl_int)grid_faces(g, 1),
-                         (cl_int)grid_faces(g, 2), 0 } };
-    size_t most = (size_t)(nfaces.s[0] > nfaces.s[1] ? nfaces.s[0] : nfaces.s[1]);
-    most = most > (size_t)nfaces.s[2] ? most : (size_t)nfaces.s[2];
-    float dx = g->dx, keep = 1.0f - alpha;
-    cl_int count = (cl_int)pt->count;
-    LAUNCH(S->dev, K_G2P_BLEND, most, 1, 1, ARG(gr->old[0]), ARG(gr->old[1]), ARG(gr->old[2]),
-           ARG(gr->face[0]), ARG(gr->face[1]), ARG(gr->face[2]), ARG(nfaces), ARG(keep));
-    LAUNCH(S->dev, K_G2P_BLENDED, pt->count, 1, 1, ARG(pt->vel), ARG(pt->pos), ARG(gr->old[0]),
-           ARG(gr->old[1]), ARG(gr->old[2]), ARG(n), ARG(dx), ARG(keep), ARG(count));
-}
-
 void pipe_g2p_move(PipeState *S, const MacGrid *g, float alpha, float dt, int order)
 {
     PipeGrid *gr = &S->grid;

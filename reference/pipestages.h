@@ -20,11 +20,10 @@ void pipe_gradient(PipeState *S, const MacGrid *g, float scale, const float *dv,
 /* layers: AIR faces beyond the fluid (SimStepping.layers). */
 void pipe_extrapolate(PipeState *S, const MacGrid *g, int layers);
 void pipe_g2p(PipeState *S, const MacGrid *g, float alpha);
-/* The same velocities through one blended field per component (stages.cl says how); the
- * pipeline's g2p. It overwrites the old velocities, which pipe_g2p reads. */
-void pipe_g2p_blended(PipeState *S, const MacGrid *g, float alpha);
-/* pipe_g2p_blended and then the move in the same launch: pipe_advect's (order 0) or
- * the production step's RK (order 2, 3); the pipeline's g2p and advect. */
+/* The pipeline's g2p and advect: the same velocities as pipe_g2p through one blended field
+ * per component (stages.cl says how; it overwrites the old velocities, which pipe_g2p reads),
+ * then the move in the same launch: pipe_advect's (order 0) or the production step's RK
+ * (order 2, 3). */
 void pipe_g2p_move(PipeState *S, const MacGrid *g, float alpha, float dt, int order);
 void pipe_advect(PipeState *S, float dt);
 void pipe_keep_inside(PipeState *S, const MacGrid *g);
