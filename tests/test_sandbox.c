@@ -138,10 +138,17 @@ START_TEST(cpu_limit)
     lim.wall_seconds = 10;
     lim.cpu_seconds = 1;
     SandboxResult res;
-    run_sh(harness_tmpdir(), "while :; do :; done", &lim, &res);
+    /* The program reports the limits it runs under: soft 1 s, hard 1 s + the grace of 2. */
+    run_sh(harness_tmpdir(), "echo \"$(ulimit -St) $(ulimit -Ht)\"; while :; do :; done", &lim, &res);
     assert_outcome(res, SB_CPU);
     ck_assert_int_eq(res.signal, SIGXCPU);
-    ck_assert_double_ge(res.cpu_seconds, 0.9);
+    ck_assert_str_eq(res.output, "1 3\n");
+    /* The kernel checks RLIMIT_CPU against a clock that charges a whole tick to whoever runs
+     * when it ticks, while rusage is the scheduler's exact time. Under load (make -j) a busy
+     * loop is overcharged: with 24 short-lived wakers on its core it was killed at 0.64-0.88 s
+     * of exact CPU (CI saw 0.855). So the exact figure only shows the loop ran on the order of
+     * the limit, neither killed at its start nor long after; the limit itself is asserted above. */
+    ck_assert_double_ge(res.cpu_seconds, 0.3);
     ck_assert_double_le(res.cpu_seconds, 2.0);
     assert_reason(res, "used more than 1 s of CPU");
     sandbox_result_free(&res);
