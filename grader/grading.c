@@ -38,6 +38,8 @@ int grading_mkdirs(const char *path)
 
 /* The limit is CPU time: every program is pinned to one core (sandbox_cpu), so its CPU time
  * is its own work, whatever the neighbours on that core take, while its wall clock is not.
+ * (RLIMIT_CPU is checked against a per-tick sample: many short tasks on the same core made it
+ * fire at 0.64 s of exact CPU for a 1 s limit; the limits stay far above an honest run's.)
  * The wall clock only stops a program that waits instead of computing (a sleep, a lock):
  * wall_factor times the CPU limit, cut to what is left of the submission's budget. */
 SandboxLimits grading_limits(const Grading *gr, double cpu_seconds)
