@@ -654,6 +654,112 @@ __kernel void add_correction(__global double *x, __global const float *z, int4 n
     x[c] += z_at(z, split4, n4, c, i, j, k);
 }
 
+/* A FLUID cell's neighbours for jacobi_listed: bit q set when neighbour q (-x +x -y +y -z +z)
+ * is FLUID, and the count of those not SOLID from bit 6 up. */
+inline int jacobi_neighbours(__global const char *cell, int3 n, int i, int j, int k)
+{
+    const int d[6][3] = { { -1, 0, 0 }, { 1, 0, 0 }, { 0, -1, 0 },
+                          { 0, 1, 0 },  { 0, 0, -1 }, { 0, 0, 1 } };
+    int info = 0;
+    for (int q = 0; q < 6; q++) {
+        int t = cell_type(cell, n, i + d[q][0], j + d[q][1], k + d[q][2]);
+        info += (t != CELL_SOLID) << 6 | (t == CELL_FLUID) << q;
+    }
+    return info;
+}
+
+/* jacobi_cell's update of FLUID cell c from its neighbours' info: the same sum, in the same
+ * order, of the same values (a FLUID neighbour is inside the grid), so the same bits. */
+inline void jacobi_listed(__global float *p_out, __global const float *p,
+                          __global const float *rhs, int c, int info, int3 n, float dx,
+                          float omega)
+{
+    int sy = n.x, sz = n.x * n.y, count = info >> 6;
+    float sum = 0.0f;
+    if (info & 1)
+        sum += p[c - 1];
+    if (info & 2)
+        sum += p[c + 1];
+    if (info & 4)
+        sum += p[c - sy];
+    if (info & 8)
+        sum += p[c + sy];
+    if (info & 16)
+        sum += p[c - sz];
+    if (info & 32)
+        sum += p[c + sz];
+    float dx2 = dx * dx;
+    p_out[c] = count > 0 ? (1.0f - omega) * p[c] + omega * (sum - dx2 * rhs[c]) / (float)count
+                         : 0.0f;
+}
+
+/* `sweeps` jacobi sweeps in one launch of one work-group, for grids so small that a launch and
+ * its hand-out cost more than a sweep (pipe_jacobi picks it by size). Sweep s reads a and writes
+ * b when s is even, b into a when odd, and the group waits at a barrier between sweeps. The
+ * updates are jacobi_cell's bits, in any order.
+ * Only FLUID cells change from sweep to sweep (the rest are 0 in every output), and a small
+ * grid is mostly not FLUID. The solve's first launch (listing) sweeps the whole grid once and
+ * lists the FLUID cells in list (their index and jacobi_neighbours, in whatever order the group
+ * finds them; their number in listed[0]); every other sweep runs down the list. Both
+ * buffers then hold the 0s outside FLUID: b from that first sweep, a from pressure_rhs (which
+ * zeroes p outside FLUID).
+ * parts > 0: then also the residual's partial sums over the result, in partial[0, parts), the
+ * bits laplacian and residual_l would give, in place of their two launches. */
+__kernel void jacobi_sweeps(__global float *a, __global float *b, __global const float *rhs,
+                            __global const char *cell, int4 n4, float dx, float omega, int sweeps,
+                            int listing, __global int *list, __global int *listed,
+                            __global double *partial, int chunk, int parts)
+{
+    int3 n = n4.xyz;
+    int w = get_local_id(0), size = (int)get_local_size(0), cells = n.x * n.y * n.z, s = 0;
+    __local int found;
+    if (listing) {
+        if (w == 0)
+            found = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int c = w; c < cells; c += size) {
+            int i = c % n.x, j = (c / n.x) % n.y, k = c / (n.x * n.y);
+            jacobi_cell(b, a, rhs, cell, n, i, j, k, dx, omega);
+            if (cell[c] == CELL_FLUID) {
+                int q = atomic_inc(&found);
+                list[2 * q] = c;
+                list[2 * q + 1] = jacobi_neighbours(cell, n, i, j, k);
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        if (w == 0)
+            listed[0] = found;
+        s = 1;
+    }
+    int count = listing ? found : listed[0];
+    for (; s < sweeps; s++) {
+        __global float *out = s & 1 ? a : b;
+        __global const float *in = s & 1 ? b : a;
+        for (int base = 0; base < count; base += size) { /* uniform: PoCL runs lanes side by side */
+            int q = base + w;
+            if (q < count)
+                jacobi_listed(out, in, rhs, list[2 * q], list[2 * q + 1], n, dx, omega);
+        }
+        barrier(CLK_GLOBAL_MEM_FENCE);
+    }
+    if (parts == 0)
+        return;
+    /* The residual's partial sums, chunk by chunk, as laplacian and residual_l make them. */
+    __global const float *p = sweeps & 1 ? b : a;
+    for (int g = w; g < parts; g += size) {
+        int lo, hi;
+        chunk_of(g, cells, chunk, &lo, &hi);
+        double sum = 0.0;
+        for (int c = lo; c < hi; c++)
+            if (cell[c] == CELL_FLUID) {
+                int i = c % n.x, j = (c / n.x) % n.y, k = c / (n.x * n.y);
+                double r = (double)rhs[c] - laplacian_at(p, cell, n, i, j, k, dx);
+                sum += r * r;
+            }
+        partial[g] = sum;
+    }
+}
+
 /* Jacobi's residual: partial sums of (rhs - L p)^2 over FLUID cells (L p from the laplacian kernel). */
 __kernel void residual_l(__global double *partial, __global const float *rhs,
                          __global const float *lap, __global const char *cell, int n, int chunk)

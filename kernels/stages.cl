@@ -252,6 +252,16 @@ inline float neighbour_sum(__global const float *p, __global const char *cell, i
     return sum;
 }
 
+/* L p at FLUID cell (i, j, k), shared with the pipeline's jacobi_sweeps (the same bits). */
+inline float laplacian_at(__global const float *p, __global const char *cell, int3 n, int i,
+                          int j, int k, float dx)
+{
+    int count;
+    float sum = neighbour_sum(p, cell, n, i, j, k, &count);
+    float inv_dx2 = 1.0f / (dx * dx);
+    return (sum - (float)count * p[flat_index(n, i, j, k)]) * inv_dx2;
+}
+
 __kernel void laplacian(__global float *out, __global const float *p, __global const char *cell,
                         int4 n4, float dx)
 {
@@ -260,23 +270,14 @@ __kernel void laplacian(__global float *out, __global const float *p, __global c
     if (i >= n.x || j >= n.y || k >= n.z)
         return;
     size_t c = flat_index(n, i, j, k);
-    if (cell[c] != CELL_FLUID) {
-        out[c] = 0.0f;
-        return;
-    }
-    int count;
-    float sum = neighbour_sum(p, cell, n, i, j, k, &count);
-    float inv_dx2 = 1.0f / (dx * dx);
-    out[c] = (sum - (float)count * p[c]) * inv_dx2;
+    out[c] = cell[c] == CELL_FLUID ? laplacian_at(p, cell, n, i, j, k, dx) : 0.0f;
 }
 
-__kernel void jacobi(__global float *p_out, __global const float *p, __global const float *rhs,
-                     __global const char *cell, int4 n4, float dx, float omega)
+/* One cell's jacobi update, shared with the pipeline's jacobi_sweeps (the same bits). */
+inline void jacobi_cell(__global float *p_out, __global const float *p,
+                        __global const float *rhs, __global const char *cell, int3 n, int i,
+                        int j, int k, float dx, float omega)
 {
-    int3 n = n4.xyz;
-    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
-    if (i >= n.x || j >= n.y || k >= n.z)
-        return;
     size_t c = flat_index(n, i, j, k);
     p_out[c] = 0.0f;
     if (cell[c] != CELL_FLUID)
@@ -286,6 +287,16 @@ __kernel void jacobi(__global float *p_out, __global const float *p, __global co
     float dx2 = dx * dx;
     if (count > 0)
         p_out[c] = (1.0f - omega) * p[c] + omega * (sum - dx2 * rhs[c]) / (float)count;
+}
+
+__kernel void jacobi(__global float *p_out, __global const float *p, __global const float *rhs,
+                     __global const char *cell, int4 n4, float dx, float omega)
+{
+    int3 n = n4.xyz;
+    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    if (i >= n.x || j >= n.y || k >= n.z)
+        return;
+    jacobi_cell(p_out, p, rhs, cell, n, i, j, k, dx, omega);
 }
 
 /* dv: gravity's change of this component (the pipeline; -0.0 from the stage track), added

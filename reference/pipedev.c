@@ -112,6 +112,21 @@ void pipe_launch_singles(PipeDevice *D, PipeKernel k, size_t n, const PipeArg *a
     pipe_enqueue(D, k, NULL, global, one, args, nargs);
 }
 
+size_t pipe_group_limit(PipeDevice *D, PipeKernel k)
+{
+    size_t most = 0;
+    if (clGetKernelWorkGroupInfo(D->k[k], D->cl.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof most,
+                                 &most, NULL) != CL_SUCCESS)
+        return 1; /* only a group of one is sure to run */
+    return most;
+}
+
+void pipe_launch_group(PipeDevice *D, PipeKernel k, size_t size, const PipeArg *args, int nargs)
+{
+    size_t global[3] = { size, 1, 1 }, local[3] = { size, 1, 1 };
+    pipe_enqueue(D, k, NULL, global, local, args, nargs);
+}
+
 /* ---- sums ----------------------------------------------------------------------------------- */
 
 double pipe_sum_parts(PipeDevice *D, int n)

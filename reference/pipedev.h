@@ -24,7 +24,7 @@ enum { PIPE_MAX_PARTIALS = 1024 };
     X(DIVERGENCE, divergence) X(PRESSURE_RHS, pressure_rhs) X(GRADIENT, gradient) \
     X(EXTRAP_INIT, extrap_init) X(EXTRAP_LAYER, extrap_layer) \
     X(G2P, g2p) X(G2P_BLEND, g2p_blend) X(ADVECT, advect) X(G2P_MOVE, g2p_move) X(KEEP_INSIDE, keep_inside) \
-    X(MAX_SPEED2, max_speed2) X(JACOBI, jacobi) X(LAPLACIAN, laplacian) \
+    X(MAX_SPEED2, max_speed2) X(JACOBI, jacobi) X(JACOBI_SWEEPS, jacobi_sweeps) X(LAPLACIAN, laplacian) \
     X(RESIDUAL_L, residual_l) X(MG_COUNT, mg_count) X(MG_COARSEN, mg_coarsen) \
     X(FLUID_BOUNDS, fluid_bounds) X(MG_SMOOTH_SERIAL, mg_smooth_serial) X(APPLY_A_DOT, apply_A_dot) X(APPLY_A, apply_A) X(DOT_FF, dot_ff) \
     X(MG_COARSEST, mg_coarsest) X(MG_DOWN_SERIAL, mg_down_serial) X(MG_UP_SERIAL, mg_up_serial) \
@@ -100,6 +100,13 @@ void pipe_launch_box(PipeDevice *D, PipeKernel k, const int lo[3], const int hi[
 void pipe_launch_singles(PipeDevice *D, PipeKernel k, size_t n, const PipeArg *args, int nargs);
 #define LAUNCH_SINGLES(D, k, n, ...)                                                           \
     pipe_launch_singles(D, k, n, (const PipeArg[]){ __VA_ARGS__ }, PIPE_NARGS(__VA_ARGS__))
+
+/* The largest work-group kernel k can run in on this device. */
+size_t pipe_group_limit(PipeDevice *D, PipeKernel k);
+/* One work-group of `size` work-items (a kernel that synchronises its whole launch with barriers). */
+void pipe_launch_group(PipeDevice *D, PipeKernel k, size_t size, const PipeArg *args, int nargs);
+#define LAUNCH_GROUP(D, k, size, ...)                                                          \
+    pipe_launch_group(D, k, size, (const PipeArg[]){ __VA_ARGS__ }, PIPE_NARGS(__VA_ARGS__))
 
 /* Records an OpenCL failure (the first one wins); returns rc == CL_SUCCESS. */
 int pipe_ok(PipeDevice *D, cl_int rc, const char *what);

@@ -5,12 +5,17 @@
 #include "pipesolve.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* CG restarts from the true residual at most MAX_RESTARTS times (as pcg.c does); relax and
  * jacobi measure the residual every 10 sweeps, as their C versions do (a residual costs about
  * as much as a sweep). */
 enum { MAX_RESTARTS = 4, RELAX_CHECK_EVERY = 10, JACOBI_CHECK_EVERY = 10 };
+/* jacobi_sweeps' group (work-items) and the largest grid it takes (cells). On PoCL here its
+ * sweeps down the FLUID list beat a launch a sweep on both cores at 16^3 (first_drop's pressure
+ * 7.4 -> 2.5 ms a substep), 48x24x16 (125 -> 40) and 32^3 (170 -> 90); larger grids untried. */
+enum { JACOBI_GROUP = 256, JACOBI_GROUP_CELLS = 32 * 32 * 32 };
 /* solvers.cl's CG scalars: sigma (by turns with CG_SIGMA_ODD), alpha, broke */
 enum { CG_SIGMA, CG_STEP, CG_BROKE, CG_SIGMA_ODD, CG_SCALARS };
 
@@ -143,22 +148,55 @@ static double pipe_jacobi_residual(PipeSolver *sv, const MacGrid *g, cl_mem p, d
     return sqrt(pipe_sum(sv->dev)) / bnorm;
 }
 
-/* bnorm: |rhs| */
+/* The work-group jacobi_sweeps runs in on g: a whole number of x rows, about JACOBI_GROUP
+ * work-items; 0 (a launch a sweep, on every core) where the grid has more than
+ * JACOBI_GROUP_CELLS cells or the device's groups are too small for a row.
+ * $FLIPKIT_CL_JACOBI_GROUP_CELLS overrides the limit, for tuning on another device (0: never;
+ * test_pipeline uses both ends to compare the two paths' bits). */
+static size_t pipe_jacobi_group(PipeSolver *sv, const MacGrid *g)
+{
+    const char *e = getenv("FLIPKIT_CL_JACOBI_GROUP_CELLS");
+    char *end = NULL;
+    long limit = e && *e ? strtol(e, &end, 10) : JACOBI_GROUP_CELLS;
+    limit = end && (*end || limit < 0) ? JACOBI_GROUP_CELLS : limit; /* not a count: ignored */
+    if (grid_cells(g) > (size_t)limit)
+        return 0;
+    size_t nx = (size_t)g->nx, rows = JACOBI_GROUP > nx ? JACOBI_GROUP / nx : 1;
+    size_t most = pipe_group_limit(sv->dev, K_JACOBI_SWEEPS);
+    while (rows > 1 && rows * nx > most)
+        rows--;
+    return rows * nx <= most ? rows * nx : 0;
+}
+
+/* bnorm: |rhs|. Checks the residual every JACOBI_CHECK_EVERY sweeps and after the last, as
+ * the driver does on the CPU; on a small grid each stretch between checks is one launch
+ * (jacobi_sweeps), which also leaves the residual's partial sums. */
 static SolveResult pipe_jacobi(PipeSolver *sv, const MacGrid *g, const PressureSettings *set,
                                double bnorm)
 {
-    size_t cells = grid_cells(g);
+    size_t cells = grid_cells(g), group = pipe_jacobi_group(sv, g);
     cl_mem p = sv->state->grid.p, next = sv->direction;
     SolveResult res = { .residual = pipe_jacobi_residual(sv, g, p, bnorm) };
     res.converged = res.residual <= set->tolerance;
     while (!res.converged && res.iterations < set->iterations && isfinite(res.residual)) {
-        pipe_jacobi_sweep(sv->state, g, p, next, set->jacobi_omega);
-        cl_mem tmp = p;
-        p = next;
-        next = tmp;
-        res.iterations++;
-        if (res.iterations % JACOBI_CHECK_EVERY == 0 || res.iterations == set->iterations) {
-            res.residual = pipe_jacobi_residual(sv, g, p, bnorm);
+        int todo = group ? JACOBI_CHECK_EVERY - res.iterations % JACOBI_CHECK_EVERY : 1;
+        todo = todo < set->iterations - res.iterations ? todo : set->iterations - res.iterations;
+        int check = (res.iterations + todo) % JACOBI_CHECK_EVERY == 0 ||
+                    res.iterations + todo == set->iterations;
+        if (group)
+            pipe_jacobi_sweeps(sv->state, g, p, next, set->jacobi_omega, todo,
+                               res.iterations == 0, group, sv->iterate, sv->residual, check);
+        else
+            pipe_jacobi_sweep(sv->state, g, p, next, set->jacobi_omega);
+        if (todo % 2) {
+            cl_mem tmp = p;
+            p = next;
+            next = tmp;
+        }
+        res.iterations += todo;
+        if (check) {
+            res.residual = group ? sqrt(pipe_sum(sv->dev)) / bnorm
+                                 : pipe_jacobi_residual(sv, g, p, bnorm);
             res.converged = res.residual <= set->tolerance;
         }
     }

@@ -210,6 +210,21 @@ void pipe_jacobi_sweep(PipeState *S, const MacGrid *g, cl_mem in, cl_mem out, fl
            ARG(S->grid.rhs), ARG(S->grid.cell), ARG(n), ARG(dx), ARG(omega));
 }
 
+/* `sweeps` sweeps from in, in one launch of one work-group of `group` work-items; the result
+ * is in out after an odd number, in in after an even one. */
+void pipe_jacobi_sweeps(PipeState *S, const MacGrid *g, cl_mem in, cl_mem out, float omega,
+                        int sweeps, int listing, size_t group, cl_mem list, cl_mem listed,
+                        int residual)
+{
+    cl_int4 n = pipe_grid_dims(g);
+    float dx = g->dx;
+    cl_int count = sweeps, first = listing, chunk = pipe_chunk(grid_cells(g));
+    cl_int parts = residual ? PIPE_PARTS : 0;
+    LAUNCH_GROUP(S->dev, K_JACOBI_SWEEPS, group, ARG(in), ARG(out), ARG(S->grid.rhs),
+                 ARG(S->grid.cell), ARG(n), ARG(dx), ARG(omega), ARG(count), ARG(first),
+                 ARG(list), ARG(listed), ARG(S->dev->partial_d), ARG(chunk), ARG(parts));
+}
+
 float pipe_max_speed2(PipeState *S)
 {
     float part[PIPE_PARTS], most = 0.0f;

@@ -62,6 +62,9 @@ scene ball_drop scenes/ball_drop.json 9 --set 'grid.resolution=[12,12,12]' --set
 scene dam_break_odd scenes/dam_break.json 4 --set 'grid.resolution=[21,12,17]' --set grid.cell_size=0.3
 scene dam_break_odd_pcg scenes/dam_break.json 2 --set 'grid.resolution=[21,12,17]' --set grid.cell_size=0.3 \
     --set pressure.solver=pcg --set production.integrator=none
+# jacobi on a small grid: its sweeps down the FLUID list in one work-group, with a barrier
+# between sweeps (kernels/solvers.cl's jacobi_sweeps)
+scene first_drop_jacobi scenes/first_drop.json 3 --set 'grid.resolution=[10,10,10]' --set grid.cell_size=0.8
 for patchfile in tests/mutants/oclgrind/*.patch; do
     [ -e "$patchfile" ] || break
     name=$(basename "$patchfile" .patch); stage=${name%%-*}

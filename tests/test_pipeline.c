@@ -1,6 +1,6 @@
 /* test_pipeline.c — the OpenCL pipeline against the C reference: whole scenes agree for the
  * first frames, every solver agrees, the same run writes the same bytes, MGPCG stays fast,
- * the device's surface mesh agrees with surface_build's.
+ * jacobi's two paths give the same bits, the device's surface mesh agrees with surface_build's.
  * flipkit tests/: CK_FORK=no for gdb, CK_RUN_CASE="scenes" for one case; needs an OpenCL device. */
 #include <math.h>
 #include <stdint.h>
@@ -138,6 +138,45 @@ START_TEST(solver_agrees_with_c)
 {
     const char *sets[] = { solver_sets[_i] };
     compare_scene("scenes/dam_break.json", sets, 1, 5, solver_sets[_i]);
+}
+END_TEST
+
+/* jacobi on a small grid runs its sweeps down a list of the FLUID cells, in one launch between
+ * residual checks (jacobi_sweeps); on a large one a launch a sweep. Both must give the bits of
+ * the jacobi stage's kernel: first_drop (16^3) and dam_break (48x24x16) through 6 frames by
+ * each path, particle for particle, and the same iterations and residuals. */
+static void run_jacobi(const char *path, const char *limit, Run *r)
+{
+    const char *sets[] = { "pressure.solver=jacobi", "output.preview=false" };
+    setenv("FLIPKIT_CL_JACOBI_GROUP_CELLS", limit, 1);
+    run_start(r, path, sets, 2, 1);
+    run_frames(r, 6);
+    unsetenv("FLIPKIT_CL_JACOBI_GROUP_CELLS");
+}
+
+START_TEST(jacobi_paths_same_bits)
+{
+    const char *path = _i == 0 ? "scenes/first_drop.json" : "scenes/dam_break.json";
+    Run one, many; /* one launch between checks, a launch a sweep */
+    run_jacobi(path, "1000000000", &one);
+    run_jacobi(path, "0", &many);
+    const Particles *a = &one.sim.particles, *b = &many.sim.particles;
+    const SolveResult *sa = &one.sim.stats.last_solve, *sb = &many.sim.stats.last_solve;
+    ck_assert_msg(sa->iterations > 10 && sa->iterations == sb->iterations &&
+                  sa->residual == sb->residual, "%s, frame 6: jacobi took %d iterations to "
+                  "residual %.9g in one launch between checks and %d to %.9g with a launch a "
+                  "sweep; expected the same, more than 10", path, sa->iterations, sa->residual,
+                  sb->iterations, sb->residual);
+    ck_assert_uint_eq(a->count, b->count);
+    for (size_t p = 0; p < a->count; p++)
+        ck_assert_msg(memcmp(&a->pos[p], &b->pos[p], sizeof a->pos[p]) == 0 &&
+                      memcmp(&a->vel[p], &b->vel[p], sizeof a->vel[p]) == 0,
+                      "%s, frame 6: particle %zu at (%.9g, %.9g, %.9g) with a launch between "
+                      "checks, (%.9g, %.9g, %.9g) with a launch a sweep: expected the same bits",
+                      path, p, a->pos[p].x, a->pos[p].y, a->pos[p].z, b->pos[p].x, b->pos[p].y,
+                      b->pos[p].z);
+    run_end(&one);
+    run_end(&many);
 }
 END_TEST
 
@@ -608,6 +647,7 @@ static Suite *pipeline_suite(void)
                         (int)(sizeof mgpcg_grids / sizeof *mgpcg_grids));
     tcase_add_loop_test(tc, solver_iterations_match_c, 0,
                         (int)(sizeof match_cases / sizeof *match_cases));
+    tcase_add_loop_test(tc, jacobi_paths_same_bits, 0, 2);
     suite_add_tcase(s, tc);
     tc = tcase_create("surface");
     tcase_set_timeout(tc, 120);
