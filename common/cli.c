@@ -419,6 +419,9 @@ static void cli_summary(Run *r, double elapsed)
         printf("  %-12s %10.3f %12.3f %6.1f%%\n", sim_phase_names[q], s->stats.seconds[q],
                substeps ? 1e3 * s->stats.seconds[q] / (double)substeps : 0.0,
                total > 0.0 ? 100.0 * s->stats.seconds[q] / total : 0.0);
+    if (s->backend && s->backend->times_phases)
+        printf("  (a stage's seconds: its kernels' span on the device's clock; the stages run "
+               "while the host launches the next, so the run's time is not their sum)\n");
     const Scene *sc = &r->scene;
     bool wrote = false;
     for (int k = 0; k < OUTPUT_KINDS; k++)

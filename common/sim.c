@@ -330,13 +330,14 @@ SimBackend sim_host_backend = {
 
 /* ---- one substep ------------------------------------------------------------------------- */
 
-/* Runs one phase on the backend, adds its time to the phase, and ends the substep when the
- * phase fails (its one line is in s->error). */
+/* Runs one phase on the backend, adds its time to the phase (unless the backend times its
+ * phases itself), and ends the substep when the phase fails (its one line is in s->error). */
 #define PHASE(phase, call)                                                               \
     do {                                                                                 \
         double t0_ = sim_clock();                                                        \
         int rc_ = (call);                                                                \
-        s->stats.seconds[phase] += sim_clock() - t0_;                                    \
+        if (!b->times_phases)                                                            \
+            s->stats.seconds[phase] += sim_clock() - t0_;                                \
         if (rc_ != 0)                                                                    \
             return -1;                                                                   \
     } while (0)

@@ -103,6 +103,10 @@ typedef struct SimBackend {
     int (*max_speed2)(Sim *s, float *out);
     /* Which algorithm the scene's solver name runs here, for the log (see sim_solver_variant). */
     const char *(*solver_variant)(const Sim *s, const char *name);
+    /* true: the backend adds each phase's time into stats.seconds itself, by the end of every
+     * frame (a device: its kernels' span on the device, as its phases return before they
+     * finish); false: sim_substep times each phase's call. */
+    bool times_phases;
     void (*close)(struct SimBackend *b);
 } SimBackend;
 

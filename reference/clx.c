@@ -140,7 +140,8 @@ int clx_open(Clx *cx, const char *selector, char *err, size_t errlen)
     cl_int rc;
     cx->context = clCreateContext(NULL, 1, &cx->device, NULL, NULL, &rc);
     if (rc == CL_SUCCESS)
-        cx->queue = clCreateCommandQueue(cx->context, cx->device, 0, &rc);
+        /* profiling: the pipeline times its stages by their kernels' events (pipedev.c) */
+        cx->queue = clCreateCommandQueue(cx->context, cx->device, CL_QUEUE_PROFILING_ENABLE, &rc);
     if (rc != CL_SUCCESS) {
         snprintf(err, errlen, "OpenCL device %s: cannot create a context and queue: %s", cx->name,
                  clx_error_name(rc));

@@ -68,6 +68,87 @@ static void pipe_local(PipeKernel k, size_t gx, size_t gy, size_t gz, size_t loc
     local[2] = 1;
 }
 
+/* ---- stage times ---------------------------------------------------------------------------- */
+
+/* A kernel of the open stage: the first is kept, and the latest. */
+static void pipe_stage_kernel(PipeDevice *D, cl_event ev)
+{
+    if (!D->stage_first) {
+        D->stage_first = ev;
+        return;
+    }
+    if (D->stage_last)
+        clReleaseEvent(D->stage_last);
+    D->stage_last = ev;
+}
+
+void pipe_stage_begin(PipeDevice *D, int stage)
+{
+    pipe_stage_end(D);
+    D->stage = stage;
+}
+
+void pipe_stage_end(PipeDevice *D)
+{
+    if (D->stage >= 0 && D->stage_first) {
+        if (D->nspans == D->span_cap) {
+            size_t cap = D->span_cap ? 2 * D->span_cap : 64;
+            struct PipeSpan *more = realloc(D->spans, cap * sizeof *more);
+            if (!more) { /* the stage goes untimed; the run goes on */
+                clReleaseEvent(D->stage_first);
+                if (D->stage_last)
+                    clReleaseEvent(D->stage_last);
+                D->stage_first = D->stage_last = NULL;
+                D->stage = -1;
+                return;
+            }
+            D->spans = more, D->span_cap = cap;
+        }
+        D->spans[D->nspans++] = (struct PipeSpan){ D->stage, D->stage_first, D->stage_last };
+    }
+    D->stage_first = D->stage_last = NULL;
+    D->stage = -1;
+}
+
+static double pipe_event_ns(cl_event ev, cl_profiling_info what)
+{
+    cl_ulong ns = 0;
+    return clGetEventProfilingInfo(ev, what, sizeof ns, &ns, NULL) == CL_SUCCESS ? (double)ns
+                                                                                    : NAN;
+}
+
+/* Forgets the spans not yet added, and the open stage. */
+static void pipe_stage_drop(PipeDevice *D)
+{
+    pipe_stage_end(D);
+    for (size_t q = 0; q < D->nspans; q++) {
+        clReleaseEvent(D->spans[q].first);
+        if (D->spans[q].last)
+            clReleaseEvent(D->spans[q].last);
+    }
+    free(D->spans);
+    D->spans = NULL;
+    D->nspans = D->span_cap = 0;
+}
+
+void pipe_stage_seconds(PipeDevice *D, double *seconds)
+{
+    pipe_stage_end(D);
+    for (size_t q = 0; q < D->nspans; q++) {
+        struct PipeSpan *sp = &D->spans[q];
+        cl_event end = sp->last ? sp->last : sp->first;
+        if (clWaitForEvents(1, &end) == CL_SUCCESS) {
+            double t = pipe_event_ns(end, CL_PROFILING_COMMAND_END) -
+                       pipe_event_ns(sp->first, CL_PROFILING_COMMAND_START);
+            seconds[sp->stage] += isfinite(t) && t > 0.0 ? 1e-9 * t : 0.0;
+        }
+        clReleaseEvent(sp->first);
+        if (sp->last)
+            clReleaseEvent(sp->last);
+    }
+    D->nspans = 0;
+}
+
 /* Sets k's arguments and enqueues it (offset NULL: from 0); times it under FLIPKIT_CL_PROFILE. */
 static void pipe_enqueue(PipeDevice *D, PipeKernel k, const size_t *offset,
                          const size_t global[3], const size_t local[3], const PipeArg *args,
@@ -80,8 +161,11 @@ static void pipe_enqueue(PipeDevice *D, PipeKernel k, const size_t *offset,
                      pipe_kernel_names[k]))
             return;
     double t0 = D->profile && pipe_ok(D, clFinish(D->cl.queue), "clFinish") ? pipe_clock() : 0.0;
-    pipe_ok(D, clEnqueueNDRangeKernel(D->cl.queue, D->k[k], 3, offset, global, local, 0, NULL,
-                                      NULL), pipe_kernel_names[k]);
+    cl_event ev = NULL;
+    if (pipe_ok(D, clEnqueueNDRangeKernel(D->cl.queue, D->k[k], 3, offset, global, local, 0,
+                                          NULL, D->stage >= 0 ? &ev : NULL),
+                pipe_kernel_names[k]) && ev)
+        pipe_stage_kernel(D, ev);
     if (D->profile && pipe_ok(D, clFinish(D->cl.queue), "clFinish")) {
         D->kernel_seconds[k] += pipe_clock() - t0;
         D->kernel_launches[k]++;
@@ -258,6 +342,7 @@ void pipe_device_close(PipeDevice *D)
 {
     if (!D)
         return;
+    pipe_stage_drop(D); /* a run that stopped within a frame */
     pipe_release(&D->partial_d);
     pipe_release(&D->partial_f);
     for (int q = 0; q < K_COUNT; q++)
@@ -287,6 +372,7 @@ PipeDevice *pipe_device_open(const char *selector, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    D->stage = -1;
     if (clx_open(&D->cl, selector, err, errlen) != 0 ||
         clx_build(&D->cl, pipe_sources, (int)(sizeof pipe_sources / sizeof *pipe_sources), err,
                   errlen) != 0 ||

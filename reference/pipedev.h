@@ -68,6 +68,12 @@ typedef struct {
     int separate_regions;
     double kernel_seconds[K_COUNT];
     long kernel_launches[K_COUNT];
+    /* Stage times (pipe_stage_begin): the open stage (-1: none), the events of its first and
+     * latest kernel, and the finished stages' spans waiting for pipe_stage_seconds. */
+    int stage;
+    cl_event stage_first, stage_last;
+    struct PipeSpan { int stage; cl_event first, last; } *spans;
+    size_t nspans, span_cap;
 } PipeDevice;
 
 /* Opens device selector ("P:D"; NULL or "" for $FLIPKIT_CL_DEVICE or the first device), builds
@@ -100,6 +106,16 @@ void pipe_launch_box(PipeDevice *D, PipeKernel k, const int lo[3], const int hi[
 void pipe_launch_singles(PipeDevice *D, PipeKernel k, size_t n, const PipeArg *args, int nargs);
 #define LAUNCH_SINGLES(D, k, n, ...)                                                           \
     pipe_launch_singles(D, k, n, (const PipeArg[]){ __VA_ARGS__ }, PIPE_NARGS(__VA_ARGS__))
+
+/* A stage's time on the device is the span of its kernels on the device's clock: from its
+ * first kernel's start to its last kernel's end, the waits for reads inside it (a solver's
+ * norms) included. Nothing waits for a stage to end, so the host enqueues the next stage while
+ * the device runs this one. The kernels launched between pipe_stage_begin and pipe_stage_end
+ * are the stage's; pipe_stage_seconds waits for the spans so far and adds each into
+ * seconds[stage]. */
+void pipe_stage_begin(PipeDevice *D, int stage);
+void pipe_stage_end(PipeDevice *D);
+void pipe_stage_seconds(PipeDevice *D, double *seconds);
 
 /* The largest work-group kernel k can run in on this device. */
 size_t pipe_group_limit(PipeDevice *D, PipeKernel k);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "harness.h"
 #include "pipeline.h"
@@ -560,6 +561,39 @@ START_TEST(surface_is_repeatable_and_harmless)
 }
 END_TEST
 
+/* ---- the stage table -------------------------------------------------------------------------- */
+
+static double wall_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The device times its stages by their kernels' spans (pipedev.c), added in at each frame's
+ * end: every stage that launches kernels has time, and the stages, which run one after another
+ * on one queue, add up to no more than the frames took. */
+START_TEST(stage_times_are_spans)
+{
+    const char *sets[] = { "output.surface=false" };
+    Run r;
+    run_start(&r, "scenes/ball_drop.json", sets, 1, 1);
+    double t0 = wall_seconds();
+    run_frames(&r, 4);
+    double wall = wall_seconds() - t0, sum = 0.0;
+    const SimPhase launching[] = { PHASE_P2G, PHASE_DIVERGENCE, PHASE_PRESSURE, PHASE_GRADIENT,
+                                   PHASE_EXTRAPOLATE, PHASE_G2P, PHASE_KEEP_INSIDE };
+    for (size_t q = 0; q < sizeof launching / sizeof *launching; q++)
+        ck_assert_msg(r.sim.stats.seconds[launching[q]] > 0.0, "%s has no time after 4 frames "
+                      "on the device", sim_phase_names[launching[q]]);
+    for (int q = 0; q < PHASE_COUNT; q++)
+        sum += r.sim.stats.seconds[q];
+    ck_assert_msg(sum <= wall, "the stages' times add up to %.6f s, more than the %.6f s the 4 "
+                  "frames took", sum, wall);
+    run_end(&r);
+}
+END_TEST
+
 /* ---- determinism and errors ------------------------------------------------------------------ */
 
 START_TEST(same_run_same_bytes)
@@ -660,6 +694,7 @@ static Suite *pipeline_suite(void)
     tc = tcase_create("determinism");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, same_run_same_bytes);
+    tcase_add_test(tc, stage_times_are_spans);
     tcase_add_test(tc, sort_leaves_counts_at_zero);
     tcase_add_test(tc, missing_device_is_one_line);
     tcase_add_test(tc, nan_names_its_stage);
