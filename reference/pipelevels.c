@@ -142,11 +142,12 @@ static int pipe_serial_below(const PipeLevels *mg, int q, int nlev)
     return serial;
 }
 
-/* Neighbour counts of level 0 and, for multigrid, the coarse levels' types and counts (and the
- * serial levels' x and r cleared, see pipe_fluid_box). */
-void pipe_prepare_levels(PipeLevels *mg, int nlev)
+/* Levels [from, to) of a solve on nlev: the neighbour counts of level 0 and, for multigrid,
+ * the coarse levels' types and counts (and the serial levels' x and r cleared, see
+ * pipe_fluid_box). */
+void pipe_prepare_levels(PipeLevels *mg, int from, int to, int nlev)
 {
-    for (int q = 0; q < nlev; q++) {
+    for (int q = from; q < to; q++) {
         PipeLevel *l = &mg->level[q];
         cl_int4 n = pipe_dims(l->n);
         if (q > 0) {

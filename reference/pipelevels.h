@@ -47,7 +47,7 @@ int pipe_alloc_levels(PipeLevels *mg, const MacGrid *g);
 void pipe_release_levels(PipeLevels *mg);
 /* Neighbour counts of level 0 and, for an nlev-level V-cycle, the coarse levels' types and
  * counts. */
-void pipe_prepare_levels(PipeLevels *mg, int nlev);
+void pipe_prepare_levels(PipeLevels *mg, int from, int to, int nlev);
 /* fluid_bounds' partial boxes of level 0's FLUID cells into mg->bounds (enqueued), then, from
  * them read back, each of nlev levels' box and the state's FLUID box shortcut. */
 void pipe_fluid_bounds(PipeLevels *mg);

@@ -114,14 +114,16 @@ static void pipe_box_add_correction(PipeSolver *sv)
  * it is); every solver's sweeps or CG run start from the true residual. And p = (float) xd
  * there: every solver but jacobi stops on a true residual, so p is its answer then (outside the
  * box x is 0, and so is p: pressure_rhs zeroes it outside FLUID). Returns |rd|. */
-static double pipe_true_residual(PipeSolver *sv)
+/* The launches of pipe_true_residual, its partial sums into partial (one a slab of the box,
+ * pipe_sum_parts adds them); returns their number. */
+static int pipe_true_residual_parts(PipeSolver *sv, cl_mem partial)
 {
     PipeLevel *l = &sv->mg.level[0];
     PipeBox x = pipe_level0_box(sv);
     cl_int4 split = pipe_level0_split(sv);
     cl_mem b0 = l->infos ? l->bs : l->b;
     if (pipe_by_slab(sv)) {
-        LAUNCH(sv->dev, K_RESIDUAL_NORM_D, 1, 1, (size_t)x.slabs, ARG(sv->dev->partial_d),
+        LAUNCH(sv->dev, K_RESIDUAL_NORM_D, 1, 1, (size_t)x.slabs, ARG(partial),
                ARG(sv->residual), ARG(b0), ARG(sv->state->grid.p), ARG(sv->iterate), ARG(sv->b),
                ARG(sv->state->grid.cell), ARG(l->count), ARG(x.n), ARG(x.lo), ARG(x.hi),
                ARG(split));
@@ -129,12 +131,17 @@ static double pipe_true_residual(PipeSolver *sv)
         LAUNCH_BOX(&sv->mg, 0, K_RESIDUAL_RF, ARG(sv->residual), ARG(b0),
                    ARG(sv->state->grid.p), ARG(sv->iterate),
                    ARG(sv->b), ARG(sv->state->grid.cell), ARG(l->count), ARG(x.n), ARG(split));
-        LAUNCH(sv->dev, K_NORM2_D, 1, 1, (size_t)x.slabs, ARG(sv->dev->partial_d),
+        LAUNCH(sv->dev, K_NORM2_D, 1, 1, (size_t)x.slabs, ARG(partial),
                ARG(sv->residual), ARG(x.n), ARG(x.lo), ARG(x.hi));
     }
-    return sqrt(pipe_sum_parts(sv->dev, x.slabs));
+    return x.slabs;
 }
 
+static double pipe_true_residual(PipeSolver *sv)
+{
+    int slabs = pipe_true_residual_parts(sv, sv->dev->partial_d);
+    return sqrt(pipe_sum_parts(sv->dev, slabs));
+}
 
 /* ---- jacobi: the jacobi stage repeated, as the driver does on the CPU ---------------------- */
 
@@ -229,6 +236,14 @@ static SolveResult pipe_relax(PipeSolver *sv, const PressureSettings *set,
 
 /* ---- multigrid: V-cycles on the residual ------------------------------------------------- */
 
+/* The coarse levels of this solve, before its first V-cycle. */
+static void pipe_prepare_coarse(PipeSolver *sv)
+{
+    if (sv->coarse_levels > 1)
+        pipe_prepare_levels(&sv->mg, 1, sv->coarse_levels, sv->coarse_levels);
+    sv->coarse_levels = 0;
+}
+
 static SolveResult pipe_multigrid(PipeSolver *sv, const PressureSettings *set,
                                   double bnorm)
 {
@@ -238,6 +253,7 @@ static SolveResult pipe_multigrid(PipeSolver *sv, const PressureSettings *set,
         if (res.residual <= set->tolerance || res.iterations >= set->iterations ||
             !isfinite(res.residual))
             break;
+        pipe_prepare_coarse(sv);
         pipe_vcycle_level(&sv->mg, 0, sv->mg.levels, MG_COARSE_SWEEPS);
         pipe_box_add_correction(sv);
         res.iterations++;
@@ -375,14 +391,16 @@ static void pipe_cg_run(PipeSolver *sv, const MacGrid *g, double bnorm, const Pr
 
 /* The recurrence residual drifts from the true one, so convergence is confirmed on b - A x
  * and CG restarts from it when short (as pcg.c does). */
+/* first: the relative true residual CG starts from (pipe_solve_with measured it) */
 static SolveResult pipe_cg(PipeSolver *sv, const MacGrid *g, const PressureSettings *set, Precon m,
-                           double bnorm)
+                           double bnorm, double first)
 {
-    SolveResult res = { .residual = pipe_true_residual(sv) / bnorm };
+    SolveResult res = { .residual = first };
     for (int restart = 0; restart <= MAX_RESTARTS; restart++) {
         if (res.residual <= set->tolerance || res.iterations >= set->iterations ||
             sv->dev->failure != CL_SUCCESS)
             break;
+        pipe_prepare_coarse(sv);
         pipe_cg_run(sv, g, bnorm, set, m, &res);
         res.residual = pipe_true_residual(sv) / bnorm;
     }
@@ -446,20 +464,34 @@ static void pipe_pressure_rhs(PipeSolver *sv, const MacGrid *g, float scale)
 }
 
 /* After pressure_rhs: one wait reads |rhs| and |b| (and one before finds the box, unless
- * pipe_find_box found it after classify). b = 0 means p = 0 solves it, as on the host. */
+ * pipe_find_box found it after classify), and for CG the true residual it starts from too,
+ * launched before anyone knows whether it is needed: a wait costs more than the launches on a
+ * small grid. b = 0 means p = 0 solves it, as on the host. */
 static SolveResult pipe_solve_with(PipeSolver *sv, const MacGrid *g, const PressureSettings *set,
                                    const char *name, float scale)
 {
-    int nlev = pipe_solver_levels(sv, name), jacobi = nlev == 0;
-    double part[2 * PIPE_PARTS], rhs2 = 0.0, b2 = 0.0;
+    int nlev = pipe_solver_levels(sv, name), jacobi = nlev == 0, slabs = 0;
+    int cg = strcmp(name, "mgpcg") == 0 || strcmp(name, "pcg") == 0;
+    double part[2 * PIPE_PARTS], first[PIPE_MAX_PARTIALS], rhs2 = 0.0, b2 = 0.0, r2 = 0.0;
     pipe_pressure_rhs(sv, g, scale);
     if (!jacobi) {
-        pipe_prepare_levels(&sv->mg, nlev);
+        /* the coarse levels wait for the first V-cycle (pipe_prepare_coarse): a solve that
+         * starts converged, as a tank at rest does, needs level 0's counts only */
+        pipe_prepare_levels(&sv->mg, 0, 1, nlev);
+        sv->coarse_levels = nlev;
         if (!sv->state->shortcut.box_fresh)
             pipe_find_box(sv, name);
     }
-    pipe_ok(sv->dev, clEnqueueReadBuffer(sv->dev->cl.queue, sv->dev->partial_d, CL_TRUE, 0,
+    if (cg)
+        slabs = pipe_true_residual_parts(sv, sv->partial_st);
+    pipe_ok(sv->dev, clEnqueueReadBuffer(sv->dev->cl.queue, sv->dev->partial_d, !cg, 0,
                                          sizeof part, part, 0, NULL, NULL), "reading a sum");
+    if (cg && slabs <= PIPE_MAX_PARTIALS) /* in order: this read ends after the one above */
+        pipe_ok(sv->dev, clEnqueueReadBuffer(sv->dev->cl.queue, sv->partial_st, CL_TRUE, 0,
+                                             (size_t)slabs * sizeof(double), first, 0, NULL,
+                                             NULL), "reading a sum");
+    else if (cg)
+        pipe_ok(sv->dev, CL_INVALID_VALUE, "more partial sums than PIPE_MAX_PARTIALS");
     if (sv->dev->failure != CL_SUCCESS) {
         clFinish(sv->dev->cl.queue); /* nothing may still be writing into part */
         return (SolveResult){ .residual = NAN };
@@ -481,9 +513,12 @@ static SolveResult pipe_solve_with(PipeSolver *sv, const MacGrid *g, const Press
         return pipe_relax(sv, set, set->sor_omega, bnorm);
     if (strcmp(name, "multigrid") == 0)
         return pipe_multigrid(sv, set, bnorm);
+    for (int q = 0; q < slabs; q++) /* in order, as pipe_sum_parts adds them */
+        r2 += first[q];
     if (strcmp(name, "mgpcg") == 0)
-        return pipe_cg(sv, g, set, (Precon){ sv->mg.levels, MG_COARSE_SWEEPS }, bnorm);
-    return pipe_cg(sv, g, set, (Precon){ 1, 1 }, bnorm); /* pcg */
+        return pipe_cg(sv, g, set, (Precon){ sv->mg.levels, MG_COARSE_SWEEPS }, bnorm,
+                       sqrt(r2) / bnorm);
+    return pipe_cg(sv, g, set, (Precon){ 1, 1 }, bnorm, sqrt(r2) / bnorm); /* pcg */
 }
 
 /* ... and p2g's scratch back to the 0 the next p2g adds into, where the vectors borrowed it. */

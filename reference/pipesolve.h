@@ -17,7 +17,9 @@ typedef struct {
     cl_mem a_direction;         /* float: A s */
     cl_mem cg_scalars;          /* double: sigma, alpha, broke, the other sigma (solvers.cl's
                                  * CG_*) */
-    cl_mem partial_st;          /* double: s . A s per slab (apply_A_dot), read by cg_update */
+    cl_mem partial_st;          /* double: s . A s per slab (apply_A_dot), read by cg_update;
+                                 * and the true residual's partial sums CG starts from */
+    int coarse_levels;          /* the solve's levels while its coarse ones wait to be made */
     /* iterate, residual, direction and a_direction are regions of the state's p2g scratch
      * (pipestate.h) when they fit there: the bytes of it they cover, which pipe_solve zeroes
      * before it returns, or 0 when they are buffers of their own */
