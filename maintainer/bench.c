@@ -520,7 +520,8 @@ static void bench_print_scene(const SceneCase *c, SceneResult res[RUN_KINDS][SCE
            "SLOWER: the device's teaching run took longer than the C yardstick's in this stage; "
            "targets are the issue's, for 64^3; fused: on OpenCL, g2p's launch also moves the particles (advect), and gravity is added by "
            "divergence's read and gradient's write; classify's cell types are written in p2g's "
-           "normalize pass, and its row is the search for the FLUID box)\n", bandwidth);
+           "normalize pass, and its row is the search for the FLUID box; an OpenCL stage's ms are its "
+           "kernels' span on the device's clock, a C stage's its call's)\n", bandwidth);
 }
 
 static json_t *bench_run_json(const SceneResult *r, double bandwidth)
