@@ -869,8 +869,13 @@ static int scene_integrator(Ctx *c, json_t *prod, int *order)
     if (!v)
         return -1;
     const char *name = json_is_string(v) ? json_string_value(v) : NULL;
-    if (!name || !scene_in_list(production_integrators, name))
-        return scene_wrong(c, "one of \"none\", \"rk2\", \"rk3\"", v);
+    if (!name || !scene_in_list(production_integrators, name)) {
+        const char *near = name ? scene_closest(production_integrators, name) : NULL;
+        char got[256];
+        return scene_fail(c, "expected one of \"none\", \"rk2\", \"rk3\", got %s%s%s%s",
+                          scene_describe(v, got, sizeof got), near ? "; did you mean \"" : "",
+                          near ? near : "", near ? "\"?" : "");
+    }
     *order = strcmp(name, "rk2") == 0 ? 2 : strcmp(name, "rk3") == 0 ? 3 : 0;
     scene_path_pop(c, mark);
     return 0;

@@ -732,6 +732,10 @@ START_TEST(test_production_group)
     const char *bad[] = { "production.integrator=euler" };
     expect_error_ov(MINIMAL, bad, 1, "t.json: production.integrator: expected one of \"none\", "
                     "\"rk2\", \"rk3\", got \"euler\" (set by --set production.integrator=euler)");
+    const char *near[] = { "production.integrator=\"RK3\"" };
+    expect_error_ov(MINIMAL, near, 1, "t.json: production.integrator: expected one of \"none\", "
+                    "\"rk2\", \"rk3\", got \"RK3\"; did you mean \"rk3\"? (set by --set "
+                    "production.integrator=\"RK3\")");
     expect_error("{\"name\": \"min\", \"grid\": {\"resolution\": [8, 6, 7], \"cell_size\": 0.5}, "
                  "\"production\": {\"cfl\": 0}}",
                  "t.json: production.cfl: expected a number > 0, got 0");
