@@ -702,15 +702,30 @@ enum { SHIPPED_FRAMES = 30, SHIPPED_REPEATS = 5 };
  * with nothing to do (gravity and advect on the device, classify's box search). */
 #define SHIPPED_FLOOR_MS 0.002
 
-static void bench_shipped(json_t *out)
+static int bench_is_shipped(const char *name)
+{
+    for (size_t q = 0; q < sizeof shipped_scenes / sizeof *shipped_scenes; q++)
+        if (strcmp(name, shipped_scenes[q]) == 0)
+            return 1;
+    return 0;
+}
+
+/* only: the scenes to run (NULL: every shipped scene). */
+static void bench_shipped(json_t *out, char *const *only, int nonly)
 {
     printf("\nshipped scenes as shipped, frames 1-%d, median of %d alternating runs: C and OpenCL "
            "stage by stage (ms a substep; SLOWER: the device took longer than C in a stage)\n",
            SHIPPED_FRAMES, SHIPPED_REPEATS);
     printf("  %-16s %9s %9s %6s  %-34s %s\n", "scene", "C s/fr", "CL s/fr", "ratio",
            "closest stage (CL/C)", "slower stages");
-    int slower_scenes = 0;
+    int slower_scenes = 0, ran = 0;
     for (size_t q = 0; q < sizeof shipped_scenes / sizeof *shipped_scenes; q++) {
+        int wanted = nonly == 0;
+        for (int w = 0; w < nonly; w++)
+            wanted |= strcmp(only[w], shipped_scenes[q]) == 0;
+        if (!wanted)
+            continue;
+        ran++;
         char path[128];
         snprintf(path, sizeof path, "scenes/%s.json", shipped_scenes[q]);
         SceneCase c = { shipped_scenes[q], path, { NULL }, 0, SHIPPED_FRAMES, 0, 0 };
@@ -769,10 +784,9 @@ static void bench_shipped(json_t *out)
                                              frame[0], "opencl_s_per_frame", frame[1], "stages",
                                              stages));
     }
-    printf("  (%d of %zu scenes with a stage slower on the device; an OpenCL stage's ms are its "
+    printf("  (%d of %d scenes with a stage slower on the device; an OpenCL stage's ms are its "
            "kernels' span on the device's clock, a C stage's its call's; the device's p2g row "
-           "holds classify's work, written in its normalize pass)\n", slower_scenes,
-           sizeof shipped_scenes / sizeof *shipped_scenes);
+           "holds classify's work, written in its normalize pass)\n", slower_scenes, ran);
 }
 
 typedef struct { int ok, iterations; double residual, ms; char error[512]; } SolverResult;
@@ -1017,8 +1031,14 @@ int main(int argc, char **argv)
         return 0;
     }
     if (argc > 1 && strcmp(argv[1], "--shipped") == 0) {   /* that section alone */
+        for (int a = 2; a < argc; a++)
+            if (!bench_is_shipped(argv[a])) {
+                fprintf(stderr, "bench: --shipped %s: not a shipped scene (scenes/*.json)\n",
+                        argv[a]);
+                return 2;
+            }
         json_t *shipped = json_array();
-        bench_shipped(shipped);
+        bench_shipped(shipped, argv + 2, argc - 2);
         json_decref(shipped);
         return 0;
     }
@@ -1074,7 +1094,7 @@ int main(int argc, char **argv)
     }
     if (!quick) {
         json_t *shipped = json_array();
-        bench_shipped(shipped);
+        bench_shipped(shipped, NULL, 0);
         json_object_set_new(root, "shipped_scenes", shipped);
     }
     bench_solvers(solvers, quick);

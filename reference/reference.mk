@@ -74,7 +74,7 @@ $(BENCH): $(BUILD)/maintainer/bench.o $(SIM_OBJ)
 	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -pthread -o $@
 
 #:Measuring:
-bench: $(BENCH) ## C vs OpenCL per stage, peak memory per run, outputs and triangles, solvers, bandwidth (build/bench/) [BENCH_ARGS=--quick|--outputs|--shipped]
+bench: $(BENCH) ## C vs OpenCL per stage, peak memory per run, outputs and triangles, solvers, bandwidth (build/bench/) [BENCH_ARGS=--quick|--outputs|--shipped [SCENE...]]
 	@mkdir -p build/bench
 	@$(BENCH) $(BENCH_ARGS)
 
