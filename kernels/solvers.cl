@@ -693,59 +693,15 @@ inline void jacobi_listed(__global float *p_out, __global const float *p,
                          : 0.0f;
 }
 
-/* `sweeps` jacobi sweeps in one launch of one work-group, for grids so small that a launch and
- * its hand-out cost more than a sweep (pipe_jacobi picks it by size). Sweep s reads a and writes
- * b when s is even, b into a when odd, and the group waits at a barrier between sweeps. The
- * updates are jacobi_cell's bits, in any order.
- * Only FLUID cells change from sweep to sweep (the rest are 0 in every output), and a small
- * grid is mostly not FLUID. The solve's first launch (listing) sweeps the whole grid once and
- * lists the FLUID cells in list (their index and jacobi_neighbours, in whatever order the group
- * finds them; their number in listed[0]); every other sweep runs down the list. Both
- * buffers then hold the 0s outside FLUID: b from that first sweep, a from pressure_rhs (which
- * zeroes p outside FLUID).
- * parts > 0: then also the residual's partial sums over the result, in partial[0, parts), the
- * bits laplacian and residual_l would give, in place of their two launches. */
-__kernel void jacobi_sweeps(__global float *a, __global float *b, __global const float *rhs,
-                            __global const char *cell, int4 n4, float dx, float omega, int sweeps,
-                            int listing, __global int *list, __global int *listed,
-                            __global double *partial, int chunk, int parts)
+/* The residual |rhs - L p| / norm over the FLUID cells, by the whole group: the partial sums
+ * chunk by chunk, as laplacian and residual_l make them, then added in order by one work-item,
+ * as pipe_sum adds them on the host: the same bits. Returns it to every work-item. */
+inline double jacobi_group_residual(__global const float *p, __global const float *rhs,
+                                    __global const char *cell, int3 n, float dx,
+                                    __global double *partial, int chunk, int parts,
+                                    double norm, __local double *shared)
 {
-    int3 n = n4.xyz;
-    int w = get_local_id(0), size = (int)get_local_size(0), cells = n.x * n.y * n.z, s = 0;
-    __local int found;
-    if (listing) {
-        if (w == 0)
-            found = 0;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int c = w; c < cells; c += size) {
-            int i = c % n.x, j = (c / n.x) % n.y, k = c / (n.x * n.y);
-            jacobi_cell(b, a, rhs, cell, n, i, j, k, dx, omega);
-            if (cell[c] == CELL_FLUID) {
-                int q = atomic_inc(&found);
-                list[2 * q] = c;
-                list[2 * q + 1] = jacobi_neighbours(cell, n, i, j, k);
-            }
-        }
-        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-        if (w == 0)
-            listed[0] = found;
-        s = 1;
-    }
-    int count = listing ? found : listed[0];
-    for (; s < sweeps; s++) {
-        __global float *out = s & 1 ? a : b;
-        __global const float *in = s & 1 ? b : a;
-        for (int base = 0; base < count; base += size) { /* uniform: PoCL runs lanes side by side */
-            int q = base + w;
-            if (q < count)
-                jacobi_listed(out, in, rhs, list[2 * q], list[2 * q + 1], n, dx, omega);
-        }
-        barrier(CLK_GLOBAL_MEM_FENCE);
-    }
-    if (parts == 0)
-        return;
-    /* The residual's partial sums, chunk by chunk, as laplacian and residual_l make them. */
-    __global const float *p = sweeps & 1 ? b : a;
+    int w = get_local_id(0), size = (int)get_local_size(0), cells = n.x * n.y * n.z;
     for (int g = w; g < parts; g += size) {
         int lo, hi;
         chunk_of(g, cells, chunk, &lo, &hi);
@@ -758,6 +714,96 @@ __kernel void jacobi_sweeps(__global float *a, __global float *b, __global const
             }
         partial[g] = sum;
     }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE); /* shared, read last time, too */
+    if (w == 0) {
+        double sum = 0.0;
+        for (int g = 0; g < parts; g++)
+            sum += partial[g];
+        *shared = sqrt(sum) / norm;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    return *shared;
+}
+
+/* A whole jacobi solve in one launch of one work-group, for grids so small that a launch, and
+ * above all a wait for the host to read a residual, cost more than a sweep (pipe_jacobi picks
+ * it by size). It does what pipe_jacobi does on the host, with the same bits: |rhs| from
+ * pressure_rhs's partial sums (partial[0, parts)), p = 0 when that is 0; else the residual of
+ * p, then sweeps in stretches of `every`, the residual after each, until it is within
+ * tolerance, not finite, or `cap` sweeps are done (sqrt and / are correctly rounded in double,
+ * so the test decides as the host's would). The result ends in p; outcome[0, 3) gets the sweeps
+ * done, the residual and whether it converged, which the host reads with its one wait.
+ * The sweeps go between p and q, with a barrier between them; the updates are jacobi_cell's
+ * bits, in any order. Only FLUID cells change from sweep to sweep (the rest are 0 in every
+ * output), and a small grid is mostly not FLUID: the first sweep covers the whole grid and
+ * lists the FLUID cells in list (their index and jacobi_neighbours, in whatever order the group
+ * finds them); every other sweep runs down the list. Both vectors then hold the 0s outside
+ * FLUID: q from that first sweep, p from pressure_rhs (which zeroes p outside FLUID). */
+__kernel void jacobi_solve(__global float *p, __global float *q, __global const float *rhs,
+                           __global const char *cell, int4 n4, float dx, float omega, int cap,
+                           int every, double tolerance, __global int *list,
+                           __global double *partial, int chunk, int parts,
+                           __global double *outcome)
+{
+    int3 n = n4.xyz;
+    int w = get_local_id(0), size = (int)get_local_size(0), cells = n.x * n.y * n.z;
+    __local double shared;
+    __local int found;
+    if (w == 0) {
+        double rhs2 = 0.0;
+        for (int g = 0; g < parts; g++)
+            rhs2 += partial[g];
+        shared = sqrt(rhs2);
+        found = 0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    double norm = shared;
+    if (norm == 0.0) { /* b = 0: p = 0 solves it, as on the host */
+        for (int c = w; c < cells; c += size)
+            p[c] = 0.0f;
+        if (w == 0)
+            outcome[0] = 0.0, outcome[1] = 0.0, outcome[2] = 1.0;
+        return;
+    }
+    __global float *in = p, *out = q;
+    int done = 0;
+    double residual = jacobi_group_residual(in, rhs, cell, n, dx, partial, chunk, parts, norm,
+                                            &shared);
+    while (!(residual <= tolerance) && done < cap && isfinite(residual)) {
+        int todo = min(every - done % every, cap - done);
+        for (int s = 0; s < todo; s++, done++) {
+            if (done == 0) {
+                for (int c = w; c < cells; c += size) {
+                    int i = c % n.x, j = (c / n.x) % n.y, k = c / (n.x * n.y);
+                    jacobi_cell(out, in, rhs, cell, n, i, j, k, dx, omega);
+                    if (cell[c] == CELL_FLUID) {
+                        int at = atomic_inc(&found);
+                        list[2 * at] = c;
+                        list[2 * at + 1] = jacobi_neighbours(cell, n, i, j, k);
+                    }
+                }
+            } else {
+                int count = found;
+                for (int base = 0; base < count; base += size) { /* uniform: PoCL runs lanes side by side */
+                    int at = base + w;
+                    if (at < count)
+                        jacobi_listed(out, in, rhs, list[2 * at], list[2 * at + 1], n, dx, omega);
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+            __global float *t = in;
+            in = out;
+            out = t;
+        }
+        residual = jacobi_group_residual(in, rhs, cell, n, dx, partial, chunk, parts, norm,
+                                         &shared);
+    }
+    if (in != p) { /* an odd number of sweeps: the result back into p */
+        for (int c = w; c < cells; c += size)
+            p[c] = in[c];
+    }
+    if (w == 0)
+        outcome[0] = (double)done, outcome[1] = residual, outcome[2] = residual <= tolerance;
 }
 
 /* Jacobi's residual: partial sums of (rhs - L p)^2 over FLUID cells (L p from the laplacian kernel). */

@@ -252,7 +252,7 @@ inline float neighbour_sum(__global const float *p, __global const char *cell, i
     return sum;
 }
 
-/* L p at FLUID cell (i, j, k), shared with the pipeline's jacobi_sweeps (the same bits). */
+/* L p at FLUID cell (i, j, k), shared with the pipeline's jacobi_solve (the same bits). */
 inline float laplacian_at(__global const float *p, __global const char *cell, int3 n, int i,
                           int j, int k, float dx)
 {
@@ -273,7 +273,7 @@ __kernel void laplacian(__global float *out, __global const float *p, __global c
     out[c] = cell[c] == CELL_FLUID ? laplacian_at(p, cell, n, i, j, k, dx) : 0.0f;
 }
 
-/* One cell's jacobi update, shared with the pipeline's jacobi_sweeps (the same bits). */
+/* One cell's jacobi update, shared with the pipeline's jacobi_solve (the same bits). */
 inline void jacobi_cell(__global float *p_out, __global const float *p,
                         __global const float *rhs, __global const char *cell, int3 n, int i,
                         int j, int k, float dx, float omega)
@@ -303,13 +303,13 @@ __kernel void jacobi(__global float *p_out, __global const float *p, __global co
  * where the face's velocity is kept. The faces left as they are, between two cells that are not
  * FLUID, are not read again before extrapolation writes them (the pipeline's extrap_layer zeroes
  * what it cannot reach), so they need none. */
-__kernel void gradient(__global float *vel, __global const float *p, __global const char *cell,
-                       int4 n4, float dx, float scale, int a, float dv)
+__attribute__((always_inline)) inline void gradient_face(__global float *vel,
+                                                         __global const float *p,
+                                                         __global const char *cell, int3 n,
+                                                         float dx, float scale, int a, float dv,
+                                                         int i, int j, int k)
 {
-    int3 n = n4.xyz, fn = face_dims(n, a);
-    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
-    if (i >= fn.x || j >= fn.y || k >= fn.z)
-        return;
+    int3 fn = face_dims(n, a);
     size_t f = flat_index(fn, i, j, k);
     int lo = face_below(cell, n, a, i, j, k), hi = cell_type(cell, n, i, j, k);
     if (lo == CELL_SOLID || hi == CELL_SOLID) {
@@ -321,4 +321,33 @@ __kernel void gradient(__global float *vel, __global const float *p, __global co
     size_t c_hi = flat_index(n, i, j, k);
     size_t c_lo = flat_index(n, i - (a == 0), j - (a == 1), k - (a == 2));
     vel[f] = (vel[f] + dv) - scale * (p[c_hi] - p[c_lo]) / dx;
+}
+
+__kernel void gradient(__global float *vel, __global const float *p, __global const char *cell,
+                       int4 n4, float dx, float scale, int a, float dv)
+{
+    int3 n = n4.xyz, fn = face_dims(n, a);
+    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    if (i >= fn.x || j >= fn.y || k >= fn.z)
+        return;
+    gradient_face(vel, p, cell, n, dx, scale, a, dv, i, j, k);
+}
+
+/* The pipeline's gradient, the three components in one launch (on a small grid a launch costs
+ * more than its work): over the FLUID box, whose high corner is hi4, and one face past it along
+ * each component's own axis, as three gradient launches would cover; each face as
+ * gradient_face makes it, so the bits are theirs. */
+__kernel void gradient3(__global float *u, __global float *v, __global float *w,
+                        __global const float *p, __global const char *cell, int4 n4, float dx,
+                        float scale, float4 dv, int4 hi4)
+{
+    int3 n = n4.xyz, hi = hi4.xyz;
+    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    int in_x = i < hi.x, in_y = j < hi.y, in_z = k < hi.z;
+    if (i <= hi.x && in_y && in_z)
+        gradient_face(u, p, cell, n, dx, scale, 0, dv.x, i, j, k);
+    if (in_x && j <= hi.y && in_z)
+        gradient_face(v, p, cell, n, dx, scale, 1, dv.y, i, j, k);
+    if (in_x && in_y && k <= hi.z)
+        gradient_face(w, p, cell, n, dx, scale, 2, dv.z, i, j, k);
 }

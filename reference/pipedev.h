@@ -21,10 +21,10 @@ enum { PIPE_MAX_PARTIALS = 1024 };
     X(SORT_BUCKETS, sort_buckets) X(SORT_PERMUTE3, sort_permute3) X(SORT_PERMUTE1, sort_permute1) \
     X(P2G_SCATTER, p2g_scatter) \
     X(P2G_NORMALIZE, p2g_normalize) X(GRAVITY, gravity) \
-    X(DIVERGENCE, divergence) X(PRESSURE_RHS, pressure_rhs) X(GRADIENT, gradient) \
+    X(DIVERGENCE, divergence) X(PRESSURE_RHS, pressure_rhs) X(GRADIENT, gradient) X(GRADIENT3, gradient3) \
     X(EXTRAP_INIT, extrap_init) X(EXTRAP_LAYER, extrap_layer) \
     X(G2P, g2p) X(G2P_BLEND, g2p_blend) X(ADVECT, advect) X(G2P_MOVE, g2p_move) X(KEEP_INSIDE, keep_inside) \
-    X(MAX_SPEED2, max_speed2) X(JACOBI, jacobi) X(JACOBI_SWEEPS, jacobi_sweeps) X(LAPLACIAN, laplacian) \
+    X(MAX_SPEED2, max_speed2) X(JACOBI, jacobi) X(JACOBI_SOLVE, jacobi_solve) X(LAPLACIAN, laplacian) \
     X(RESIDUAL_L, residual_l) X(MG_COUNT, mg_count) X(MG_COARSEN, mg_coarsen) \
     X(FLUID_BOUNDS, fluid_bounds) X(MG_SMOOTH_SERIAL, mg_smooth_serial) X(APPLY_A_DOT, apply_A_dot) X(APPLY_A, apply_A) X(DOT_FF, dot_ff) \
     X(MG_COARSEST, mg_coarsest) X(MG_DOWN_SERIAL, mg_down_serial) X(MG_UP_SERIAL, mg_up_serial) \

@@ -12,10 +12,11 @@
  * jacobi measure the residual every 10 sweeps, as their C versions do (a residual costs about
  * as much as a sweep). */
 enum { MAX_RESTARTS = 4, RELAX_CHECK_EVERY = 10, JACOBI_CHECK_EVERY = 10 };
-/* jacobi_sweeps' group (work-items) and the largest grid it takes (cells). On PoCL here its
+/* jacobi_solve's group (work-items) and the largest grid it takes (cells). On PoCL here its
  * sweeps down the FLUID list beat a launch a sweep on both cores at 16^3 (first_drop's pressure
- * 7.4 -> 2.5 ms a substep), 48x24x16 (125 -> 40) and 32^3 (170 -> 90); larger grids untried. */
-enum { JACOBI_GROUP = 256, JACOBI_GROUP_CELLS = 32 * 32 * 32 };
+ * 7.4 -> 2.5 ms a substep), 48x24x16 (125 -> 40) and 32^3 (170 -> 90), with a wait every 10
+ * sweeps; larger grids untried. The whole solve in the one launch saves those waits. */
+enum { JACOBI_GROUP = 256, JACOBI_GROUP_CELLS = 32 * 32 * 32, OWN_VECTORS_CELLS = 32 * 32 * 32 };
 /* solvers.cl's CG scalars: sigma (by turns with CG_SIGMA_ODD), alpha, broke */
 enum { CG_SIGMA, CG_STEP, CG_BROKE, CG_SIGMA_ODD, CG_SCALARS };
 
@@ -31,7 +32,10 @@ void pipe_solver_release(PipeSolver *sv)
 /* The vectors p2g's scratch can hold (in its 24 bytes a cell and more, so always, as the
  * grid's scratch is made for the same grid): iterate and residual (double), direction and
  * a_direction (float), one after another; each is written before it is read in every solve,
- * over the FLUID box or the whole grid (apply_A reads FLUID neighbours only). */
+ * over the FLUID box or the whole grid (apply_A reads FLUID neighbours only). A grid of at most
+ * OWN_VECTORS_CELLS cells gives them buffers of their own instead (under a megabyte): the
+ * scratch's zeroing after the solve's last wait is a round trip to the host, which costs a
+ * small grid's solve more than its work (a tank at rest starts its solves converged). */
 static void pipe_solver_vectors(PipeSolver *sv, size_t n)
 {
     cl_mem *vec[] = { &sv->iterate, &sv->residual, &sv->direction, &sv->a_direction };
@@ -41,7 +45,7 @@ static void pipe_solver_vectors(PipeSolver *sv, size_t n)
     size_t at = 0;
     for (size_t q = 0; q < sizeof vec / sizeof *vec; q++)
         at += pipe_align(sv->dev, bytes[q]);
-    sv->borrowed = gr->scratch && at <= gr->scratch_bytes ? at : 0;
+    sv->borrowed = gr->scratch && at <= gr->scratch_bytes && n > OWN_VECTORS_CELLS ? at : 0;
     at = 0;
     for (size_t q = 0; q < sizeof vec / sizeof *vec; q++) {
         *vec[q] = sv->borrowed ? pipe_sub_buffer(sv->dev, gr->scratch, at, bytes[q])
@@ -116,6 +120,18 @@ static void pipe_box_add_correction(PipeSolver *sv)
  * box x is 0, and so is p: pressure_rhs zeroes it outside FLUID). Returns |rd|. */
 /* The launches of pipe_true_residual, its partial sums into partial (one a slab of the box,
  * pipe_sum_parts adds them); returns their number. */
+/* p checked for values that are not finite, as the pressure phase's check (the pipeline reads
+ * what the checks found at the frame's end). Enqueued wherever the solve has just written p,
+ * before the wait that tells whether that p is final: a launch after a solve's last wait costs
+ * a round trip to the host, more than a small grid's whole solve. A p checked before it was
+ * final names the same phase: a NaN in an iterate stays in it, and the solve ends non-finite. */
+static void pipe_check_p(PipeSolver *sv)
+{
+    const int *n = sv->state->grid.n;
+    pipe_check_finite(sv->state, PHASE_PRESSURE, SIM_AT_CELL, sv->state->grid.p,
+                      (size_t)n[0] * (size_t)n[1] * (size_t)n[2]);
+}
+
 static int pipe_true_residual_parts(PipeSolver *sv, cl_mem partial)
 {
     PipeLevel *l = &sv->mg.level[0];
@@ -134,6 +150,7 @@ static int pipe_true_residual_parts(PipeSolver *sv, cl_mem partial)
         LAUNCH(sv->dev, K_NORM2_D, 1, 1, (size_t)x.slabs, ARG(partial),
                ARG(sv->residual), ARG(x.n), ARG(x.lo), ARG(x.hi));
     }
+    pipe_check_p(sv); /* both kernels wrote p from the iterate */
     return x.slabs;
 }
 
@@ -155,9 +172,9 @@ static double pipe_jacobi_residual(PipeSolver *sv, const MacGrid *g, cl_mem p, d
     return sqrt(pipe_sum(sv->dev)) / bnorm;
 }
 
-/* The work-group jacobi_sweeps runs in on g: a whole number of x rows, about JACOBI_GROUP
- * work-items; 0 (a launch a sweep, on every core) where the grid has more than
- * JACOBI_GROUP_CELLS cells or the device's groups are too small for a row.
+/* The work-group jacobi_solve runs in on g: a whole number of x rows, about JACOBI_GROUP
+ * work-items; 0 (a launch a sweep, on every core, and a wait a check) where the grid has more
+ * than JACOBI_GROUP_CELLS cells or the device's groups are too small for a row.
  * $FLIPKIT_CL_JACOBI_GROUP_CELLS overrides the limit, for tuning on another device (0: never;
  * test_pipeline uses both ends to compare the two paths' bits). */
 static size_t pipe_jacobi_group(PipeSolver *sv, const MacGrid *g)
@@ -169,46 +186,50 @@ static size_t pipe_jacobi_group(PipeSolver *sv, const MacGrid *g)
     if (grid_cells(g) > (size_t)limit)
         return 0;
     size_t nx = (size_t)g->nx, rows = JACOBI_GROUP > nx ? JACOBI_GROUP / nx : 1;
-    size_t most = pipe_group_limit(sv->dev, K_JACOBI_SWEEPS);
+    size_t most = pipe_group_limit(sv->dev, K_JACOBI_SOLVE);
     while (rows > 1 && rows * nx > most)
         rows--;
     return rows * nx <= most ? rows * nx : 0;
 }
 
+/* On a small grid: the whole solve in one launch, and one wait to read what it did. */
+static SolveResult pipe_jacobi_in_group(PipeSolver *sv, const MacGrid *g,
+                                        const PressureSettings *set, size_t group)
+{
+    double outcome[3] = { 0.0, NAN, 0.0 };
+    pipe_jacobi_solve(sv->state, g, sv->direction, set, JACOBI_CHECK_EVERY, group, sv->iterate,
+                      sv->partial_st);
+    pipe_check_p(sv);
+    pipe_read(sv->dev, sv->partial_st, outcome, sizeof outcome);
+    if (sv->dev->failure != CL_SUCCESS)
+        return (SolveResult){ .residual = NAN };
+    return (SolveResult){ .iterations = (int)outcome[0], .residual = outcome[1],
+                          .converged = outcome[2] != 0.0 };
+}
+
 /* bnorm: |rhs|. Checks the residual every JACOBI_CHECK_EVERY sweeps and after the last, as
- * the driver does on the CPU; on a small grid each stretch between checks is one launch
- * (jacobi_sweeps), which also leaves the residual's partial sums. */
+ * the driver does on the CPU, a launch a sweep (grids too large for pipe_jacobi_in_group). */
 static SolveResult pipe_jacobi(PipeSolver *sv, const MacGrid *g, const PressureSettings *set,
                                double bnorm)
 {
-    size_t cells = grid_cells(g), group = pipe_jacobi_group(sv, g);
+    size_t cells = grid_cells(g);
     cl_mem p = sv->state->grid.p, next = sv->direction;
     SolveResult res = { .residual = pipe_jacobi_residual(sv, g, p, bnorm) };
     res.converged = res.residual <= set->tolerance;
     while (!res.converged && res.iterations < set->iterations && isfinite(res.residual)) {
-        int todo = group ? JACOBI_CHECK_EVERY - res.iterations % JACOBI_CHECK_EVERY : 1;
-        todo = todo < set->iterations - res.iterations ? todo : set->iterations - res.iterations;
-        int check = (res.iterations + todo) % JACOBI_CHECK_EVERY == 0 ||
-                    res.iterations + todo == set->iterations;
-        if (group)
-            pipe_jacobi_sweeps(sv->state, g, p, next, set->jacobi_omega, todo,
-                               res.iterations == 0, group, sv->iterate, sv->residual, check);
-        else
-            pipe_jacobi_sweep(sv->state, g, p, next, set->jacobi_omega);
-        if (todo % 2) {
-            cl_mem tmp = p;
-            p = next;
-            next = tmp;
-        }
-        res.iterations += todo;
-        if (check) {
-            res.residual = group ? sqrt(pipe_sum(sv->dev)) / bnorm
-                                 : pipe_jacobi_residual(sv, g, p, bnorm);
+        pipe_jacobi_sweep(sv->state, g, p, next, set->jacobi_omega);
+        cl_mem tmp = p;
+        p = next;
+        next = tmp;
+        res.iterations++;
+        if (res.iterations % JACOBI_CHECK_EVERY == 0 || res.iterations == set->iterations) {
+            res.residual = pipe_jacobi_residual(sv, g, p, bnorm);
             res.converged = res.residual <= set->tolerance;
         }
     }
     if (p != sv->state->grid.p)
         pipe_copy(sv->dev, p, sv->state->grid.p, cells * sizeof(float), "copying p");
+    pipe_check_p(sv);
     return res;
 }
 
@@ -474,6 +495,9 @@ static SolveResult pipe_solve_with(PipeSolver *sv, const MacGrid *g, const Press
     int cg = strcmp(name, "mgpcg") == 0 || strcmp(name, "pcg") == 0;
     double part[2 * PIPE_PARTS], first[PIPE_MAX_PARTIALS], rhs2 = 0.0, b2 = 0.0, r2 = 0.0;
     pipe_pressure_rhs(sv, g, scale);
+    size_t group = jacobi ? pipe_jacobi_group(sv, g) : 0;
+    if (group)
+        return pipe_jacobi_in_group(sv, g, set, group);
     if (!jacobi) {
         /* the coarse levels wait for the first V-cycle (pipe_prepare_coarse): a solve that
          * starts converged, as a tank at rest does, needs level 0's counts only */
@@ -500,7 +524,7 @@ static SolveResult pipe_solve_with(PipeSolver *sv, const MacGrid *g, const Press
         rhs2 += part[q];
     for (int q = 0; q < PIPE_PARTS; q++)
         b2 += part[PIPE_PARTS + q];
-    if (rhs2 == 0.0) {
+    if (rhs2 == 0.0) { /* (a p of zeros needs no check) */
         pipe_zero(sv->dev, sv->state->grid.p, grid_cells(g) * sizeof(float));
         return (SolveResult){ .converged = true };
     }

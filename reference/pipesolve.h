@@ -21,8 +21,9 @@ typedef struct {
                                  * and the true residual's partial sums CG starts from */
     int coarse_levels;          /* the solve's levels while its coarse ones wait to be made */
     /* iterate, residual, direction and a_direction are regions of the state's p2g scratch
-     * (pipestate.h) when they fit there: the bytes of it they cover, which pipe_solve zeroes
-     * before it returns, or 0 when they are buffers of their own */
+     * (pipestate.h) when they fit there and the grid is not small (pipe_solver_vectors): the
+     * bytes of it they cover, which pipe_solve zeroes before it returns, or 0 when they are
+     * buffers of their own */
     size_t borrowed;
     PipeLevels mg;              /* level 0's x is CG's preconditioned residual z */
 } PipeSolver;
@@ -38,8 +39,9 @@ void pipe_solver_release(PipeSolver *sv);
  * whole grid. */
 void pipe_find_box(PipeSolver *sv, const char *name);
 /* rhs = scale div in FLUID cells (p = 0 outside them), then L p = rhs on the state's grid with
- * solver `name` (a pressure.solver name); finds the box itself when pipe_find_box has not. A
- * device failure stays recorded in the device (the result's residual is then NaN). */
+ * solver `name` (a pressure.solver name); finds the box itself when pipe_find_box has not, and
+ * checks p for values that are not finite as the pressure phase (pipe_check_finite). A device
+ * failure stays recorded in the device (the result's residual is then NaN). */
 SolveResult pipe_solve(PipeSolver *sv, const MacGrid *g, const PressureSettings *set,
                        const char *name, float scale);
 /* Which algorithm solver `name` runs on the device, for the log and --help. */

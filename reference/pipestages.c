@@ -89,13 +89,23 @@ void pipe_gradient(PipeState *S, const MacGrid *g, float scale, const float *dv,
     PipeGrid *gr = &S->grid;
     cl_int4 n = pipe_grid_dims(g);
     float dx = g->dx;
+    int lo[3], hi[3];
+    pipe_cell_range(S, g, on_box, lo, hi);
+    if (on_box) { /* one launch for the three components, over the box and a face past it */
+        cl_float4 dv4 = { { pipe_dv(dv, 0), pipe_dv(dv, 1), pipe_dv(dv, 2), 0.0f } };
+        cl_int4 hi4 = pipe_dims(hi);
+        const int past[3] = { hi[0] + 1, hi[1] + 1, hi[2] + 1 };
+        LAUNCH_RANGE(S->dev, K_GRADIENT3, lo, past, ARG(gr->face[0]), ARG(gr->face[1]),
+                     ARG(gr->face[2]), ARG(gr->p), ARG(gr->cell), ARG(n), ARG(dx), ARG(scale),
+                     ARG(dv4), ARG(hi4));
+        return;
+    }
     for (cl_int a = 0; a < 3; a++) {
         const int *fn = g->face[a].n;
         float dva = pipe_dv(dv, a);
-        int lo[3], hi[3];
-        pipe_cell_range(S, g, on_box, lo, hi);
-        hi[a] = hi[a] + 1 < fn[a] ? hi[a] + 1 : fn[a];
-        LAUNCH_RANGE(S->dev, K_GRADIENT, lo, hi, ARG(gr->face[a]), ARG(gr->p), ARG(gr->cell),
+        int top[3] = { hi[0], hi[1], hi[2] };
+        top[a] = fn[a];
+        LAUNCH_RANGE(S->dev, K_GRADIENT, lo, top, ARG(gr->face[a]), ARG(gr->p), ARG(gr->cell),
                      ARG(n), ARG(dx), ARG(scale), ARG(a), ARG(dva));
     }
 }
@@ -210,19 +220,18 @@ void pipe_jacobi_sweep(PipeState *S, const MacGrid *g, cl_mem in, cl_mem out, fl
            ARG(S->grid.rhs), ARG(S->grid.cell), ARG(n), ARG(dx), ARG(omega));
 }
 
-/* `sweeps` sweeps from in, in one launch of one work-group of `group` work-items; the result
- * is in out after an odd number, in in after an even one. */
-void pipe_jacobi_sweeps(PipeState *S, const MacGrid *g, cl_mem in, cl_mem out, float omega,
-                        int sweeps, int listing, size_t group, cl_mem list, cl_mem listed,
-                        int residual)
+void pipe_jacobi_solve(PipeState *S, const MacGrid *g, cl_mem q, const PressureSettings *set,
+                       int check_every, size_t group, cl_mem list, cl_mem outcome)
 {
     cl_int4 n = pipe_grid_dims(g);
-    float dx = g->dx;
-    cl_int count = sweeps, first = listing, chunk = pipe_chunk(grid_cells(g));
-    cl_int parts = residual ? PIPE_PARTS : 0;
-    LAUNCH_GROUP(S->dev, K_JACOBI_SWEEPS, group, ARG(in), ARG(out), ARG(S->grid.rhs),
-                 ARG(S->grid.cell), ARG(n), ARG(dx), ARG(omega), ARG(count), ARG(first),
-                 ARG(list), ARG(listed), ARG(S->dev->partial_d), ARG(chunk), ARG(parts));
+    float dx = g->dx, omega = set->jacobi_omega;
+    cl_int cap = set->iterations, every = check_every, chunk = pipe_chunk(grid_cells(g));
+    cl_int parts = PIPE_PARTS;
+    cl_double tolerance = set->tolerance;
+    LAUNCH_GROUP(S->dev, K_JACOBI_SOLVE, group, ARG(S->grid.p), ARG(q), ARG(S->grid.rhs),
+                 ARG(S->grid.cell), ARG(n), ARG(dx), ARG(omega), ARG(cap), ARG(every),
+                 ARG(tolerance), ARG(list), ARG(S->dev->partial_d), ARG(chunk), ARG(parts),
+                 ARG(outcome));
 }
 
 float pipe_max_speed2(PipeState *S)

@@ -30,14 +30,13 @@ void pipe_keep_inside(PipeState *S, const MacGrid *g);
 /* out = L in, and one weighted Jacobi sweep out from in on rhs (the jacobi solver's steps). */
 void pipe_laplacian(PipeState *S, const MacGrid *g, cl_mem in, cl_mem out);
 void pipe_jacobi_sweep(PipeState *S, const MacGrid *g, cl_mem in, cl_mem out, float omega);
-/* `sweeps` sweeps in one launch of one work-group of `group` work-items: the result is in out
- * after an odd number, in in after an even one, the same bits as as many pipe_jacobi_sweep.
- * list (2 ints a cell) and listed (1 int): scratch, which the solve's first launch (listing)
- * fills with its FLUID cells and their number, and the later ones read. residual: also the PIPE_PARTS partial sums
- * pipe_sum adds into |rhs - L p|^2 of the result, as pipe_laplacian and residual_l leave them. */
-void pipe_jacobi_sweeps(PipeState *S, const MacGrid *g, cl_mem in, cl_mem out, float omega,
-                        int sweeps, int listing, size_t group, cl_mem list, cl_mem listed,
-                        int residual);
+/* A whole jacobi solve of L p = rhs on the state's grid in one launch of one work-group of
+ * `group` work-items (kernels/solvers.cl's jacobi_solve): after pipe_pressure_rhs, whose
+ * partial sums it reads for |rhs|; the same bits as pipe_jacobi_sweep with the host's residual
+ * checks. q: the other iterate; list: 2 ints a cell; outcome: 3 doubles (sweeps, residual,
+ * converged) for the host to read. */
+void pipe_jacobi_solve(PipeState *S, const MacGrid *g, cl_mem q, const PressureSettings *set,
+                       int check_every, size_t group, cl_mem list, cl_mem outcome);
 /* Enqueues a check of the first n floats of v (phase's output at place; particles: 3 floats
  * each; cells: FLUID cells only, the only ones read) for a value that is not finite, without a
  * wait. The first check that finds one keeps
