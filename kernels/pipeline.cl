@@ -68,21 +68,34 @@ __kernel void max_speed2(__global float *partial, __global const float *vel, int
     partial[g] = as_float(best);
 }
 
-/* The first value of v[0 .. n) that is not finite, a chunk per work-item, into record: record[0]
- * is the check that found one first (-1 while none has; launches run in order, so the first
- * launch to find one keeps it), record[1] the smallest index that check found. fluid_only: v is
- * per cell and only FLUID cells' values are read by anyone (divergence runs on their box only,
- * the rest of div keeps what it held). Reads only. */
-__kernel void first_nonfinite(__global const float *v, __global const char *cell, int fluid_only,
-                              int n, int chunk, int check, __global volatile int *record)
+/* Up to three checks in one launch (a launch costs a small grid more than reading its arrays):
+ * check q (get_global_id(1)) looks for a value of v_q[0 .. n_q) that is not finite, a chunk per
+ * work-item. What the first launch to find one found is kept in record: record[0] is the
+ * smallest key found, key = base + q * CHECK_NUMBERS + check_q, where base orders the
+ * launches (the host counts them: seq * CHECK_SLOTS * CHECK_NUMBERS), so that the first launch
+ * wins and within it the first check; record[1 + q] is the smallest index check q found. A
+ * later launch (its base above record[0]) leaves both alone. fluid_only: the arrays are per
+ * cell and only FLUID cells' values are read by anyone (divergence runs on their box only, the
+ * rest of div keeps what it held). Reads only. */
+#define CHECK_SLOTS 4
+#define CHECK_NUMBERS 64
+__kernel void first_nonfinite(__global const float *v0, __global const float *v1,
+                              __global const float *v2, int4 checks, int4 counts, int4 chunks,
+                              __global const char *cell, int fluid_only, int base,
+                              __global volatile int *record)
 {
-    int g = get_global_id(0), lo, hi;
+    int g = get_global_id(0), q = get_global_id(1), lo, hi;
+    int check = q == 0 ? checks.x : q == 1 ? checks.y : checks.z;
+    int n = q == 0 ? counts.x : q == 1 ? counts.y : counts.z;
+    int chunk = q == 0 ? chunks.x : q == 1 ? chunks.y : chunks.z;
+    __global const float *v = q == 0 ? v0 : q == 1 ? v1 : v2;
+    if (check < 0 || record[0] < base)
+        return;
     chunk_of(g, n, chunk, &lo, &hi);
     for (int c = lo; c < hi; c++)
         if (!isfinite(v[c]) && (!fluid_only || cell[c] == CELL_FLUID)) {
-            int first = atomic_cmpxchg(&record[0], -1, check); /* what was there before */
-            if (first == -1 || first == check)
-                atomic_min(&record[1], c);
+            atomic_min(&record[0], base + q * CHECK_NUMBERS + check);
+            atomic_min(&record[1 + q], c);
             return;
         }
 }

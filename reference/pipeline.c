@@ -159,9 +159,10 @@ static int pipe_finish(Pipe *P, Sim *s)
  * what the checks find is read at the frame's end (pipe_download), so a NaN costs no wait. */
 static void pipe_check_faces(Pipe *P, const MacGrid *g, SimPhase phase)
 {
+    PipeCheck faces[3];
     for (int a = 0; a < 3; a++)
-        pipe_check_finite(&P->state, phase, (SimPlace)a, P->state.grid.face[a],
-                          grid_faces(g, a));
+        faces[a] = (PipeCheck){ phase, (SimPlace)a, P->state.grid.face[a], grid_faces(g, a) };
+    pipe_check_finite_all(&P->state, faces, 3);
 }
 
 static int pipe_phase_p2g(Sim *s)
@@ -250,10 +251,10 @@ static int pipe_phase_g2p(Sim *s)
     Pipe *P = pipe_of(s);
     pipe_begin(P, PHASE_G2P);
     pipe_g2p_move(&P->state, &s->grid, s->scene->pic_flip_alpha, P->dt, s->step.order);
-    pipe_check_finite(&P->state, PHASE_G2P, SIM_AT_PARTICLE, P->state.particles.vel,
-                      3 * P->state.particles.count);
-    pipe_check_finite(&P->state, PHASE_ADVECT, SIM_AT_PARTICLE, P->state.particles.pos,
-                      3 * P->state.particles.count);
+    size_t floats = 3 * P->state.particles.count;
+    const PipeCheck moved[2] = { { PHASE_G2P, SIM_AT_PARTICLE, P->state.particles.vel, floats },
+                                 { PHASE_ADVECT, SIM_AT_PARTICLE, P->state.particles.pos, floats } };
+    pipe_check_finite_all(&P->state, moved, 2);
     return pipe_finish(P, s);
 }
 

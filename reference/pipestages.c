@@ -4,6 +4,8 @@
  * stage suites test what --device opencl runs. */
 #include "pipestages.h"
 
+#include <limits.h>
+
 /* The nine row colours of p2g_scatter in a fixed order into sums that are 0 (the last
  * p2g_normalize, or pipe_alloc_grid, left them so), then the division. keep_weights: the
  * weights stay for reading (the stage track's p2g), and the next call clears them first. */
@@ -255,15 +257,40 @@ int pipe_report(const PipeDevice *D, Sim *s)
                     clx_error_name(D->failure));
 }
 
-/* A check's number on the device: its phase and place. */
-enum { PIPE_PLACES = SIM_AT_PARTICLE + 1 };
+/* A check's number on the device: its phase and place; and the launch's slots for checks. */
+enum { PIPE_PLACES = SIM_AT_PARTICLE + 1, CHECK_SLOTS = 4, CHECK_NUMBERS = 64 };
+_Static_assert(PHASE_COUNT * PIPE_PLACES <= CHECK_NUMBERS, "a check's number fits its key");
+
+void pipe_check_finite_all(PipeState *S, const PipeCheck *checks, int count)
+{
+    cl_int4 number = { { -1, -1, -1, -1 } }, counts = { { 0 } }, chunks = { { 0 } };
+    cl_mem v[3] = { NULL, NULL, NULL };
+    cl_int fluid_only = 0;
+    if (count < 1 || count > 3 || S->check_seq >= INT_MAX / (CHECK_SLOTS * CHECK_NUMBERS)) {
+        pipe_ok(S->dev, CL_INVALID_VALUE, count < 1 || count > 3
+                                              ? "pipe_check_finite_all of other than 1-3 checks"
+                                              : "more checks in a frame than their keys count");
+        return;
+    }
+    for (int q = 0; q < count; q++) {
+        number.s[q] = (cl_int)(checks[q].phase * PIPE_PLACES + checks[q].place);
+        counts.s[q] = (cl_int)checks[q].n;
+        chunks.s[q] = pipe_chunk(checks[q].n);
+        v[q] = checks[q].v;
+        fluid_only |= checks[q].place == SIM_AT_CELL;
+    }
+    for (int q = count; q < 3; q++)
+        v[q] = v[0]; /* a buffer for the argument; number -1 leaves it unread */
+    cl_int base = S->check_seq++ * CHECK_SLOTS * CHECK_NUMBERS;
+    LAUNCH(S->dev, K_FIRST_NONFINITE, PIPE_PARTS, (size_t)count, 1, ARG(v[0]), ARG(v[1]),
+           ARG(v[2]), ARG(number), ARG(counts), ARG(chunks), ARG(S->grid.cell), ARG(fluid_only),
+           ARG(base), ARG(S->nonfinite));
+}
 
 void pipe_check_finite(PipeState *S, SimPhase phase, SimPlace place, cl_mem v, size_t n)
 {
-    cl_int count = (cl_int)n, chunk = pipe_chunk(n), check = (cl_int)(phase * PIPE_PLACES + place);
-    cl_int fluid_only = place == SIM_AT_CELL;
-    LAUNCH(S->dev, K_FIRST_NONFINITE, PIPE_PARTS, 1, 1, ARG(v), ARG(S->grid.cell),
-           ARG(fluid_only), ARG(count), ARG(chunk), ARG(check), ARG(S->nonfinite));
+    const PipeCheck one = { phase, place, v, n };
+    pipe_check_finite_all(S, &one, 1);
 }
 
 /* The field a phase's check at place looked at, by the host backend's names. */
@@ -278,13 +305,18 @@ static const char *pipe_checked_field(SimPhase phase, SimPlace place)
 
 int pipe_nonfinite_report(PipeState *S, Sim *s)
 {
-    cl_int found[2] = { -1, 0 };
+    cl_int found[1 + CHECK_SLOTS] = { INT_MAX };
     pipe_read(S->dev, S->nonfinite, found, sizeof found);
-    if (S->dev->failure != CL_SUCCESS || found[0] < 0)
+    if (S->dev->failure != CL_SUCCESS)
         return pipe_report(S->dev, s);
-    SimPhase phase = (SimPhase)(found[0] / PIPE_PLACES);
-    SimPlace place = (SimPlace)(found[0] % PIPE_PLACES);
-    size_t index = (size_t)found[1];
+    if (found[0] == INT_MAX) { /* nothing yet: the launches' count starts again */
+        S->check_seq = 0;
+        return pipe_report(S->dev, s);
+    }
+    int check = found[0] % CHECK_NUMBERS, q = found[0] / CHECK_NUMBERS % CHECK_SLOTS;
+    SimPhase phase = (SimPhase)(check / PIPE_PLACES);
+    SimPlace place = (SimPlace)(check % PIPE_PLACES);
+    size_t index = (size_t)found[1 + q];
     if (place == SIM_AT_PARTICLE)
         index /= 3; /* the particle's place in the device's cell order */
     if (place == SIM_AT_CELL)

@@ -39,8 +39,16 @@ void pipe_jacobi_solve(PipeState *S, const MacGrid *g, cl_mem q, const PressureS
                        int check_every, size_t group, cl_mem list, cl_mem outcome);
 /* Enqueues a check of the first n floats of v (phase's output at place; particles: 3 floats
  * each; cells: FLUID cells only, the only ones read) for a value that is not finite, without a
- * wait. The first check that finds one keeps
- * it on the device for pipe_nonfinite_report, so a NaN names its stage here as on the host. */
+ * wait. The first check that finds one keeps it on the device for pipe_nonfinite_report, so a
+ * NaN names its stage here as on the host. pipe_check_finite_all: 1-3 checks in one launch,
+ * in that order (a cell check alone). */
+typedef struct {
+    SimPhase phase;
+    SimPlace place;
+    cl_mem v;
+    size_t n;
+} PipeCheck;
+void pipe_check_finite_all(PipeState *S, const PipeCheck *checks, int count);
 void pipe_check_finite(PipeState *S, SimPhase phase, SimPlace place, cl_mem v, size_t n);
 /* What the checks found: 0 when nothing, else -1 with sim_fail_nonfinite's one line (for a
  * cell, its neighbours' types as the device holds them now, read back into s->grid). */

@@ -117,7 +117,8 @@ int pipe_state_fit(PipeState *S, const MacGrid *g, size_t count)
     }
     pipe_reserve_particles(S, count);
     if (!S->nonfinite) {
-        const cl_int none[2] = { -1, INT_MAX }; /* no check has found anything */
+        /* no check has found anything (pipe_check_finite_all) */
+        const cl_int none[5] = { INT_MAX, INT_MAX, INT_MAX, INT_MAX, INT_MAX };
         S->nonfinite = pipe_buffer(S->dev, sizeof none);
         pipe_write(S->dev, S->nonfinite, none, sizeof none);
     }

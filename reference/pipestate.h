@@ -75,8 +75,9 @@ typedef struct {
     PipeParticles particles;
     PipeGrid grid;
     PipeShortcuts shortcut;
-    cl_mem nonfinite;           /* int[2]: what the checks of the stages' outputs found
-                                 * (pipe_check_finite) */
+    cl_mem nonfinite;           /* int[5]: what the checks of the stages' outputs found
+                                 * (pipe_check_finite_all) */
+    int check_seq;              /* the checks' launches since the record was last read empty */
 } PipeState;
 
 /* Makes the grid's buffers fit g (remade when its size changes; g NULL: left as they are, for

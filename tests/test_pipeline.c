@@ -631,27 +631,37 @@ END_TEST
 
 /* A stage that writes NaN is named on the device as on the host: one particle's velocity made
  * NaN before the first frame, p2g spreads it to the faces around it, and both backends stop
- * there, naming p2g and the same first u face (the device's value is not kept, so its line says
- * "a non-finite value" where the host's says nan). */
+ * there, naming p2g and the same first face (the device's value is not kept, so its line says
+ * "a non-finite value" where the host's says nan). The device checks u, v and w in one launch:
+ * with all three NaN it must still name u, as the host, which checks u first, does. */
+static const struct { const char *components, *expect; } nan_cases[] = {
+    { "x", " to u at face (" }, { "xyz", " to u at face (" }, { "z", " to w at face (" },
+};
+
 START_TEST(nan_names_its_stage)
 {
     char line[2][512];
+    const char *comps = nan_cases[_i].components, *expect = nan_cases[_i].expect;
     for (int device = 0; device < 2; device++) {
         Run r;
         run_start(&r, "scenes/dam_break.json", NULL, 0, device);
-        r.sim.particles.vel[0].x = NAN;
+        Vec3 *v = &r.sim.particles.vel[0];
+        v->x = strchr(comps, 'x') ? NAN : v->x;
+        v->y = strchr(comps, 'y') ? NAN : v->y;
+        v->z = strchr(comps, 'z') ? NAN : v->z;
         r.sim.backend_stale = true;
-        ck_assert_msg(sim_advance_frame(&r.sim) == -1, "%s: a NaN velocity went unnoticed",
-                      device ? "opencl" : "C");
+        ck_assert_msg(sim_advance_frame(&r.sim) == -1, "%s: a NaN velocity (%s) went unnoticed",
+                      device ? "opencl" : "C", comps);
         ck_assert_int_eq(r.sim.error.status, RUN_COULD_NOT_RUN);
-        const char *at = strstr(r.sim.error.message, " to u at face (");
+        const char *at = strstr(r.sim.error.message, expect);
         ck_assert_msg(strncmp(r.sim.error.message, "stage p2g wrote ", 16) == 0 && at,
-                      "%s: expected \"stage p2g wrote ... to u at face (...)\", got \"%s\"",
-                      device ? "opencl" : "C", r.sim.error.message);
+                      "%s, NaN in %s: expected \"stage p2g wrote ...%s...)\", got \"%s\"",
+                      device ? "opencl" : "C", comps, expect, r.sim.error.message);
         snprintf(line[device], sizeof line[device], "%s", at);
         run_end(&r);
     }
-    ck_assert_msg(strcmp(line[0], line[1]) == 0, "C names%s, opencl%s", line[0], line[1]);
+    ck_assert_msg(strcmp(line[0], line[1]) == 0, "NaN in %s: C names%s, opencl%s", comps, line[0],
+                  line[1]);
 }
 END_TEST
 
@@ -697,7 +707,7 @@ static Suite *pipeline_suite(void)
     tcase_add_test(tc, stage_times_are_spans);
     tcase_add_test(tc, sort_leaves_counts_at_zero);
     tcase_add_test(tc, missing_device_is_one_line);
-    tcase_add_test(tc, nan_names_its_stage);
+    tcase_add_loop_test(tc, nan_names_its_stage, 0, (int)(sizeof nan_cases / sizeof *nan_cases));
     suite_add_tcase(s, tc);
     return s;
 }
