@@ -139,3 +139,58 @@ __kernel void sort_permute1(__global int *out, __global const int *in,
         return;
     out[q] = in[sorted[q]];
 }
+
+/* The whole sort and the three moves in one launch of one work-group, for so few particles
+ * that the nine launches above cost more than their work (pipe_sort picks it by count): the
+ * same steps with a barrier between them, so the same order (each bucket in id order), the
+ * same starts, and the counts back at 0. The moves go as pipe_sort's three would: the ids into
+ * keys (read for the last time by the scatter), positions into spare, then velocities into
+ * the positions' old buffer; the host swaps the handles to match. */
+__kernel void sort_small(__global int *keys, __global int *counts, __global int *start,
+                         __global int *sorted, __global int *id, __global float *pos,
+                         __global float *vel, __global float *spare, int4 n4, float dx,
+                         int count, int fresh)
+{
+    int w = get_local_id(0), size = (int)get_local_size(0), ncells = n4.x * n4.y * n4.z;
+    for (int p = w; p < count; p += size) {
+        int key = fresh ? keys[p]
+                        : cell_along(pos[3 * p], dx, n4.x) +
+                              n4.x * (cell_along(pos[3 * p + 1], dx, n4.y) +
+                                      n4.y * cell_along(pos[3 * p + 2], dx, n4.z));
+        keys[p] = key;
+        atomic_inc(&counts[key]);
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    if (w == 0) {
+        int run = 0;
+        for (int c = 0; c < ncells; c++) {
+            start[c] = run;
+            run += counts[c];
+        }
+        start[ncells] = run;
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    for (int p = w; p < count; p += size) {
+        int key = keys[p];
+        sorted[start[key + 1] - atomic_dec(&counts[key])] = p;
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    for (int c = w; c < ncells; c += size)
+        for (int q = start[c] + 1; q < start[c + 1]; q++) { /* sort_buckets' insertion sort */
+            int v = sorted[q], key = id[v], r = q - 1;
+            while (r >= start[c] && id[sorted[r]] > key) {
+                sorted[r + 1] = sorted[r];
+                r--;
+            }
+            sorted[r + 1] = v;
+        }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    for (int q = w; q < count; q += size) {
+        int from = sorted[q];
+        keys[q] = id[from];
+        vstore3(load3(pos, (size_t)from), (size_t)q, spare);
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    for (int q = w; q < count; q += size)
+        vstore3(load3(vel, (size_t)sorted[q]), (size_t)q, pos);
+}

@@ -12,6 +12,13 @@ enum { PIPE_SCAN_PARTS = 16 };
 /* Particles per work-item of sort_keys and sort_scatter: enough that runs of a cell's particles
  * stay whole, few enough that both cores get hundreds of work-items at 32^3. */
 enum { PIPE_SORT_CHUNK = 256 };
+/* sort_small's group, and the most particles and cells together it sorts (its scan and
+ * bucket pass run over every cell on one core). p2g on PoCL here, medians of 5 runs, ms a
+ * substep, nine launches -> sort_small: first_drop (4167 particles, 4096 cells) 0.43 -> 0.35,
+ * hydrostatic (12320, 4608) 1.00 -> 0.82, maze (9256, 18432) 0.83 -> 0.80; slower above:
+ * waterfall (10800, 32000) and column_on_block (13824, 49152) no better, dam_break (24752,
+ * 36864) 1.9 -> 2.5. */
+enum { SORT_GROUP = 256, SORT_SMALL_WORK = 32768 };
 
 /* weight[3] and sum[3], one after another in scratch, zeroed once: each p2g_normalize leaves
  * them 0 again (and the solver what it borrowed). The sort's counts lie over the sums: each
@@ -180,6 +187,40 @@ static void pipe_permute(PipeState *S, PipeKernel k, cl_mem *from, cl_mem *into)
     *into = t;
 }
 
+/* The work-group sort_small runs in: SORT_GROUP work-items (or as many as the device takes)
+ * when particles and cells together are at most SORT_SMALL_WORK, else 0 (the launches above).
+ * $FLIPKIT_CL_SORT_SMALL overrides that limit, for tuning (0: never; test_pipeline compares
+ * the two paths' bits). */
+static size_t pipe_sort_group(PipeState *S, const MacGrid *g)
+{
+    const char *e = getenv("FLIPKIT_CL_SORT_SMALL");
+    char *end = NULL;
+    long limit = e && *e ? strtol(e, &end, 10) : SORT_SMALL_WORK;
+    limit = end && (*end || limit < 0) ? SORT_SMALL_WORK : limit; /* not a count */
+    if (S->particles.count + grid_cells(g) > (size_t)limit)
+        return 0;
+    size_t most = pipe_group_limit(S->dev, K_SORT_SMALL);
+    return most < SORT_GROUP ? most : SORT_GROUP;
+}
+
+/* pipe_sort in one launch (sort_small), the handles swapped as pipe_permute's three swaps
+ * leave them: ids in keys' old buffer, positions in spare's, velocities in the positions'. */
+static void pipe_sort_small(PipeState *S, const MacGrid *g, size_t group)
+{
+    PipeParticles *pt = &S->particles;
+    PipeGrid *gr = &S->grid;
+    cl_int4 n = pipe_grid_dims(g);
+    cl_int count = (cl_int)pt->count, fresh = S->shortcut.keys_fresh;
+    float dx = g->dx;
+    LAUNCH_GROUP(S->dev, K_SORT_SMALL, group, ARG(pt->keys), ARG(gr->counts), ARG(gr->start),
+                 ARG(pt->sorted), ARG(pt->id), ARG(pt->pos), ARG(pt->vel), ARG(pt->spare),
+                 ARG(n), ARG(dx), ARG(count), ARG(fresh));
+    cl_mem id = pt->id, pos = pt->pos, vel = pt->vel;
+    pt->id = pt->keys, pt->keys = id;
+    pt->pos = pt->spare, pt->vel = pos, pt->spare = vel;
+    S->shortcut.keys_fresh = 0; /* keys now hold the old order's ids */
+}
+
 /* ... and moved into that order, so cell c's particles are at start[c] .. start[c+1] - 1.
  * One array at a time through one spare (issue 42: 28 bytes a particle of spares were 12):
  * the ids into keys, which the sort has read for the last time (sort_scatter; keep_inside or
@@ -187,6 +228,11 @@ static void pipe_permute(PipeState *S, PipeKernel k, cl_mem *from, cl_mem *into)
 void pipe_sort(PipeState *S, const MacGrid *g)
 {
     PipeParticles *pt = &S->particles;
+    size_t group = pipe_sort_group(S, g);
+    if (group) {
+        pipe_sort_small(S, g, group);
+        return;
+    }
     pipe_sort_index(S, g);
     S->shortcut.keys_fresh = 0; /* keys now hold the old order's ids */
     pipe_permute(S, K_SORT_PERMUTE1, &pt->id, &pt->keys);
