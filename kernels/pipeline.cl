@@ -277,13 +277,12 @@ __kernel void keep_inside(__global float *pos, __global float *vel, __global int
  * grid.c. Then each face gets the cell's sum with one add, where a face per particle per tap
  * was read and written before: those adds, chained through memory from one particle to the
  * next, were most of the kernel. */
-__kernel void p2g_scatter(__global float *u, __global float *v, __global float *w,
-                          __global float *wu, __global float *wv, __global float *ww,
-                          __global const float *pos, __global const float *pvel,
-                          __global const int *cell_start, int4 n4, float dx, int cy, int cz)
+__attribute__((always_inline)) inline void p2g_scatter_row(
+    __global float *u, __global float *v, __global float *w, __global float *wu,
+    __global float *wv, __global float *ww, __global const float *pos,
+    __global const float *pvel, __global const int *cell_start, int4 n4, float dx, int j, int k)
 {
     int nx = n4.x, ny = n4.y, nz = n4.z;
-    int j = 3 * (int)get_global_id(0) + cy, k = 3 * (int)get_global_id(1) + cz;
     if (j >= ny || k >= nz)
         return;
     int row = nx * (j + ny * k);
@@ -371,6 +370,34 @@ __kernel void p2g_scatter(__global float *u, __global float *v, __global float *
         if (jp)
             P2G_FLUSH_TRIPLES(sw2, tw2, w, ww, w0 + 2 * wy, wz);
     }
+}
+
+__kernel void p2g_scatter(__global float *u, __global float *v, __global float *w,
+                          __global float *wu, __global float *wv, __global float *ww,
+                          __global const float *pos, __global const float *pvel,
+                          __global const int *cell_start, int4 n4, float dx, int cy, int cz)
+{
+    p2g_scatter_row(u, v, w, wu, wv, ww, pos, pvel, cell_start, n4, dx,
+                    3 * (int)get_global_id(0) + cy, 3 * (int)get_global_id(1) + cz);
+}
+
+/* The nine launches of p2g_scatter as one work-group (pipe_p2g picks it for few particles on a
+ * small grid, where the launches cost more than the rows): the same colours in the same order,
+ * a barrier between them, each row by one work-item, so every face sums as it does there. */
+__kernel void p2g_scatter_small(__global float *u, __global float *v, __global float *w,
+                                __global float *wu, __global float *wv, __global float *ww,
+                                __global const float *pos, __global const float *pvel,
+                                __global const int *cell_start, int4 n4, float dx)
+{
+    int me = get_local_id(0), size = (int)get_local_size(0);
+    int rows_y = (n4.y + 2) / 3, rows = rows_y * ((n4.z + 2) / 3);
+    for (int cz = 0; cz < 3; cz++)
+        for (int cy = 0; cy < 3; cy++) {
+            for (int r = me; r < rows; r += size)
+                p2g_scatter_row(u, v, w, wu, wv, ww, pos, pvel, cell_start, n4, dx,
+                                3 * (r % rows_y) + cy, 3 * (r / rows_y) + cz);
+            barrier(CLK_GLOBAL_MEM_FENCE);
+        }
 }
 
 /* The weighted sums become velocities: the weighted mean, or 0 where no particle reached; old

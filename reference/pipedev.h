@@ -20,7 +20,7 @@ enum { PIPE_MAX_PARTIALS = 1024 };
     X(SORT_SCATTER, sort_scatter) \
     X(SORT_BUCKETS, sort_buckets) X(SORT_PERMUTE3, sort_permute3) X(SORT_PERMUTE1, sort_permute1) \
     X(SORT_SMALL, sort_small) \
-    X(P2G_SCATTER, p2g_scatter) \
+    X(P2G_SCATTER, p2g_scatter) X(P2G_SCATTER_SMALL, p2g_scatter_small) \
     X(P2G_NORMALIZE, p2g_normalize) X(GRAVITY, gravity) \
     X(DIVERGENCE, divergence) X(PRESSURE_RHS, pressure_rhs) X(GRADIENT, gradient) X(GRADIENT3, gradient3) \
     X(EXTRAP_INIT, extrap_init) X(EXTRAP_LAYER, extrap_layer) \

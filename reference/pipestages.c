@@ -21,7 +21,13 @@ void pipe_p2g(PipeState *S, const MacGrid *g, int keep_weights, int classify)
         pipe_zero(S->dev, gr->weight[a], grid_faces(g, a) * sizeof(float));
     S->shortcut.weights_kept = keep_weights;
     size_t rows_y = ((size_t)g->ny + 2) / 3, rows_z = ((size_t)g->nz + 2) / 3;
-    for (cl_int cz = 0; cz < 3; cz++)
+    size_t group = pipe_small_group(S, g, K_P2G_SCATTER_SMALL);
+    if (group)
+        LAUNCH_GROUP(S->dev, K_P2G_SCATTER_SMALL, group, ARG(gr->sum[0]), ARG(gr->sum[1]),
+                     ARG(gr->sum[2]), ARG(gr->weight[0]), ARG(gr->weight[1]),
+                     ARG(gr->weight[2]), ARG(pt->pos), ARG(pt->vel), ARG(gr->start), ARG(n),
+                     ARG(dx));
+    for (cl_int cz = 0; cz < 3 && !group; cz++)
         for (cl_int cy = 0; cy < 3; cy++)
             LAUNCH(S->dev, K_P2G_SCATTER, rows_y, rows_z, 1, ARG(gr->sum[0]), ARG(gr->sum[1]),
                    ARG(gr->sum[2]), ARG(gr->weight[0]), ARG(gr->weight[1]), ARG(gr->weight[2]),

@@ -12,13 +12,14 @@ enum { PIPE_SCAN_PARTS = 16 };
 /* Particles per work-item of sort_keys and sort_scatter: enough that runs of a cell's particles
  * stay whole, few enough that both cores get hundreds of work-items at 32^3. */
 enum { PIPE_SORT_CHUNK = 256 };
-/* sort_small's group, and the most particles and cells together it sorts (its scan and
- * bucket pass run over every cell on one core). p2g on PoCL here, medians of 5 runs, ms a
- * substep, nine launches -> sort_small: first_drop (4167 particles, 4096 cells) 0.43 -> 0.35,
- * hydrostatic (12320, 4608) 1.00 -> 0.82, maze (9256, 18432) 0.83 -> 0.80; slower above:
- * waterfall (10800, 32000) and column_on_block (13824, 49152) no better, dam_break (24752,
- * 36864) 1.9 -> 2.5. */
-enum { SORT_GROUP = 256, SORT_SMALL_WORK = 32768 };
+/* pipe_small_group's work-group, and the most particles and cells together it takes (the
+ * one-launch sort's scan and bucket pass run over every cell on one core). p2g on PoCL here,
+ * medians of 5 runs, ms a substep, the sort's nine launches -> sort_small: first_drop (4167
+ * particles, 4096 cells) 0.43 -> 0.35, hydrostatic (12320, 4608) 1.00 -> 0.82, maze (9256,
+ * 18432) 0.83 -> 0.80; waterfall (10800, 32000) and column_on_block (13824, 49152) no better,
+ * dam_break (24752, 36864) 1.9 -> 2.5. Then the scatter's nine -> p2g_scatter_small:
+ * first_drop 0.38 -> 0.33, hydrostatic 0.94 -> 0.79, maze 0.73 -> 0.77 (noise, or its edge). */
+enum { SMALL_GROUP = 256, SMALL_WORK = 32768 };
 
 /* weight[3] and sum[3], one after another in scratch, zeroed once: each p2g_normalize leaves
  * them 0 again (and the solver what it borrowed). The sort's counts lie over the sums: each
@@ -187,20 +188,16 @@ static void pipe_permute(PipeState *S, PipeKernel k, cl_mem *from, cl_mem *into)
     *into = t;
 }
 
-/* The work-group sort_small runs in: SORT_GROUP work-items (or as many as the device takes)
- * when particles and cells together are at most SORT_SMALL_WORK, else 0 (the launches above).
- * $FLIPKIT_CL_SORT_SMALL overrides that limit, for tuning (0: never; test_pipeline compares
- * the two paths' bits). */
-static size_t pipe_sort_group(PipeState *S, const MacGrid *g)
+size_t pipe_small_group(PipeState *S, const MacGrid *g, PipeKernel k)
 {
-    const char *e = getenv("FLIPKIT_CL_SORT_SMALL");
+    const char *e = getenv("FLIPKIT_CL_SMALL_WORK");
     char *end = NULL;
-    long limit = e && *e ? strtol(e, &end, 10) : SORT_SMALL_WORK;
-    limit = end && (*end || limit < 0) ? SORT_SMALL_WORK : limit; /* not a count */
+    long limit = e && *e ? strtol(e, &end, 10) : SMALL_WORK;
+    limit = end && (*end || limit < 0) ? SMALL_WORK : limit; /* not a count */
     if (S->particles.count + grid_cells(g) > (size_t)limit)
         return 0;
-    size_t most = pipe_group_limit(S->dev, K_SORT_SMALL);
-    return most < SORT_GROUP ? most : SORT_GROUP;
+    size_t most = pipe_group_limit(S->dev, k);
+    return most < SMALL_GROUP ? most : SMALL_GROUP;
 }
 
 /* pipe_sort in one launch (sort_small), the handles swapped as pipe_permute's three swaps
@@ -228,7 +225,7 @@ static void pipe_sort_small(PipeState *S, const MacGrid *g, size_t group)
 void pipe_sort(PipeState *S, const MacGrid *g)
 {
     PipeParticles *pt = &S->particles;
-    size_t group = pipe_sort_group(S, g);
+    size_t group = pipe_small_group(S, g, K_SORT_SMALL);
     if (group) {
         pipe_sort_small(S, g, group);
         return;

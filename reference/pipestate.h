@@ -94,6 +94,11 @@ cl_mem pipe_grid_lap(PipeState *S);
 /* Sorts the particles by cell: start[] offsets, sorted[] their places, by id within a cell;
  * pipe_sort also moves them into that order. */
 void pipe_sort_index(PipeState *S, const MacGrid *g);
+/* Few particles on a small grid, where a launch costs more than its work: the work-group size
+ * for kernel k's one-launch path (sort_small, p2g_scatter_small), or 0 when particles and cells
+ * together are more than SMALL_WORK (pipestate.c). $FLIPKIT_CL_SMALL_WORK overrides that limit,
+ * for tuning on another device (0: never; test_pipeline compares the two paths' bits). */
+size_t pipe_small_group(PipeState *S, const MacGrid *g, PipeKernel k);
 void pipe_sort(PipeState *S, const MacGrid *g);
 /* How many cells' sort counts are not 0 (each sort leaves them 0 for the next), or -1. */
 long pipe_state_leftover_counts(PipeState *S);

@@ -145,14 +145,15 @@ END_TEST
 /* Two paths to the same bits, picked by size and forced here by their environment variables
  * (a limit above everything, then 0): jacobi on a small grid solves in one launch, sweeping a
  * list of the FLUID cells (jacobi_solve), on a large one a launch a sweep and a wait a check;
- * few particles on a small grid are sorted in one launch (sort_small), more in nine. Both must
+ * few particles on a small grid are sorted in one launch (sort_small), more in nine, and p2g
+ * sums them in one launch (p2g_scatter_small), more in nine. Both must
  * give the same bits through 6 frames, particle for particle, the same iterations and
  * residuals, and leave the sort's counts at 0. */
 static const struct { const char *path, *env, *solver; } path_cases[] = {
     { "scenes/first_drop.json", "FLIPKIT_CL_JACOBI_GROUP_CELLS", "pressure.solver=jacobi" },
     { "scenes/dam_break.json", "FLIPKIT_CL_JACOBI_GROUP_CELLS", "pressure.solver=jacobi" },
-    { "scenes/first_drop.json", "FLIPKIT_CL_SORT_SMALL", "pressure.solver=jacobi" },
-    { "scenes/maze.json", "FLIPKIT_CL_SORT_SMALL", "pressure.solver=mgpcg" },
+    { "scenes/first_drop.json", "FLIPKIT_CL_SMALL_WORK", "pressure.solver=jacobi" },
+    { "scenes/maze.json", "FLIPKIT_CL_SMALL_WORK", "pressure.solver=mgpcg" },
 };
 
 static void run_path(int c, const char *limit, Run *r)
