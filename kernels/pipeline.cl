@@ -85,7 +85,8 @@ __kernel void first_nonfinite(__global const float *v0, __global const float *v1
                               __global volatile int *record)
 {
     int g = get_global_id(0), q = get_global_id(1), lo, hi;
-    int check = q == 0 ? checks.x : q == 1 ? checks.y : checks.z;
+    /* (a launch of three checks is rounded up to a fourth row of work-items: checks.w, -1) */
+    int check = q == 0 ? checks.x : q == 1 ? checks.y : q == 2 ? checks.z : -1;
     int n = q == 0 ? counts.x : q == 1 ? counts.y : counts.z;
     int chunk = q == 0 ? chunks.x : q == 1 ? chunks.y : chunks.z;
     __global const float *v = q == 0 ? v0 : q == 1 ? v1 : v2;
@@ -404,13 +405,17 @@ __kernel void p2g_scatter_small(__global float *u, __global float *v, __global f
  * gets a copy, the grid velocity before the forces, for FLIP's change in g2p. The sums, and
  * the weights unless the stage track reads them (clear_weight 0), are read here only, so they
  * are left 0 for the next substep's p2g_scatter: that spares it two clearing passes per
- * component. All three components in one launch (a launch costs a small grid more than the
- * pass), work-item f doing face f of each that has one. classify_cells > 0: also classify
- * cells 0 .. classify_cells - 1 from the sort's starts (the pipeline's classify, fused into
- * this pass: a launch and a pass fewer; u has more faces than there are cells). */
-inline void p2g_normalize_face(__global float *vel, __global float *old, __global float *sum,
-                               __global float *weight, int clear_weight, int f)
+ * component. classify_cells > 0: also classify cells 0 .. classify_cells - 1 from the sort's
+ * starts (the pipeline's classify, fused into u's pass, which has more faces than there are
+ * cells: a launch and a pass fewer). */
+__kernel void p2g_normalize(__global float *vel, __global float *old, __global float *sum,
+                            __global float *weight, int clear_weight, int nfaces,
+                            __global char *cell, __global float *p, __global const char *solid,
+                            __global const int *start, int classify_cells)
 {
+    int f = get_global_id(0);
+    if (f >= nfaces)
+        return;
     float wsum = weight[f];
     float v = wsum > 0.0f ? sum[f] / wsum : 0.0f;
     vel[f] = v;
@@ -418,23 +423,6 @@ inline void p2g_normalize_face(__global float *vel, __global float *old, __globa
     sum[f] = 0.0f;
     if (clear_weight)
         weight[f] = 0.0f;
-}
-
-__kernel void p2g_normalize(__global float *u, __global float *v, __global float *w,
-                            __global float *old_u, __global float *old_v, __global float *old_w,
-                            __global float *sum_u, __global float *sum_v, __global float *sum_w,
-                            __global float *weight_u, __global float *weight_v,
-                            __global float *weight_w, int clear_weight, int4 nfaces,
-                            __global char *cell, __global float *p, __global const char *solid,
-                            __global const int *start, int classify_cells)
-{
-    int f = get_global_id(0);
-    if (f < nfaces.x)
-        p2g_normalize_face(u, old_u, sum_u, weight_u, clear_weight, f);
-    if (f < nfaces.y)
-        p2g_normalize_face(v, old_v, sum_v, weight_v, clear_weight, f);
-    if (f < nfaces.z)
-        p2g_normalize_face(w, old_w, sum_w, weight_w, clear_weight, f);
     if (f < classify_cells)
         classify_cell(cell, p, solid, start, f);
 }

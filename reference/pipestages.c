@@ -32,16 +32,14 @@ void pipe_p2g(PipeState *S, const MacGrid *g, int keep_weights, int classify)
             LAUNCH(S->dev, K_P2G_SCATTER, rows_y, rows_z, 1, ARG(gr->sum[0]), ARG(gr->sum[1]),
                    ARG(gr->sum[2]), ARG(gr->weight[0]), ARG(gr->weight[1]), ARG(gr->weight[2]),
                    ARG(pt->pos), ARG(pt->vel), ARG(gr->start), ARG(n), ARG(dx), ARG(cy), ARG(cz));
-    cl_int4 nfaces = { { (cl_int)grid_faces(g, 0), (cl_int)grid_faces(g, 1),
-                         (cl_int)grid_faces(g, 2), 0 } };
-    size_t most = (size_t)(nfaces.s[0] > nfaces.s[1] ? nfaces.s[0] : nfaces.s[1]);
-    most = most > (size_t)nfaces.s[2] ? most : (size_t)nfaces.s[2];
-    cl_int cells = classify ? (cl_int)grid_cells(g) : 0; /* fewer than u's (nx + 1) ny nz faces */
-    LAUNCH(S->dev, K_P2G_NORMALIZE, most, 1, 1, ARG(gr->face[0]), ARG(gr->face[1]),
-           ARG(gr->face[2]), ARG(gr->old[0]), ARG(gr->old[1]), ARG(gr->old[2]), ARG(gr->sum[0]),
-           ARG(gr->sum[1]), ARG(gr->sum[2]), ARG(gr->weight[0]), ARG(gr->weight[1]),
-           ARG(gr->weight[2]), ARG(clear_weight), ARG(nfaces), ARG(gr->cell), ARG(gr->p),
-           ARG(gr->solid), ARG(gr->start), ARG(cells));
+    for (int a = 0; a < 3; a++) {
+        cl_int nfaces = (cl_int)grid_faces(g, a);
+        /* u has (nx + 1) ny nz faces, more than there are cells */
+        cl_int cells = classify && a == 0 ? (cl_int)grid_cells(g) : 0;
+        LAUNCH(S->dev, K_P2G_NORMALIZE, (size_t)nfaces, 1, 1, ARG(gr->face[a]), ARG(gr->old[a]),
+               ARG(gr->sum[a]), ARG(gr->weight[a]), ARG(clear_weight), ARG(nfaces), ARG(gr->cell),
+               ARG(gr->p), ARG(gr->solid), ARG(gr->start), ARG(cells));
+    }
     if (classify)
         S->shortcut.box_fresh = 0;
 }
