@@ -205,6 +205,14 @@ size_t pipe_group_limit(PipeDevice *D, PipeKernel k)
     return most;
 }
 
+size_t pipe_env_limit(const char *name, size_t fallback)
+{
+    const char *e = getenv(name);
+    char *end = NULL;
+    long limit = e && *e ? strtol(e, &end, 10) : -1;
+    return end && !*end && limit >= 0 ? (size_t)limit : fallback; /* not a count: ignored */
+}
+
 void pipe_launch_group(PipeDevice *D, PipeKernel k, size_t size, const PipeArg *args, int nargs)
 {
     size_t global[3] = { size, 1, 1 }, local[3] = { size, 1, 1 };

@@ -120,6 +120,9 @@ void pipe_stage_seconds(PipeDevice *D, double *seconds);
 
 /* The largest work-group kernel k can run in on this device. */
 size_t pipe_group_limit(PipeDevice *D, PipeKernel k);
+/* A size limit a path is picked by: $name when it holds a count (0: never), else fallback.
+ * Read on every call, so that a test can set it between runs. */
+size_t pipe_env_limit(const char *name, size_t fallback);
 /* One work-group of `size` work-items (a kernel that synchronises its whole launch with barriers). */
 void pipe_launch_group(PipeDevice *D, PipeKernel k, size_t size, const PipeArg *args, int nargs);
 #define LAUNCH_GROUP(D, k, size, ...)                                                          \

@@ -5,7 +5,6 @@
 #include "pipesolve.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* CG restarts from the true residual at most MAX_RESTARTS times (as pcg.c does); relax and
@@ -179,11 +178,7 @@ static double pipe_jacobi_residual(PipeSolver *sv, const MacGrid *g, cl_mem p, d
  * test_pipeline uses both ends to compare the two paths' bits). */
 static size_t pipe_jacobi_group(PipeSolver *sv, const MacGrid *g)
 {
-    const char *e = getenv("FLIPKIT_CL_JACOBI_GROUP_CELLS");
-    char *end = NULL;
-    long limit = e && *e ? strtol(e, &end, 10) : JACOBI_GROUP_CELLS;
-    limit = end && (*end || limit < 0) ? JACOBI_GROUP_CELLS : limit; /* not a count: ignored */
-    if (grid_cells(g) > (size_t)limit)
+    if (grid_cells(g) > pipe_env_limit("FLIPKIT_CL_JACOBI_GROUP_CELLS", JACOBI_GROUP_CELLS))
         return 0;
     size_t nx = (size_t)g->nx, rows = JACOBI_GROUP > nx ? JACOBI_GROUP / nx : 1;
     size_t most = pipe_group_limit(sv->dev, K_JACOBI_SOLVE);

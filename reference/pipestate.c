@@ -190,11 +190,7 @@ static void pipe_permute(PipeState *S, PipeKernel k, cl_mem *from, cl_mem *into)
 
 size_t pipe_small_group(PipeState *S, const MacGrid *g, PipeKernel k)
 {
-    const char *e = getenv("FLIPKIT_CL_SMALL_WORK");
-    char *end = NULL;
-    long limit = e && *e ? strtol(e, &end, 10) : SMALL_WORK;
-    limit = end && (*end || limit < 0) ? SMALL_WORK : limit; /* not a count */
-    if (S->particles.count + grid_cells(g) > (size_t)limit)
+    if (S->particles.count + grid_cells(g) > pipe_env_limit("FLIPKIT_CL_SMALL_WORK", SMALL_WORK))
         return 0;
     size_t most = pipe_group_limit(S->dev, k);
     return most < SMALL_GROUP ? most : SMALL_GROUP;
